@@ -1,0 +1,23 @@
+package io.nexar.cli;
+
+/** The exit codes of the nexar command, listed in {@code nexar --help}. */
+final class ExitCodes {
+    /** Success. */
+    static final int OK = 0;
+    /** The job ran and failed: a check did not pass, a rank failed, an operation timed out. */
+    static final int FAILED = 1;
+    /** Bad command line (unknown flag, missing argument). */
+    static final int USAGE = 2;
+    /** Bad configuration value (environment variable, system property or flag). */
+    static final int CONFIG = 3;
+
+    static final String HELP = """
+            Exit codes:
+              0  success
+              1  the job failed (a check did not pass, a rank failed, an operation timed out)
+              2  usage error (unknown option, missing argument)
+              3  invalid configuration (a NEXAR_* variable, nexar.* property or flag has a bad value)""";
+
+    private ExitCodes() {
+    }
+}

@@ -1,0 +1,48 @@
+package io.nexar.cli;
+
+import io.nexar.InvalidConfigurationException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the {@code nexar} command. The only place that calls {@link System#exit}. */
+@Command(name = "nexar", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "nexar-java: collectives and point-to-point messaging for the JVM.",
+        footer = ExitCodes.HELP,
+        subcommands = {DemoCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+public final class NexarCli {
+
+    private NexarCli() {
+    }
+
+    /** Runs the command line and returns the exit code. */
+    public static int run(CliContext context, String... args) {
+        var cli = new CommandLine(new NexarCli(), new ContextFactory(context));
+        cli.setOut(new java.io.PrintWriter(context.out(), true));
+        cli.setErr(new java.io.PrintWriter(context.err(), true));
+        cli.setExitCodeExceptionMapper(e -> e instanceof InvalidConfigurationException ? ExitCodes.CONFIG
+                : ExitCodes.FAILED);
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println("nexar: " + e.getMessage());
+            return e instanceof InvalidConfigurationException ? ExitCodes.CONFIG : ExitCodes.FAILED;
+        });
+        cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
+        return cli.execute(args);
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(CliContext.system(), args));
+    }
+
+    /** Gives every subcommand the {@link CliContext}. */
+    private record ContextFactory(CliContext context) implements CommandLine.IFactory {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            try {
+                var ctor = cls.getDeclaredConstructor(CliContext.class);
+                return ctor.newInstance(context);
+            } catch (NoSuchMethodException e) {
+                return CommandLine.defaultFactory().create(cls);
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package io.nexar;
+
+/** The cluster could not be formed: a peer was unreachable, the join was refused, or the formation deadline passed. */
+public final class ClusterFormationException extends NexarException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     * @param cause the underlying cause, or null
+     */
+    public ClusterFormationException(ErrorContext context, String detail, Throwable cause) {
+        super(context, detail, cause);
+    }
+
+    /** Without a cause. */
+    public ClusterFormationException(ErrorContext context, String detail) {
+        this(context, detail, null);
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.UNAVAILABLE;
+    }
+}

@@ -1,0 +1,25 @@
+package io.nexar;
+
+/** The communicator was closed, locally or because the cluster shut down, before or during the operation. */
+public final class CommunicatorClosedException extends NexarException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     * @param cause the underlying cause, or null
+     */
+    public CommunicatorClosedException(ErrorContext context, String detail, Throwable cause) {
+        super(context, detail, cause);
+    }
+
+    /** Without a cause. */
+    public CommunicatorClosedException(ErrorContext context, String detail) {
+        this(context, detail, null);
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.FAILED_PRECONDITION;
+    }
+}

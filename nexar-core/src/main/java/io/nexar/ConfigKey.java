@@ -1,0 +1,295 @@
+package io.nexar;
+
+import io.nexar.internal.config.Units;
+import io.nexar.internal.config.ValueFormatException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The one table of nexar's settings. Each constant declares, once, its key name, type, default, allowed values and
+ * description; its environment variable, system property and CLI flag are derived from the key name. The table drives
+ * parsing in {@link NexarConfig.Builder}, {@link NexarConfig#describe()}, the CLI flags and the generated
+ * {@code docs/config.md}.
+ *
+ * <p>Adding a setting takes one constant here, one component of {@link NexarConfig} (with its line in the compact
+ * constructor, {@code value(ConfigKey)} and the builder), and regenerating {@code docs/config.md}.
+ */
+public enum ConfigKey {
+    /** {@code p2p.timeout}, read into {@link NexarConfig#p2pTimeout()}. */
+    P2P_TIMEOUT("p2p.timeout", Type.DURATION, "30s", greaterThan("0s"),
+            "Deadline of one send or recv."),
+    /** {@code close.timeout}, read into {@link NexarConfig#closeTimeout()}. */
+    CLOSE_TIMEOUT("close.timeout", Type.DURATION, "5s", greaterThan("0s"),
+            "How long close() waits for in-flight work before failing it."),
+    /** {@code max.frame.size}, read into {@link NexarConfig#maxFrameBytes()}. */
+    MAX_FRAME_SIZE("max.frame.size", Type.SIZE, "16MiB", between("4KiB", "1GiB"),
+            "Largest frame accepted on the wire; checked before allocation."),
+    /** {@code chunk.size}, read into {@link NexarConfig#chunkBytes()}. */
+    CHUNK_SIZE("chunk.size", Type.SIZE, "4MiB", between("1KiB", "1GiB"),
+            "Point-to-point payloads larger than this are split in chunks of this size; at most max.frame.size minus "
+                    + NexarConfig.FRAME_HEADROOM_BYTES + "B."),
+    /** {@code unexpected.max.bytes}, read into {@link NexarConfig#unexpectedMaxBytes()}. */
+    UNEXPECTED_MAX_BYTES("unexpected.max.bytes", Type.SIZE, "256MiB", between("0B", "4194304TiB"),
+            "Bound of the store of messages that arrived before their receive was posted; senders are back-pressured "
+                    + "beyond it.");
+
+    /** The kind of value a key takes, which decides how its text is parsed and formatted. */
+    public enum Type {
+        /** A {@link Duration} with a required unit, for example {@code 500ms} or {@code 30s}. */
+        DURATION("a duration"),
+        /** A number of bytes ({@code long}), for example {@code 64KiB} or {@code 16MiB}; a bare number is bytes. */
+        SIZE("a size"),
+        /** A 32-bit integer ({@code int}), for example {@code 8}. */
+        INT("an integer"),
+        /** {@code true} or {@code false}, case-insensitive. */
+        BOOLEAN("a boolean"),
+        /** One of the key's {@link ConfigKey#choices()}, case-insensitive. */
+        ENUM("a choice");
+
+        private final String noun;
+
+        Type(String noun) {
+            this.noun = noun;
+        }
+
+        /** The name used in {@code docs/config.md}, for example {@code duration}. */
+        public String displayName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /**
+         * Parses text into this type's value: {@link Duration}, {@link Long} bytes, {@link Integer}, {@link Boolean}
+         * or, for {@link #ENUM}, the matching choice as declared.
+         */
+        Object parse(String text, List<String> choices) {
+            return switch (this) {
+                case DURATION -> Units.parseDuration(text);
+                case SIZE -> Units.parseSize(text);
+                case INT -> {
+                    try {
+                        yield Integer.parseInt(text.strip());
+                    } catch (NumberFormatException e) {
+                        throw new ValueFormatException(text, "an integer such as 8", false);
+                    }
+                }
+                case BOOLEAN -> switch (text.strip().toLowerCase(Locale.ROOT)) {
+                    case "true" -> Boolean.TRUE;
+                    case "false" -> Boolean.FALSE;
+                    default -> throw new ValueFormatException(text, "true or false", false);
+                };
+                case ENUM -> choices.stream().filter(c -> c.equalsIgnoreCase(text.strip())).findFirst()
+                        .orElseThrow(() -> new ValueFormatException(text, "one of " + String.join(", ", choices),
+                                false));
+            };
+        }
+
+        /** Formats a value of this type so that {@link #parse} reads it back. */
+        String format(Object value) {
+            return switch (this) {
+                case DURATION -> Units.formatDuration((Duration) value);
+                case SIZE -> Units.formatSize((Long) value);
+                case INT, BOOLEAN, ENUM -> value.toString();
+            };
+        }
+
+        /** The bounds of the type itself; keys can narrow them. */
+        private Object typeMax() {
+            return switch (this) {
+                case DURATION -> Units.MAX_DURATION;
+                case SIZE -> Units.MAX_SIZE_BYTES;
+                case INT -> Integer.MAX_VALUE;
+                case BOOLEAN, ENUM -> null;
+            };
+        }
+    }
+
+    /** How a key's allowed values are declared in the table; bounds are text in the key's type. */
+    private record Allowed(String min, boolean minExclusive, String max, List<String> choices) {
+    }
+
+    private final String key;
+    private final Type type;
+    private final String defaultValue;
+    private final String description;
+    private final List<String> choices;
+    private final Object min;
+    private final boolean minExclusive;
+    private final Object max;
+    private final boolean maxDeclared;
+    private final Object parsedDefault;
+
+    ConfigKey(String key, Type type, String defaultValue, Allowed allowed, String description) {
+        this.key = key;
+        this.type = type;
+        this.defaultValue = defaultValue;
+        this.description = description;
+        this.choices = allowed.choices();
+        this.min = allowed.min() == null ? null : type.parse(allowed.min(), choices);
+        this.minExclusive = allowed.minExclusive();
+        this.maxDeclared = allowed.max() != null;
+        this.max = maxDeclared ? type.parse(allowed.max(), choices) : type.typeMax();
+        this.parsedDefault = type.parse(defaultValue, choices);
+    }
+
+    /** Values strictly above {@code min}. */
+    private static Allowed greaterThan(String min) {
+        return new Allowed(min, true, null, List.of());
+    }
+
+    /** Values from {@code min} to {@code max}, both included. */
+    private static Allowed between(String min, String max) {
+        return new Allowed(min, false, max, List.of());
+    }
+
+    /**
+     * Looks a key up by its name.
+     *
+     * @param key a key name such as {@code p2p.timeout}
+     * @return the key, or empty if there is none of that name
+     */
+    public static Optional<ConfigKey> byKey(String key) {
+        for (var k : values()) {
+            if (k.key.equals(key)) {
+                return Optional.of(k);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The key name, lower case with dots, for example {@code p2p.timeout}. */
+    public String key() {
+        return key;
+    }
+
+    /** The environment variable: {@code NEXAR_} and the key in upper snake case ({@code NEXAR_P2P_TIMEOUT}). */
+    public String envVar() {
+        return "NEXAR_" + key.replace('.', '_').toUpperCase(Locale.ROOT);
+    }
+
+    /** The system property: {@code nexar.} and the key ({@code nexar.p2p.timeout}). */
+    public String systemProperty() {
+        return "nexar." + key;
+    }
+
+    /** The CLI flag: {@code --} and the key with dashes ({@code --p2p-timeout}). */
+    public String flag() {
+        return "--" + key.replace('.', '-');
+    }
+
+    /** The kind of value this key takes. */
+    public Type type() {
+        return type;
+    }
+
+    /** The built-in default as text, for example {@code 30s}. */
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** The values an {@link Type#ENUM} key accepts, as declared; empty for other types. */
+    public List<String> choices() {
+        return choices;
+    }
+
+    /**
+     * The allowed values in words, for example {@code 4KiB to 1GiB}, {@code > 0s} or {@code ring, tree}; for
+     * {@code docs/config.md}.
+     */
+    public String allowed() {
+        return switch (type) {
+            case BOOLEAN -> "true, false";
+            case ENUM -> String.join(", ", choices);
+            case DURATION, SIZE, INT -> {
+                if (min == null) {
+                    yield maxDeclared ? "<= " + type.format(max) : "any";
+                }
+                if (!maxDeclared) {
+                    yield (minExclusive ? "> " : ">= ") + type.format(min);
+                }
+                yield minExclusive ? "> " + type.format(min) + ", <= " + type.format(max)
+                        : type.format(min) + " to " + type.format(max);
+            }
+        };
+    }
+
+    /** One line on what the setting does. */
+    public String description() {
+        return description;
+    }
+
+    /** The key name, as {@link #key()}. */
+    @Override
+    public String toString() {
+        return key;
+    }
+
+    /** The default parsed into this key's type. */
+    Object parsedDefault() {
+        return parsedDefault;
+    }
+
+    /**
+     * Parses a value of this key and checks it is allowed.
+     *
+     * @param setting the name the user wrote the value under, for messages
+     * @param text the value as written
+     * @throws InvalidConfigurationException if the text is malformed or out of range
+     */
+    Object parse(String setting, String text) {
+        Object value;
+        try {
+            value = type.parse(text, choices);
+        } catch (ValueFormatException e) {
+            // an overflow is above any declared bound: say the bound, which is what the user can act on
+            throw new InvalidConfigurationException(setting, text,
+                    e.tooLarge() && maxDeclared ? aboveMaximum() : e.expected());
+        }
+        check(setting, text, value);
+        return value;
+    }
+
+    /**
+     * Checks a typed value is allowed for this key.
+     *
+     * @param setting the name the user wrote the value under, for messages
+     * @param text the value as the user wrote it, for messages
+     * @throws InvalidConfigurationException if it is out of range
+     */
+    void check(String setting, String text, Object value) {
+        if (min != null) {
+            int c = compare(value, min);
+            if (c < 0 || c == 0 && minExclusive) {
+                throw new InvalidConfigurationException(setting, text, belowMinimum());
+            }
+        }
+        if (max != null && compare(value, max) > 0) {
+            throw new InvalidConfigurationException(setting, text, aboveMaximum());
+        }
+    }
+
+    /** What a value below the minimum should have been, completing "expected ...". */
+    private String belowMinimum() {
+        return maxDeclared ? inRange() : type.noun + (minExclusive ? " greater than " : " of at least ")
+                + type.format(min);
+    }
+
+    /** What a value above the maximum should have been, completing "expected ...". */
+    private String aboveMaximum() {
+        // the type's own maximum goes unmentioned until it is exceeded
+        return min != null && maxDeclared ? inRange() : type.noun + " of at most " + type.format(max);
+    }
+
+    /** A value within both declared bounds, for example {@code a size between 4KiB and 1GiB}. */
+    private String inRange() {
+        return minExclusive
+                ? type.noun + " greater than " + type.format(min) + " and at most " + type.format(max)
+                : type.noun + " between " + type.format(min) + " and " + type.format(max);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static int compare(Object a, Object b) {
+        return ((Comparable<Object>) a).compareTo(b);
+    }
+}

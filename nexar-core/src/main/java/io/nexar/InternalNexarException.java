@@ -1,0 +1,25 @@
+package io.nexar;
+
+/** A bug in nexar: an invariant did not hold. Please report the message and stack trace. */
+public final class InternalNexarException extends NexarException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     * @param cause the underlying cause, or null
+     */
+    public InternalNexarException(ErrorContext context, String detail, Throwable cause) {
+        super(context, detail, cause);
+    }
+
+    /** Without a cause. */
+    public InternalNexarException(ErrorContext context, String detail) {
+        this(context, detail, null);
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.INTERNAL;
+    }
+}

@@ -1,0 +1,38 @@
+package io.nexar;
+
+/**
+ * A received message is larger than the buffer posted for it. The message was consumed (it will not match a later
+ * receive) and both sizes are reported.
+ */
+public final class MessageSizeMismatchException extends NexarException {
+    private static final long serialVersionUID = 1L;
+    private final long messageBytes;
+    private final long bufferBytes;
+
+    /**
+     * @param context where it happened; its peer is the sender
+     * @param messageBytes the size the sender sent
+     * @param bufferBytes the size of the receive buffer
+     */
+    public MessageSizeMismatchException(ErrorContext context, long messageBytes, long bufferBytes) {
+        super(context, "received a message of " + messageBytes + " bytes from rank " + context.peer()
+                + " but the receive buffer holds only " + bufferBytes + " bytes", null);
+        this.messageBytes = messageBytes;
+        this.bufferBytes = bufferBytes;
+    }
+
+    /** Size of the message that was sent, in bytes. */
+    public long messageBytes() {
+        return messageBytes;
+    }
+
+    /** Size of the buffer that was posted, in bytes. */
+    public long bufferBytes() {
+        return bufferBytes;
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.FAILED_PRECONDITION;
+    }
+}

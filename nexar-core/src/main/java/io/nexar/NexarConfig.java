@@ -1,0 +1,365 @@
+package io.nexar;
+
+import io.nexar.internal.config.Units;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * nexar's configuration: immutable, validated on construction, and aware of where each value came from. Each
+ * component is one {@link ConfigKey}; {@code docs/config.md} lists them all with their defaults and bounds.
+ *
+ * <p>Values are resolved with this precedence, lowest first: the key's default, its environment variable
+ * ({@code NEXAR_P2P_TIMEOUT}), its system property ({@code nexar.p2p.timeout}), then {@link Builder} calls (which is
+ * where CLI flags go). Only the winning value of a key is read. A malformed or out-of-range value is fatal: building
+ * throws {@link InvalidConfigurationException} naming the variable as the user wrote it, the value and the expected
+ * form, for example {@code configure failed: NEXAR_P2P_TIMEOUT="30x": expected a duration such as 500ms or 30s}.
+ *
+ * <p>Instances are immutable and safe to share between threads. Two configurations are equal when their values
+ * <em>and</em> sources are equal.
+ *
+ * @param p2pTimeout deadline of one send or recv ({@link ConfigKey#P2P_TIMEOUT}); positive
+ * @param closeTimeout how long {@code close()} waits for in-flight work before failing it
+ *        ({@link ConfigKey#CLOSE_TIMEOUT}); positive
+ * @param maxFrameBytes largest frame accepted on the wire, in bytes ({@link ConfigKey#MAX_FRAME_SIZE}); 4KiB to 1GiB
+ * @param chunkBytes size in bytes of the chunks larger point-to-point payloads are split into
+ *        ({@link ConfigKey#CHUNK_SIZE}); 1KiB to 1GiB and at most {@code maxFrameBytes - FRAME_HEADROOM_BYTES}
+ * @param unexpectedMaxBytes bound in bytes of the store of messages that arrived before their receive was posted
+ *        ({@link ConfigKey#UNEXPECTED_MAX_BYTES}); 0 to 2<sup>62</sup>
+ * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
+ *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
+ */
+public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
+                          long unexpectedMaxBytes, Map<ConfigKey, ConfigSource> sources) {
+
+    /**
+     * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
+     * {@code maxFrameBytes - FRAME_HEADROOM_BYTES}, so a full chunk always fits in one frame.
+     */
+    public static final long FRAME_HEADROOM_BYTES = 64;
+
+    /**
+     * Validates every value and the invariants between them.
+     *
+     * @throws InvalidConfigurationException if a value is out of its key's range, or {@code chunkBytes} exceeds
+     *         {@code maxFrameBytes - FRAME_HEADROOM_BYTES}; the message names the settings as their sources name
+     *         them, and their values
+     * @throws NullPointerException if a duration or {@code sources} is null
+     */
+    public NexarConfig {
+        Objects.requireNonNull(p2pTimeout, "p2pTimeout");
+        Objects.requireNonNull(closeTimeout, "closeTimeout");
+        sources = copyOf(sources);
+        check(ConfigKey.P2P_TIMEOUT, p2pTimeout, sources);
+        check(ConfigKey.CLOSE_TIMEOUT, closeTimeout, sources);
+        check(ConfigKey.MAX_FRAME_SIZE, maxFrameBytes, sources);
+        check(ConfigKey.CHUNK_SIZE, chunkBytes, sources);
+        check(ConfigKey.UNEXPECTED_MAX_BYTES, unexpectedMaxBytes, sources);
+        if (chunkBytes > maxFrameBytes - FRAME_HEADROOM_BYTES) {
+            throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, sources),
+                    Units.formatSize(chunkBytes),
+                    "a size of at most " + Units.formatSize(maxFrameBytes - FRAME_HEADROOM_BYTES) + " ("
+                            + setting(ConfigKey.MAX_FRAME_SIZE, sources) + " " + Units.formatSize(maxFrameBytes)
+                            + " minus " + Units.formatSize(FRAME_HEADROOM_BYTES) + " of frame headers)");
+        }
+    }
+
+    /** The built-in defaults only; the environment and system properties are not read. */
+    public static NexarConfig defaults() {
+        return builder().ignoreEnvironment().build();
+    }
+
+    /**
+     * The defaults, overridden by {@code NEXAR_*} environment variables ({@link System#getenv()}), overridden by
+     * {@code nexar.*} system properties ({@link System#getProperties()}).
+     *
+     * @throws InvalidConfigurationException if a variable or property of a key is malformed or out of range
+     */
+    public static NexarConfig fromEnvironment() {
+        return builder().build();
+    }
+
+    /**
+     * A builder that reads the process environment and system properties (at the time of this call) under its own
+     * calls; replace them with {@link Builder#environment}, {@link Builder#systemProperties} or
+     * {@link Builder#ignoreEnvironment()}.
+     */
+    public static Builder builder() {
+        return new Builder(System.getenv(), snapshot(System.getProperties()));
+    }
+
+    /**
+     * A builder holding this configuration's values with their sources, and no environment or system properties.
+     * Its {@link Builder#build()} returns a configuration equal to this one; setters then override single keys. The
+     * values count as set on the builder, so an {@link Builder#environment environment} given afterwards only affects
+     * keys that still have their default.
+     */
+    public Builder toBuilder() {
+        var b = new Builder(Map.of(), Map.of());
+        for (var key : ConfigKey.values()) {
+            if (source(key) != ConfigSource.DEFAULT) {
+                b.put(key, value(key), source(key));
+            }
+        }
+        return b;
+    }
+
+    /**
+     * Where the value of a key came from.
+     *
+     * @param key a key
+     * @return its source, never null
+     */
+    public ConfigSource source(ConfigKey key) {
+        return sources.get(key);
+    }
+
+    /**
+     * The effective configuration, one line per key in table order: key name, value with units and source, in
+     * aligned columns without trailing blanks or final line break, for example
+     *
+     * <pre>
+     * p2p.timeout           30s     env NEXAR_P2P_TIMEOUT
+     * max.frame.size        16MiB   default
+     * </pre>
+     *
+     * <p>{@code nexar info} prints it, and a node logs it once at start.
+     */
+    public String describe() {
+        int keyWidth = 0;
+        int valueWidth = 0;
+        for (var key : ConfigKey.values()) {
+            keyWidth = Math.max(keyWidth, key.key().length());
+            valueWidth = Math.max(valueWidth, key.type().format(value(key)).length());
+        }
+        var sb = new StringBuilder();
+        for (var key : ConfigKey.values()) {
+            if (!sb.isEmpty()) {
+                sb.append('\n');
+            }
+            String value = key.type().format(value(key));
+            sb.append(key.key()).append(" ".repeat(keyWidth - key.key().length() + 2))
+                    .append(value).append(" ".repeat(valueWidth - value.length() + 2))
+                    .append(source(key).describe(key));
+        }
+        return sb.toString();
+    }
+
+    /** The value of a key, boxed: {@link Duration}, {@link Long} bytes, {@link Integer}, {@link Boolean}, or text. */
+    Object value(ConfigKey key) {
+        return switch (key) {
+            case P2P_TIMEOUT -> p2pTimeout;
+            case CLOSE_TIMEOUT -> closeTimeout;
+            case MAX_FRAME_SIZE -> maxFrameBytes;
+            case CHUNK_SIZE -> chunkBytes;
+            case UNEXPECTED_MAX_BYTES -> unexpectedMaxBytes;
+        };
+    }
+
+    private static void check(ConfigKey key, Object value, Map<ConfigKey, ConfigSource> sources) {
+        key.check(setting(key, sources), key.type().format(value), value);
+    }
+
+    private static String setting(ConfigKey key, Map<ConfigKey, ConfigSource> sources) {
+        return sources.get(key).settingName(key);
+    }
+
+    private static Map<ConfigKey, ConfigSource> copyOf(Map<ConfigKey, ConfigSource> sources) {
+        Objects.requireNonNull(sources, "sources");
+        var copy = new EnumMap<ConfigKey, ConfigSource>(ConfigKey.class);
+        for (var key : ConfigKey.values()) {
+            copy.put(key, Objects.requireNonNullElse(sources.get(key), ConfigSource.BUILDER));
+        }
+        return Collections.unmodifiableMap(copy);
+    }
+
+    private static Map<String, String> snapshot(Properties properties) {
+        var map = new HashMap<String, String>();
+        for (var name : properties.stringPropertyNames()) {
+            map.put(name, properties.getProperty(name));
+        }
+        return Map.copyOf(map);
+    }
+
+    /**
+     * Builds a {@link NexarConfig}. Each key takes, in increasing precedence, its default, its environment variable,
+     * its system property, then the last value given to this builder. Environment and system properties are read in
+     * {@link #build()}, and only for keys this builder did not set. Not thread-safe.
+     */
+    public static final class Builder {
+        private Map<String, String> environment;
+        private Map<String, String> systemProperties;
+        private final EnumMap<ConfigKey, Object> values = new EnumMap<>(ConfigKey.class);
+        private final EnumMap<ConfigKey, ConfigSource> valueSources = new EnumMap<>(ConfigKey.class);
+
+        private Builder(Map<String, String> environment, Map<String, String> systemProperties) {
+            this.environment = environment;
+            this.systemProperties = systemProperties;
+        }
+
+        /**
+         * Reads environment variables from this map instead of the process environment.
+         *
+         * @param environment variable names to values, for example {@code NEXAR_P2P_TIMEOUT=10s}; copied
+         * @return this builder
+         */
+        public Builder environment(Map<String, String> environment) {
+            this.environment = Map.copyOf(environment);
+            return this;
+        }
+
+        /**
+         * Reads system properties from this map instead of {@link System#getProperties()}.
+         *
+         * @param systemProperties property names to values, for example {@code nexar.p2p.timeout=10s}; copied
+         * @return this builder
+         */
+        public Builder systemProperties(Map<String, String> systemProperties) {
+            this.systemProperties = Map.copyOf(systemProperties);
+            return this;
+        }
+
+        /**
+         * Reads system properties from these properties instead of {@link System#getProperties()}.
+         *
+         * @param systemProperties the properties; their string entries are copied now
+         * @return this builder
+         */
+        public Builder systemProperties(Properties systemProperties) {
+            this.systemProperties = snapshot(systemProperties);
+            return this;
+        }
+
+        /**
+         * Reads neither environment variables nor system properties: keys this builder does not set take their
+         * defaults.
+         *
+         * @return this builder
+         */
+        public Builder ignoreEnvironment() {
+            this.environment = Map.of();
+            this.systemProperties = Map.of();
+            return this;
+        }
+
+        /**
+         * Sets a key from text, as a CLI flag does, for example {@code set(ConfigKey.CHUNK_SIZE, "1MiB")}.
+         *
+         * @param key the key
+         * @param text the value in the key's syntax ({@code docs/config.md})
+         * @return this builder
+         * @throws InvalidConfigurationException if the text is malformed or out of the key's range; the message names
+         *         the key, for example {@code chunk.size="1x": expected a size such as 64KiB or 16MiB}
+         */
+        public Builder set(ConfigKey key, String text) {
+            Objects.requireNonNull(text, "text");
+            return put(key, key.parse(key.key(), text), ConfigSource.BUILDER);
+        }
+
+        /**
+         * Sets {@link ConfigKey#P2P_TIMEOUT}: the deadline of one send or recv.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder p2pTimeout(Duration timeout) {
+            return typed(ConfigKey.P2P_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#CLOSE_TIMEOUT}: how long {@code close()} waits for in-flight work before failing it.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder closeTimeout(Duration timeout) {
+            return typed(ConfigKey.CLOSE_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#MAX_FRAME_SIZE}: the largest frame accepted on the wire.
+         *
+         * @param bytes from 4KiB to 1GiB
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder maxFrameBytes(long bytes) {
+            return typed(ConfigKey.MAX_FRAME_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#CHUNK_SIZE}: point-to-point payloads larger than this are split in chunks of this
+         * size. It must also be at most {@code maxFrameBytes - FRAME_HEADROOM_BYTES}, checked by {@link #build()}.
+         *
+         * @param bytes from 1KiB to 1GiB
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder chunkBytes(long bytes) {
+            return typed(ConfigKey.CHUNK_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#UNEXPECTED_MAX_BYTES}: the bound of the store of messages that arrived before their
+         * receive was posted; senders are back-pressured beyond it.
+         *
+         * @param bytes from 0 to 2<sup>62</sup>
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder unexpectedMaxBytes(long bytes) {
+            return typed(ConfigKey.UNEXPECTED_MAX_BYTES, bytes);
+        }
+
+        /**
+         * Resolves every key and validates the result.
+         *
+         * @return the configuration
+         * @throws InvalidConfigurationException if an environment variable or system property of a key is malformed
+         *         or out of range, or the values break an invariant between keys
+         */
+        public NexarConfig build() {
+            var resolved = new EnumMap<ConfigKey, Object>(ConfigKey.class);
+            var sources = new EnumMap<ConfigKey, ConfigSource>(ConfigKey.class);
+            for (var key : ConfigKey.values()) {
+                if (values.containsKey(key)) {
+                    resolved.put(key, values.get(key));
+                    sources.put(key, valueSources.get(key));
+                } else if (systemProperties.containsKey(key.systemProperty())) {
+                    resolved.put(key, key.parse(key.systemProperty(), systemProperties.get(key.systemProperty())));
+                    sources.put(key, ConfigSource.SYSTEM_PROPERTY);
+                } else if (environment.containsKey(key.envVar())) {
+                    resolved.put(key, key.parse(key.envVar(), environment.get(key.envVar())));
+                    sources.put(key, ConfigSource.ENVIRONMENT);
+                } else {
+                    resolved.put(key, key.parsedDefault());
+                    sources.put(key, ConfigSource.DEFAULT);
+                }
+            }
+            return new NexarConfig(
+                    (Duration) resolved.get(ConfigKey.P2P_TIMEOUT),
+                    (Duration) resolved.get(ConfigKey.CLOSE_TIMEOUT),
+                    (Long) resolved.get(ConfigKey.MAX_FRAME_SIZE),
+                    (Long) resolved.get(ConfigKey.CHUNK_SIZE),
+                    (Long) resolved.get(ConfigKey.UNEXPECTED_MAX_BYTES),
+                    sources);
+        }
+
+        private Builder typed(ConfigKey key, Object value) {
+            key.check(key.key(), key.type().format(value), value);
+            return put(key, value, ConfigSource.BUILDER);
+        }
+
+        private Builder put(ConfigKey key, Object value, ConfigSource source) {
+            values.put(key, value);
+            valueSources.put(key, source);
+            return this;
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.nexar;
+
+import java.util.OptionalInt;
+
+/**
+ * The one unchecked exception hierarchy of nexar. Every subclass has a stable {@link #code()}, the
+ * {@link #operation()} that failed and the {@link #context()} it failed in; callers never parse the message.
+ *
+ * <p>Caller mistakes (a root out of range, a buffer too small, a negative count) are not nexar exceptions: they are
+ * {@link IllegalArgumentException}s naming the argument and its bound, raised before any communication.
+ */
+public abstract sealed class NexarException extends RuntimeException
+        permits PeerFailedException, OperationTimeoutException, ProtocolException, ClusterFormationException,
+        CommunicatorClosedException, MessageSizeMismatchException, InvalidConfigurationException,
+        InternalNexarException, OperationCancelledException {
+
+    private final ErrorContext context;
+
+    NexarException(ErrorContext context, String detail, Throwable cause) {
+        super(context.describe() + " " + detail, cause);
+        this.context = context;
+    }
+
+    /** The stable error code: what the caller should do next. */
+    public abstract ErrorCode code();
+
+    /** Where the error happened. */
+    public ErrorContext context() {
+        return context;
+    }
+
+    /** The operation that failed. */
+    public Operation operation() {
+        return context.operation();
+    }
+
+    /** The local rank, -1 if no rank was assigned yet. */
+    public int rank() {
+        return context.rank();
+    }
+
+    /** The remote rank involved, if known. */
+    public OptionalInt peer() {
+        return context.peer() >= 0 ? OptionalInt.of(context.peer()) : OptionalInt.empty();
+    }
+}

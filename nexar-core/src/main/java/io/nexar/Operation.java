@@ -1,0 +1,42 @@
+package io.nexar;
+
+/** The operation that an error or an event belongs to. Printed in camel case, as in the API. */
+public enum Operation {
+    SEND("send"),
+    RECV("recv"),
+    ALL_REDUCE("allReduce"),
+    BROADCAST("broadcast"),
+    REDUCE("reduce"),
+    ALL_GATHER("allGather"),
+    REDUCE_SCATTER("reduceScatter"),
+    ALL_TO_ALL("allToAll"),
+    GATHER("gather"),
+    SCATTER("scatter"),
+    SCAN("scan"),
+    EXCLUSIVE_SCAN("exclusiveScan"),
+    BARRIER("barrier"),
+    SPLIT("split"),
+    RPC("rpc"),
+    JOIN("join"),
+    FORMATION("formation"),
+    HANDSHAKE("handshake"),
+    DECODE("decode"),
+    CONFIGURE("configure"),
+    CLOSE("close");
+
+    private final String displayName;
+
+    Operation(String displayName) {
+        this.displayName = displayName;
+    }
+
+    /** The name used in messages, for example {@code allReduce}. */
+    public String displayName() {
+        return displayName;
+    }
+
+    @Override
+    public String toString() {
+        return displayName;
+    }
+}

@@ -1,0 +1,28 @@
+package io.nexar;
+
+/**
+ * The operation was cancelled by the caller (an interrupt or a cancelled handle). Once this is thrown, nexar no
+ * longer writes into the caller's buffer.
+ */
+public final class OperationCancelledException extends NexarException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     * @param cause the underlying cause, or null
+     */
+    public OperationCancelledException(ErrorContext context, String detail, Throwable cause) {
+        super(context, detail, cause);
+    }
+
+    /** Without a cause. */
+    public OperationCancelledException(ErrorContext context, String detail) {
+        this(context, detail, null);
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.CANCELLED;
+    }
+}

@@ -1,0 +1,25 @@
+package io.nexar;
+
+/** A peer sent bytes that violate the wire protocol: an unknown message type or version, a truncated frame, or a length above the configured maximum. The connection to that peer is closed. */
+public final class ProtocolException extends NexarException {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     * @param cause the underlying cause, or null
+     */
+    public ProtocolException(ErrorContext context, String detail, Throwable cause) {
+        super(context, detail, cause);
+    }
+
+    /** Without a cause. */
+    public ProtocolException(ErrorContext context, String detail) {
+        this(context, detail, null);
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.PROTOCOL;
+    }
+}

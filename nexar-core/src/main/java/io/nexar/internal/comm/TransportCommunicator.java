@@ -1,0 +1,237 @@
+package io.nexar.internal.comm;
+
+import io.nexar.Communicator;
+import io.nexar.CommunicatorClosedException;
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.Operation;
+import io.nexar.device.DeviceBuffer;
+import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.Checks;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The {@link Communicator} over any {@link Transport}: numbers each message per (destination, communicator), splits
+ * it into chunks of setting {@code chunk.size}, and receives through the process's {@link Mailbox}.
+ */
+public final class TransportCommunicator implements Communicator {
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+    /** Any thread other than the caller: a segment it can access can be written by transport threads. */
+    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+
+    private final Transport transport;
+    private final Mailbox mailbox;
+    private final NexarConfig config;
+    private final int id;
+    private final ConcurrentHashMap<Integer, AtomicLong> nextSeq = new ConcurrentHashMap<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Runnable onClose;
+
+    /**
+     * @param transport the process's transport
+     * @param mailbox the process's receive side (shared by its communicators)
+     * @param id the communicator id
+     * @param onClose run once by {@link #close()} (for example, closes the transport of the world communicator)
+     */
+    public TransportCommunicator(Transport transport, Mailbox mailbox, NexarConfig config, int id, Runnable onClose) {
+        this.transport = transport;
+        this.mailbox = mailbox;
+        this.config = config;
+        this.id = id;
+        this.onClose = onClose;
+    }
+
+    @Override
+    public int rank() {
+        return transport.rank();
+    }
+
+    @Override
+    public int worldSize() {
+        return transport.worldSize();
+    }
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    @Override
+    public void send(int dest, int tag, MemorySegment data) {
+        Checks.rank("dest", dest, worldSize());
+        Checks.tag(tag);
+        Checks.notNull("data", data);
+        var context = ErrorContext.p2p(Operation.SEND, rank(), worldSize(), id, tag, dest);
+        checkOpen(context);
+        var deadline = Deadline.after(config.p2pTimeout());
+        long seq = nextSeq.computeIfAbsent(dest, d -> new AtomicLong()).getAndIncrement();
+        long total = data.byteSize();
+        long chunk = config.chunkBytes();
+        long offset = 0;
+        do {
+            long len = Math.min(chunk, total - offset);
+            transport.send(dest, Lane.P2P, new Message.Data(id, tag, seq, total, offset, data.asSlice(offset, len)),
+                    deadline, context);
+            offset += len;
+        } while (offset < total);
+    }
+
+    @Override
+    public void send(int dest, int tag, float[] data) {
+        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_FLOAT));
+    }
+
+    @Override
+    public void send(int dest, int tag, double[] data) {
+        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_DOUBLE));
+    }
+
+    @Override
+    public void send(int dest, int tag, int[] data) {
+        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_INT));
+    }
+
+    @Override
+    public void send(int dest, int tag, long[] data) {
+        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_LONG));
+    }
+
+    @Override
+    public void send(int dest, int tag, byte[] data) {
+        send(dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)));
+    }
+
+    @Override
+    public void send(int dest, int tag, DeviceBuffer data) {
+        Checks.notNull("data", data);
+        send(dest, tag, data.adapter().stageForSend(data));
+    }
+
+    @Override
+    public long recv(int src, int tag, MemorySegment buffer) {
+        Checks.rank("src", src, worldSize());
+        Checks.tag(tag);
+        Checks.notNull("buffer", buffer);
+        if (buffer.isReadOnly()) {
+            throw new IllegalArgumentException("buffer is read-only");
+        }
+        var context = ErrorContext.p2p(Operation.RECV, rank(), worldSize(), id, tag, src);
+        checkOpen(context);
+        var deadline = Deadline.after(config.p2pTimeout());
+        if (buffer.isAccessibleBy(OTHER_THREAD)) {
+            return mailbox.receive(id, src, tag, buffer, deadline, context);
+        }
+        // A thread-confined segment cannot be written by the transport thread that delivers the message: receive
+        // into shared memory and copy on this thread.
+        try (Arena staging = Arena.ofShared()) {
+            MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
+            long n = mailbox.receive(id, src, tag, shared, deadline, context);
+            MemorySegment.copy(shared, 0, buffer, 0, n);
+            return n;
+        }
+    }
+
+    @Override
+    public int recv(int src, int tag, float[] buffer) {
+        return recvTyped(src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)), ValueLayout.JAVA_FLOAT);
+    }
+
+    @Override
+    public int recv(int src, int tag, double[] buffer) {
+        return recvTyped(src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)), ValueLayout.JAVA_DOUBLE);
+    }
+
+    @Override
+    public int recv(int src, int tag, int[] buffer) {
+        return recvTyped(src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)), ValueLayout.JAVA_INT);
+    }
+
+    @Override
+    public int recv(int src, int tag, long[] buffer) {
+        return recvTyped(src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)), ValueLayout.JAVA_LONG);
+    }
+
+    @Override
+    public int recv(int src, int tag, byte[] buffer) {
+        return (int) recv(src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)));
+    }
+
+    @Override
+    public long recv(int src, int tag, DeviceBuffer buffer) {
+        Checks.notNull("buffer", buffer);
+        var adapter = buffer.adapter();
+        MemorySegment staging = adapter.receiveStaging(buffer);
+        long n = recv(src, tag, staging);
+        adapter.receiveToDevice(staging.asSlice(0, n), buffer);
+        return n;
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            onClose.run();
+        }
+    }
+
+    private void checkOpen(ErrorContext context) {
+        if (closed.get()) {
+            throw new CommunicatorClosedException(context, "failed: the communicator was closed");
+        }
+    }
+
+    /**
+     * Typed receive: the wire carries little-endian elements. A message whose size is not a whole number of
+     * elements is a caller mismatch (for example bytes sent, floats received) and is reported as such.
+     */
+    private int recvTyped(int src, int tag, MemorySegment heap, ValueLayout element) {
+        long elementBytes = element.byteSize();
+        if (LITTLE_ENDIAN) {
+            long n = recv(src, tag, heap);
+            checkWhole(n, elementBytes, src, tag);
+            return (int) (n / elementBytes);
+        }
+        MemorySegment staging = MemorySegment.ofArray(new byte[Math.toIntExact(heap.byteSize())]);
+        long n = recv(src, tag, staging);
+        checkWhole(n, elementBytes, src, tag);
+        MemorySegment.copy(staging, littleEndian(element), 0, heap, element, 0, n / elementBytes);
+        return (int) (n / elementBytes);
+    }
+
+    private void checkWhole(long bytes, long elementBytes, int src, int tag) {
+        if (bytes % elementBytes != 0) {
+            throw new IllegalArgumentException("recv on rank " + rank() + " (comm " + id + ", tag " + tag
+                    + "): rank " + src + " sent " + bytes + " bytes, not a whole number of " + elementBytes
+                    + "-byte elements");
+        }
+    }
+
+    /** The array's bytes in wire order: the array itself on little-endian machines, a swapped copy otherwise. */
+    private static MemorySegment wire(MemorySegment heap, ValueLayout element) {
+        if (LITTLE_ENDIAN) {
+            return heap;
+        }
+        MemorySegment out = MemorySegment.ofArray(new byte[Math.toIntExact(heap.byteSize())]);
+        MemorySegment.copy(heap, element, 0, out, littleEndian(element), 0, heap.byteSize() / element.byteSize());
+        return out;
+    }
+
+    private static ValueLayout littleEndian(ValueLayout element) {
+        return switch (element) {
+            case ValueLayout.OfFloat f -> ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+            case ValueLayout.OfDouble d -> ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+            case ValueLayout.OfInt i -> ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+            case ValueLayout.OfLong l -> ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+            default -> throw new IllegalArgumentException("no little-endian form for " + element);
+        };
+    }
+}

@@ -1,0 +1,458 @@
+package io.nexar.internal.p2p;
+
+import io.nexar.CommunicatorClosedException;
+import io.nexar.ErrorContext;
+import io.nexar.MessageSizeMismatchException;
+import io.nexar.NexarException;
+import io.nexar.OperationCancelledException;
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Point-to-point matching for one process: pairs inbound {@link Message.Data} chunks with posted receives by
+ * (communicator, source, tag), in the sender's sequence order.
+ *
+ * <pre>
+ *   inbound chunk ──▶ pair (comm, src): seqs arrived contiguously?  ──▶ channel (comm, src, tag)
+ *                                                                     ├─ posted receives (FIFO)
+ *                                                                     └─ unmatched messages by seq
+ * </pre>
+ *
+ * <p>Ordering: a sender numbers its messages to each (receiver, communicator) 0, 1, 2, ... A message becomes
+ * matchable once every lower-numbered message from that sender has started to arrive, so a receive takes the
+ * oldest message of its tag even when lanes reorder messages (MPI's non-overtaking rule).
+ *
+ * <p>Memory: chunks of unmatched messages are copied into the unexpected store, bounded by {@code maxStoredBytes}.
+ * A chunk that does not fit is refused ({@link Delivery#FULL}) and the transport retries later, except the first
+ * chunk of the oldest missing message of a pair, which is always taken so that concurrent senders cannot deadlock
+ * each other; the store therefore exceeds its bound by at most one chunk per sender. Once a receive is bound to a
+ * message, its chunks go straight into the receive's buffer.
+ *
+ * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
+ * that timed out never sees a late write) and never across I/O or a blocking wait on another object.
+ */
+public final class Mailbox implements InboundHandler {
+    private final long maxStoredBytes;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final Map<PairKey, PairState> pairs = new HashMap<>();
+    private final Map<ChannelKey, ArrayDeque<PendingReceive>> posted = new HashMap<>();
+    private final Map<ChannelKey, TreeMap<Long, InboundMessage>> unmatched = new HashMap<>();
+    private final Map<Integer, String> downPeers = new HashMap<>();
+    private long storedBytes;
+    private boolean closed;
+    private String closedReason;
+
+    /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
+    public Mailbox(long maxStoredBytes) {
+        this.maxStoredBytes = maxStoredBytes;
+    }
+
+    /**
+     * Receives the next message of (communicator, src, tag) into {@code buffer}, blocking until it is whole.
+     *
+     * @return the number of bytes received
+     */
+    public long receive(int communicator, int src, int tag, MemorySegment buffer, Deadline deadline,
+                        ErrorContext context) {
+        var key = new ChannelKey(communicator, src, tag);
+        var r = new PendingReceive(context, buffer);
+        lock.lock();
+        try {
+            if (closed) {
+                throw new CommunicatorClosedException(context, "failed: " + closedReason);
+            }
+            posted.computeIfAbsent(key, k -> new ArrayDeque<>()).add(r);
+            tryMatch(key);
+            String down = downPeers.get(src);
+            if (down != null && !r.result.isDone() && (r.bound == null || !r.bound.complete())) {
+                abandon(key, r);
+                r.result.completeExceptionally(peerFailed(context, src, down));
+            }
+            changed.signalAll(); // a sender refused for lack of room may now be matched directly
+        } finally {
+            lock.unlock();
+        }
+        return await(key, r, deadline, src);
+    }
+
+    private long await(ChannelKey key, PendingReceive r, Deadline deadline, int src) {
+        try {
+            return r.result.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            lock.lock();
+            try {
+                if (!r.result.isDone()) {
+                    String progress = r.bound == null ? ""
+                            : " (received " + r.bound.receivedBytes + " of " + r.bound.totalBytes + " bytes)";
+                    abandon(key, r);
+                    r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
+                            "rank " + src + progress));
+                }
+            } finally {
+                lock.unlock();
+            }
+            return await(key, r, deadline, src);
+        } catch (InterruptedException e) {
+            lock.lock();
+            try {
+                if (!r.result.isDone()) {
+                    abandon(key, r);
+                    r.result.completeExceptionally(new OperationCancelledException(r.context,
+                            "was interrupted while waiting for rank " + src));
+                }
+            } finally {
+                lock.unlock();
+            }
+            Thread.currentThread().interrupt();
+            return r.result.join();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof NexarException n) {
+                throw n;
+            }
+            throw new IllegalStateException("unexpected receive failure", e.getCause());
+        }
+    }
+
+    /** Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to. */
+    private void abandon(ChannelKey key, PendingReceive r) {
+        InboundMessage m = r.bound;
+        if (m == null) {
+            var q = posted.get(key);
+            if (q != null) {
+                q.remove(r);
+                if (q.isEmpty()) {
+                    posted.remove(key);
+                }
+            }
+            return;
+        }
+        m.boundTo = null;
+        r.bound = null;
+        m.discard = true;
+        if (m.complete()) {
+            pair(key.communicator, key.src).active.remove(m.seq);
+        }
+    }
+
+    @Override
+    public Delivery onMessage(int peer, Message message) {
+        lock.lock();
+        try {
+            return switch (message) {
+                case Message.Data d -> onData(peer, d);
+                case Message.Goodbye g -> {
+                    markDown(peer, "left (" + g.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                            + (g.detail().isEmpty() ? "" : ": " + g.detail()) + ")");
+                    yield Delivery.ACCEPTED;
+                }
+                case Message.Heartbeat h -> Delivery.ACCEPTED;
+                case Message.Hello h -> Delivery.ACCEPTED;
+            };
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException {
+        lock.lock();
+        try {
+            while (onMessage(peer, message) == Delivery.FULL) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void onPeerDown(int peer, String why, Throwable cause) {
+        lock.lock();
+        try {
+            markDown(peer, why);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Fails every pending receive and refuses new ones. Idempotent. */
+    public void close(String reason) {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closedReason = reason;
+            for (var q : posted.values()) {
+                for (PendingReceive r : q) {
+                    r.result.completeExceptionally(new CommunicatorClosedException(r.context, "failed: " + reason));
+                }
+            }
+            for (PairState p : pairs.values()) {
+                for (InboundMessage m : p.active.values()) {
+                    if (m.boundTo != null) {
+                        m.boundTo.result.completeExceptionally(
+                                new CommunicatorClosedException(m.boundTo.context, "failed: " + reason));
+                    }
+                }
+            }
+            posted.clear();
+            unmatched.clear();
+            pairs.clear();
+            storedBytes = 0;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes currently held in the unexpected store. */
+    public long storedBytes() {
+        lock.lock();
+        try {
+            return storedBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Delivery onData(int peer, Message.Data d) {
+        if (closed) {
+            return Delivery.ACCEPTED; // dropped: nobody will ever receive it
+        }
+        PairState pair = pair(d.communicator(), peer);
+        long len = d.payload().byteSize();
+        InboundMessage m = pair.active.get(d.messageSeq());
+        boolean first = m == null;
+        if (first) {
+            if (d.messageSeq() < pair.contiguous || pair.ahead.contains(d.messageSeq())) {
+                throw protocol(peer, "sent message " + d.messageSeq() + " of comm " + d.communicator()
+                        + " again (or a chunk after its end)");
+            }
+            if (d.offset() != 0) {
+                throw protocol(peer, "started message " + d.messageSeq() + " at offset " + d.offset());
+            }
+            boolean gapHead = d.messageSeq() == pair.contiguous;
+            if (!gapHead && len > 0 && !fits(len)) {
+                return Delivery.FULL;
+            }
+            m = new InboundMessage(d.messageSeq(), d.tag(), d.totalBytes());
+        } else {
+            if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
+                throw protocol(peer, "changed the size or tag of message " + m.seq + " mid-way");
+            }
+            if (m.boundTo == null && !m.discard && len > 0 && !fits(len)) {
+                return Delivery.FULL;
+            }
+        }
+        if (d.offset() < 0 || d.offset() > m.totalBytes - len || m.receivedBytes + len > m.totalBytes) {
+            throw protocol(peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message " + m.seq
+                    + " of " + m.totalBytes + " bytes");
+        }
+        var key = new ChannelKey(d.communicator(), peer, d.tag());
+        if (first) {
+            pair.active.put(m.seq, m);
+            unmatched.computeIfAbsent(key, k -> new TreeMap<>()).put(m.seq, m);
+        }
+        accept(m, d.offset(), d.payload());
+        if (first) {
+            arrived(pair, m.seq, key);
+        } else {
+            finishIfComplete(pair, m);
+        }
+        return Delivery.ACCEPTED;
+    }
+
+    private boolean fits(long len) {
+        return storedBytes == 0 || storedBytes + len <= maxStoredBytes;
+    }
+
+    private void accept(InboundMessage m, long offset, MemorySegment payload) {
+        long len = payload.byteSize();
+        m.receivedBytes += len;
+        if (m.discard || len == 0) {
+            return;
+        }
+        if (m.boundTo != null) {
+            MemorySegment.copy(payload, 0, m.boundTo.buffer, offset, len);
+        } else {
+            m.stored.add(new InboundMessage.StoredChunk(offset, payload.toArray(
+                    java.lang.foreign.ValueLayout.JAVA_BYTE)));
+            m.storedBytes += len;
+            storedBytes += len;
+        }
+    }
+
+    /** Records the arrival of a message's first chunk and matches what became matchable. */
+    private void arrived(PairState pair, long seq, ChannelKey key) {
+        if (seq != pair.contiguous) {
+            pair.ahead.add(seq);
+            return;
+        }
+        List<ChannelKey> touched = new ArrayList<>(1);
+        touched.add(key);
+        pair.contiguous++;
+        while (!pair.ahead.isEmpty() && pair.ahead.first() == pair.contiguous) {
+            InboundMessage now = pair.active.get(pair.ahead.pollFirst());
+            if (now != null) {
+                touched.add(new ChannelKey(key.communicator, key.src, now.tag));
+            }
+            pair.contiguous++;
+        }
+        for (ChannelKey k : touched) {
+            tryMatch(k);
+        }
+    }
+
+    /** Binds posted receives of {@code key} to its matchable messages, oldest first. */
+    private void tryMatch(ChannelKey key) {
+        var q = posted.get(key);
+        var u = unmatched.get(key);
+        if (q == null || u == null) {
+            return;
+        }
+        PairState pair = pair(key.communicator, key.src);
+        while (!q.isEmpty() && !u.isEmpty() && u.firstKey() < pair.contiguous) {
+            bind(q.poll(), u.pollFirstEntry().getValue(), pair);
+        }
+        if (q.isEmpty()) {
+            posted.remove(key);
+        }
+        if (u.isEmpty()) {
+            unmatched.remove(key);
+        }
+    }
+
+    private void bind(PendingReceive r, InboundMessage m, PairState pair) {
+        releaseStored(m);
+        if (m.totalBytes > r.buffer.byteSize()) {
+            m.discard = true;
+            m.stored.clear();
+            r.result.completeExceptionally(new MessageSizeMismatchException(r.context, m.totalBytes,
+                    r.buffer.byteSize()));
+            finishIfComplete(pair, m);
+            return;
+        }
+        for (InboundMessage.StoredChunk c : m.stored) {
+            MemorySegment.copy(MemorySegment.ofArray(c.bytes()), 0, r.buffer, c.offset(), c.bytes().length);
+        }
+        m.stored.clear();
+        m.boundTo = r;
+        r.bound = m;
+        finishIfComplete(pair, m);
+        String down = downPeers.get(r.context.peer());
+        if (down != null && !m.complete()) {
+            abandon(new ChannelKey(r.context.communicator(), r.context.peer(), r.context.tag()), r);
+            r.result.completeExceptionally(peerFailed(r.context, r.context.peer(), down));
+        }
+    }
+
+    private void releaseStored(InboundMessage m) {
+        if (m.storedBytes > 0) {
+            storedBytes -= m.storedBytes;
+            m.storedBytes = 0;
+            changed.signalAll();
+        }
+    }
+
+    private void finishIfComplete(PairState pair, InboundMessage m) {
+        if (!m.complete()) {
+            return;
+        }
+        if (m.boundTo != null) {
+            PendingReceive r = m.boundTo;
+            m.boundTo = null;
+            r.bound = null;
+            pair.active.remove(m.seq);
+            r.result.complete(m.totalBytes);
+        } else if (m.discard) {
+            pair.active.remove(m.seq);
+        }
+    }
+
+    private void markDown(int peer, String why) {
+        if (downPeers.putIfAbsent(peer, why) != null) {
+            return;
+        }
+        for (Iterator<Map.Entry<ChannelKey, ArrayDeque<PendingReceive>>> it = posted.entrySet().iterator();
+             it.hasNext(); ) {
+            var e = it.next();
+            if (e.getKey().src != peer) {
+                continue;
+            }
+            for (PendingReceive r : e.getValue()) {
+                r.result.completeExceptionally(peerFailed(r.context, peer, why));
+            }
+            it.remove();
+        }
+        for (var p : pairs.entrySet()) {
+            if (p.getKey().src != peer) {
+                continue;
+            }
+            for (InboundMessage m : p.getValue().active.values()) {
+                if (m.boundTo != null && !m.complete()) {
+                    PendingReceive r = m.boundTo;
+                    m.boundTo = null;
+                    r.bound = null;
+                    m.discard = true;
+                    r.result.completeExceptionally(peerFailed(r.context, peer, why));
+                }
+            }
+        }
+        changed.signalAll();
+    }
+
+    private static PeerFailedException peerFailed(ErrorContext context, int peer, String why) {
+        return new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + why);
+    }
+
+    private static ProtocolException protocol(int peer, String what) {
+        return new ProtocolException(ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
+                "failed: rank " + peer + " " + what);
+    }
+
+    private PairState pair(int communicator, int src) {
+        return pairs.computeIfAbsent(new PairKey(communicator, src), k -> new PairState());
+    }
+
+    private record PairKey(int communicator, int src) {
+    }
+
+    private record ChannelKey(int communicator, int src, int tag) {
+    }
+
+    /** Arrival bookkeeping of one (communicator, sender). */
+    private static final class PairState {
+        /** Every message with a lower sequence number has started to arrive. */
+        long contiguous;
+        /** Sequence numbers above {@link #contiguous} that have started to arrive. */
+        final TreeSet<Long> ahead = new TreeSet<>();
+        /** Messages still arriving or still unmatched, by sequence number. */
+        final Map<Long, InboundMessage> active = new HashMap<>();
+    }
+}

@@ -1,0 +1,22 @@
+package io.nexar.internal.p2p;
+
+import io.nexar.ErrorContext;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A posted receive: the user's buffer and the future completed with the number of bytes received. Guarded by the
+ * owning {@link Mailbox}'s lock; once {@link #result} is done, the mailbox never touches {@link #buffer} again.
+ */
+final class PendingReceive {
+    final ErrorContext context;
+    final MemorySegment buffer;
+    final CompletableFuture<Long> result = new CompletableFuture<>();
+    /** The message this receive is bound to, once matched. */
+    InboundMessage bound;
+
+    PendingReceive(ErrorContext context, MemorySegment buffer) {
+        this.context = context;
+        this.buffer = buffer;
+    }
+}

@@ -1,0 +1,75 @@
+package io.nexar.internal.protocol;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Every message nexar puts on the wire: one sealed hierarchy of records, each with an explicit {@link MessageType}.
+ * {@link MessageCodec} encodes and decodes them; docs/protocol.md lists every byte.
+ */
+public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye {
+
+    /** This message's type code. */
+    MessageType type();
+
+    /**
+     * First message on every connection, in both directions. A peer whose version is not supported is refused.
+     *
+     * @param version the protocol version the sender speaks ({@link WireFormat#VERSION})
+     * @param rank the sender's rank in the world communicator
+     * @param worldSize the sender's view of the world size
+     * @param incarnation a random 64-bit number that changes every time a member process starts
+     */
+    record Hello(int version, int rank, int worldSize, long incarnation) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.HELLO;
+        }
+    }
+
+    /**
+     * One chunk of a point-to-point message. A message of {@code totalBytes} bytes travels as one or more chunks
+     * with increasing {@code offset}; an empty message is one chunk with an empty payload.
+     *
+     * @param communicator the communicator id
+     * @param tag the user tag, {@code >= 0}
+     * @param messageSeq per (sender, receiver, communicator) sequence number, starting at 0 and increasing by one
+     *                   per message (not per chunk); receivers match the messages of one tag in this order (MPI's
+     *                   non-overtaking rule) whatever lane each took
+     * @param totalBytes the size of the whole message
+     * @param offset where this chunk's payload starts in the message
+     * @param payload the chunk's bytes; on decode a view of the frame, valid only while the frame is
+     */
+    record Data(int communicator, int tag, long messageSeq, long totalBytes, long offset, MemorySegment payload)
+            implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.DATA;
+        }
+    }
+
+    /**
+     * Liveness signal on the control lane.
+     *
+     * @param sequence increases by one per heartbeat sent to this peer
+     * @param sentNanos the sender's monotonic clock when sent (for round-trip estimates only; clocks differ)
+     */
+    record Heartbeat(long sequence, long sentNanos) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.HEARTBEAT;
+        }
+    }
+
+    /**
+     * The sender is leaving; the receiver fails pending operations that involve it.
+     *
+     * @param reason why
+     * @param detail a human-readable explanation, at most {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     */
+    record Goodbye(GoodbyeReason reason, String detail) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.GOODBYE;
+        }
+    }
+}

@@ -1,0 +1,351 @@
+package io.nexar.internal.protocol;
+
+import static io.nexar.internal.protocol.WireFormat.*;
+
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.ProtocolException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * Encodes and decodes one {@link Message} as one frame. Stateless and thread-safe; it allocates nothing per message
+ * except the decoded record (and, for Goodbye, its text).
+ *
+ * <pre>
+ * +------------------+---------+----------+--------------------------------------+
+ * | length (u32 LE)  | type u8 | flags u8 | body (layout per type, see below)    |
+ * +------------------+---------+----------+--------------------------------------+
+ *   0                  4         5          6                        4 + length
+ *
+ * HELLO     | magic u32 "NXAR" | version u16 | rank i32 | worldSize i32 | incarnation u64 |
+ * DATA      | communicator i32 | tag i32 | messageSeq u64 | totalBytes u64 | offset u64 | payload ... |
+ * HEARTBEAT | sequence u64 | sentNanos i64 |
+ * GOODBYE   | reason u8 | detail length u16 | detail (UTF-8) |
+ * </pre>
+ *
+ * <p>Rules checked by {@link #decode} (and, for the fields of a record, by {@link #encode} as well, so that every
+ * encoded frame decodes):
+ * <ul>
+ *   <li>the frame is exactly {@code 4 + length} bytes, {@code length} is at least
+ *       {@link WireFormat#MIN_FRAME_LENGTH} and at most the receiver's {@code maxFrameBytes};</li>
+ *   <li>the type code is known and the flags are 0; fixed-size bodies have exactly their size;</li>
+ *   <li>Hello: the magic is {@link WireFormat#MAGIC}, the version is {@link WireFormat#VERSION} (checked before
+ *       the body size, so a future version with a longer Hello is reported as a version mismatch),
+ *       {@code worldSize >= 1} and {@code 0 <= rank < worldSize};</li>
+ *   <li>Data: {@code communicator >= 0}, {@code tag >= 0}, {@code totalBytes >= 0}, {@code offset >= 0} and
+ *       {@code offset + payload <= totalBytes};</li>
+ *   <li>Goodbye: a known reason code, a detail of at most {@link WireFormat#MAX_TEXT_BYTES} bytes of well-formed
+ *       UTF-8 that ends exactly at the end of the frame.</li>
+ * </ul>
+ * Any violation raises a {@link ProtocolException} that names the peer and what was wrong; decoding never throws
+ * anything else, whatever the bytes.
+ */
+public final class MessageCodec {
+
+    private MessageCodec() {
+    }
+
+    /**
+     * The size of {@code m}'s whole frame, length prefix included.
+     *
+     * @throws IllegalArgumentException if {@code m} cannot be put on the wire (see {@link #encode})
+     */
+    public static long encodedSize(Message m) {
+        Objects.requireNonNull(m, "m");
+        String problem = problem(m);
+        if (problem != null) {
+            throw new IllegalArgumentException("cannot encode " + m.type() + ": " + problem);
+        }
+        return switch (m) {
+            case Message.Hello _ -> HELLO_FRAME_BYTES;
+            case Message.Data d -> DATA_HEADER_BYTES + d.payload().byteSize();
+            case Message.Heartbeat _ -> HEARTBEAT_FRAME_BYTES;
+            case Message.Goodbye g -> GOODBYE_DETAIL_OFFSET + utf8Length(g.detail());
+        };
+    }
+
+    /**
+     * Writes {@code m} as one frame at offset 0 of {@code dst}. A Data payload is copied once, into {@code dst}.
+     *
+     * @param m the message; its fields must satisfy the decoding rules above, the Hello version must fit in a u16,
+     *          a Data payload must be at most {@link WireFormat#MAX_DATA_PAYLOAD_BYTES} and a Goodbye detail
+     *          well-formed (no unpaired surrogates) and at most {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     * @param dst where to write; only its first {@link #encodedSize(Message)} bytes are touched
+     * @return the number of bytes written, {@link #encodedSize(Message)}
+     * @throws IllegalArgumentException if {@code m} breaks a rule or {@code dst} is smaller than the frame
+     */
+    public static long encode(Message m, MemorySegment dst) {
+        long size = encodedSize(m);
+        if (dst.byteSize() < size) {
+            throw new IllegalArgumentException("destination has " + dst.byteSize() + " bytes, the " + m.type()
+                    + " frame needs " + size);
+        }
+        dst.set(INT_LE, 0, (int) (size - LENGTH_PREFIX_BYTES));
+        dst.set(BYTE, TYPE_OFFSET, (byte) m.type().code());
+        dst.set(BYTE, FLAGS_OFFSET, (byte) 0);
+        switch (m) {
+            case Message.Hello h -> {
+                dst.set(INT_LE, HELLO_MAGIC_OFFSET, MAGIC);
+                dst.set(SHORT_LE, HELLO_VERSION_OFFSET, (short) h.version());
+                dst.set(INT_LE, HELLO_RANK_OFFSET, h.rank());
+                dst.set(INT_LE, HELLO_WORLD_SIZE_OFFSET, h.worldSize());
+                dst.set(LONG_LE, HELLO_INCARNATION_OFFSET, h.incarnation());
+            }
+            case Message.Data d -> {
+                dst.set(INT_LE, DATA_COMMUNICATOR_OFFSET, d.communicator());
+                dst.set(INT_LE, DATA_TAG_OFFSET, d.tag());
+                dst.set(LONG_LE, DATA_MESSAGE_SEQ_OFFSET, d.messageSeq());
+                dst.set(LONG_LE, DATA_TOTAL_BYTES_OFFSET, d.totalBytes());
+                dst.set(LONG_LE, DATA_OFFSET_OFFSET, d.offset());
+                MemorySegment.copy(d.payload(), 0, dst, DATA_PAYLOAD_OFFSET, d.payload().byteSize());
+            }
+            case Message.Heartbeat hb -> {
+                dst.set(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET, hb.sequence());
+                dst.set(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET, hb.sentNanos());
+            }
+            case Message.Goodbye g -> {
+                byte[] text = g.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
+                dst.set(BYTE, GOODBYE_REASON_OFFSET, (byte) g.reason().code());
+                dst.set(SHORT_LE, GOODBYE_DETAIL_LENGTH_OFFSET, (short) text.length);
+                MemorySegment.copy(text, 0, dst, BYTE, GOODBYE_DETAIL_OFFSET, text.length);
+            }
+        }
+        return size;
+    }
+
+    /**
+     * Decodes exactly one whole frame, length prefix included.
+     *
+     * <p>A decoded {@link Message.Data#payload()} is a slice of {@code frame}, not a copy: it is valid only as long
+     * as {@code frame}'s memory is, and it changes if that memory is reused.
+     *
+     * @param peer the rank the bytes came from, named in error messages ({@code -1} if not yet known)
+     * @param frame the frame; its size must be exactly {@code 4 + length}
+     * @param maxFrameBytes the largest accepted value of the length field (the frame size without its prefix)
+     * @return the message
+     * @throws ProtocolException if the bytes break any rule; never any other exception for any content
+     * @throws IllegalArgumentException if {@code maxFrameBytes < MIN_FRAME_LENGTH}
+     */
+    public static Message decode(int peer, MemorySegment frame, long maxFrameBytes) {
+        checkMaxFrameBytes(maxFrameBytes);
+        long size = frame.byteSize();
+        if (size < LENGTH_PREFIX_BYTES) {
+            throw error(peer, "truncated frame from " + source(peer) + ": " + size + " bytes, the length prefix alone"
+                    + " needs " + LENGTH_PREFIX_BYTES);
+        }
+        long length = checkLength(peer, frame.get(INT_LE, 0), maxFrameBytes);
+        if (size - LENGTH_PREFIX_BYTES != length) {
+            throw error(peer, (size - LENGTH_PREFIX_BYTES < length ? "truncated" : "trailing bytes after") + " frame"
+                    + " from " + source(peer) + ": the length prefix says " + length + " bytes, "
+                    + (size - LENGTH_PREFIX_BYTES) + " follow it");
+        }
+        int code = frame.get(BYTE, TYPE_OFFSET) & 0xFF;
+        MessageType type = MessageType.fromCode(code);
+        if (type == null) {
+            throw error(peer, "unknown message type " + hex(code) + " from " + source(peer));
+        }
+        int flags = frame.get(BYTE, FLAGS_OFFSET) & 0xFF;
+        if (flags != 0) {
+            throw error(peer, type + " from " + source(peer) + " has flags " + hex(flags) + ", expected 0x00");
+        }
+        Message m = switch (type) {
+            case HELLO -> decodeHello(peer, frame);
+            case DATA -> {
+                requireSize(peer, type, frame, DATA_PAYLOAD_OFFSET, false);
+                yield new Message.Data(frame.get(INT_LE, DATA_COMMUNICATOR_OFFSET), frame.get(INT_LE, DATA_TAG_OFFSET),
+                        frame.get(LONG_LE, DATA_MESSAGE_SEQ_OFFSET), frame.get(LONG_LE, DATA_TOTAL_BYTES_OFFSET),
+                        frame.get(LONG_LE, DATA_OFFSET_OFFSET), frame.asSlice(DATA_PAYLOAD_OFFSET));
+            }
+            case HEARTBEAT -> {
+                requireSize(peer, type, frame, HEARTBEAT_FRAME_BYTES, true);
+                yield new Message.Heartbeat(frame.get(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET),
+                        frame.get(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET));
+            }
+            case GOODBYE -> decodeGoodbye(peer, frame);
+        };
+        String problem = problem(m);
+        if (problem != null) {
+            throw error(peer, "invalid " + type + " from " + source(peer) + ": " + problem);
+        }
+        return m;
+    }
+
+    // ---------------------------------------------------------------- package-private helpers for FrameDecoder
+
+    /**
+     * Checks a length field against the bounds; returns it as an unsigned value.
+     *
+     * @throws ProtocolException naming the claimed length and the maximum
+     */
+    static long checkLength(int peer, int lengthField, long maxFrameBytes) {
+        long length = Integer.toUnsignedLong(lengthField);
+        if (length > maxFrameBytes) {
+            throw error(peer, "frame of " + length + " bytes from " + source(peer) + " exceeds the maximum of "
+                    + maxFrameBytes + " bytes");
+        }
+        if (length < MIN_FRAME_LENGTH) {
+            throw error(peer, "frame of " + length + " bytes from " + source(peer) + " is shorter than the "
+                    + MIN_FRAME_LENGTH + "-byte type and flags header");
+        }
+        return length;
+    }
+
+    /** Rejects a receiver limit that could not even hold an empty frame. */
+    static void checkMaxFrameBytes(long maxFrameBytes) {
+        if (maxFrameBytes < MIN_FRAME_LENGTH) {
+            throw new IllegalArgumentException("maxFrameBytes " + maxFrameBytes + " is less than the minimum frame"
+                    + " length " + MIN_FRAME_LENGTH);
+        }
+    }
+
+    /** "rank 3", or a phrase for a peer whose rank is not known yet. */
+    static String source(int peer) {
+        return peer >= 0 ? "rank " + peer : "an unidentified peer";
+    }
+
+    static ProtocolException error(int peer, String detail) {
+        return error(peer, detail, null);
+    }
+
+    static ProtocolException error(int peer, String detail, Throwable cause) {
+        return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), detail, cause);
+    }
+
+    // ---------------------------------------------------------------- private
+
+    private static Message.Hello decodeHello(int peer, MemorySegment frame) {
+        // Magic and version first: a later version may have a longer Hello, and must be reported as such.
+        requireSize(peer, MessageType.HELLO, frame, HELLO_RANK_OFFSET, false);
+        int magic = frame.get(INT_LE, HELLO_MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw error(peer, "bad magic " + String.format("0x%08x", magic) + " in HELLO from " + source(peer)
+                    + ", expected " + String.format("0x%08x", MAGIC) + " (\"NXAR\"): not a nexar peer");
+        }
+        int version = frame.get(SHORT_LE, HELLO_VERSION_OFFSET) & 0xFFFF;
+        if (version != VERSION) {
+            throw error(peer, "unsupported protocol version " + version + " from " + source(peer)
+                    + " (this node speaks " + VERSION + ")");
+        }
+        requireSize(peer, MessageType.HELLO, frame, HELLO_FRAME_BYTES, true);
+        return new Message.Hello(version, frame.get(INT_LE, HELLO_RANK_OFFSET),
+                frame.get(INT_LE, HELLO_WORLD_SIZE_OFFSET), frame.get(LONG_LE, HELLO_INCARNATION_OFFSET));
+    }
+
+    private static Message.Goodbye decodeGoodbye(int peer, MemorySegment frame) {
+        requireSize(peer, MessageType.GOODBYE, frame, GOODBYE_DETAIL_OFFSET, false);
+        int code = frame.get(BYTE, GOODBYE_REASON_OFFSET) & 0xFF;
+        GoodbyeReason reason = GoodbyeReason.fromCode(code);
+        if (reason == null) {
+            throw error(peer, "unknown GOODBYE reason " + hex(code) + " from " + source(peer));
+        }
+        int textBytes = frame.get(SHORT_LE, GOODBYE_DETAIL_LENGTH_OFFSET) & 0xFFFF;
+        if (textBytes > MAX_TEXT_BYTES) {
+            throw error(peer, "GOODBYE detail of " + textBytes + " bytes from " + source(peer)
+                    + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
+        }
+        requireSize(peer, MessageType.GOODBYE, frame, GOODBYE_DETAIL_OFFSET + textBytes, true);
+        try {
+            String detail = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(frame.asSlice(GOODBYE_DETAIL_OFFSET, textBytes).asByteBuffer())
+                    .toString();
+            return new Message.Goodbye(reason, detail);
+        } catch (CharacterCodingException e) {
+            throw error(peer, "GOODBYE detail from " + source(peer) + " is not valid UTF-8", e);
+        }
+    }
+
+    /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
+    private static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
+        long size = frame.byteSize();
+        if (size < bytes || (exact && size > bytes)) {
+            throw error(peer, type + " frame from " + source(peer) + " has " + size + " bytes, expected "
+                    + (exact ? "" : "at least ") + bytes);
+        }
+    }
+
+    /**
+     * What is wrong with a message's fields, or null if it may go on the wire. One rule set for both directions:
+     * encode turns a problem into an IllegalArgumentException, decode into a ProtocolException.
+     */
+    private static String problem(Message m) {
+        return switch (m) {
+            case Message.Hello h -> {
+                if (h.version() < 0 || h.version() > 0xFFFF) {
+                    yield "version " + h.version() + " does not fit in a u16";
+                } else if (h.worldSize() < 1) {
+                    yield "worldSize " + h.worldSize() + " is less than 1";
+                } else if (h.rank() < 0 || h.rank() >= h.worldSize()) {
+                    yield "rank " + h.rank() + " is not in [0, " + h.worldSize() + ")";
+                }
+                yield null;
+            }
+            case Message.Data d -> {
+                if (d.communicator() < 0) {
+                    yield "communicator " + d.communicator() + " is negative";
+                } else if (d.tag() < 0) {
+                    yield "tag " + d.tag() + " is negative";
+                } else if (d.totalBytes() < 0) {
+                    yield "totalBytes " + d.totalBytes() + " is negative";
+                } else if (d.offset() < 0) {
+                    yield "offset " + d.offset() + " is negative";
+                } else if (d.payload() == null) {
+                    yield "payload is null";
+                } else if (d.payload().byteSize() > MAX_DATA_PAYLOAD_BYTES) {
+                    yield "payload of " + d.payload().byteSize() + " bytes exceeds the maximum of "
+                            + MAX_DATA_PAYLOAD_BYTES + " per frame; send it in chunks";
+                } else if (d.offset() > d.totalBytes() - d.payload().byteSize()) { // no overflow: both are >= 0
+                    yield "chunk of " + d.payload().byteSize() + " bytes at offset " + d.offset()
+                            + " runs past totalBytes " + d.totalBytes();
+                }
+                yield null;
+            }
+            case Message.Heartbeat _ -> null;
+            case Message.Goodbye g -> {
+                if (g.reason() == null) {
+                    yield "reason is null";
+                } else if (g.detail() == null) {
+                    yield "detail is null";
+                }
+                long bytes = utf8Length(g.detail());
+                if (bytes < 0) {
+                    yield "detail contains an unpaired surrogate";
+                } else if (bytes > MAX_TEXT_BYTES) {
+                    yield "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
+                }
+                yield null;
+            }
+        };
+    }
+
+    /** The UTF-8 size of {@code s}, or -1 if it has an unpaired surrogate (which UTF-8 cannot represent). */
+    private static long utf8Length(String s) {
+        long bytes = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (!Character.isSurrogate(c)) {
+                bytes += 3;
+            } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                return -1;
+            }
+        }
+        return bytes;
+    }
+
+    private static String hex(int u8) {
+        return String.format("0x%02x", u8);
+    }
+}

@@ -1,0 +1,152 @@
+package io.nexar.internal.protocol;
+
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Every constant of the nexar wire format: version, magic, byte order, field layouts, field offsets and size limits.
+ * No other class hard-codes a wire number; docs/protocol.md describes the same bytes for humans.
+ *
+ * <p>Every frame is one length prefix followed by a two-byte header and a type-specific body. All integers are
+ * little-endian and unaligned:
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------------------------------------------------------+
+ * |              length (u32 LE): bytes after this field          |  offset 0
+ * +---------------+---------------+-------------------------------+
+ * |  type (u8)    |  flags (u8)=0 |  body ...                     |  offset 4, 5, 6
+ * +---------------+---------------+                               |
+ * |                          ... body                             |
+ * +---------------------------------------------------------------+
+ * </pre>
+ *
+ * <p>Bodies, with offsets from the start of the frame (see {@link MessageCodec} for the validation rules):
+ *
+ * <pre>
+ * HELLO (0x01)              DATA (0x10)                    HEARTBEAT (0x20)       GOODBYE (0x2F)
+ *  6 u32 magic "NXAR"        6 i32 communicator             6 u64 sequence         6 u8  reason code
+ * 10 u16 version            10 i32 tag                     14 i64 sentNanos        7 u16 detail length n
+ * 12 i32 rank               14 u64 messageSeq              22 end                  9 n bytes UTF-8 detail
+ * 16 i32 worldSize          22 u64 totalBytes                                    9+n end
+ * 20 u64 incarnation        30 u64 offset
+ * 28 end                    38 payload ... to end of frame
+ * </pre>
+ *
+ * <p>The {@code length} field counts the bytes after it (type, flags and body), so a frame occupies
+ * {@code LENGTH_PREFIX_BYTES + length} bytes. Receivers compare {@code length} with their configured maximum
+ * <em>before</em> allocating anything for the frame.
+ *
+ * <p>This class holds only constants; it is thread-safe and cannot be instantiated.
+ */
+public final class WireFormat {
+
+    /** The protocol version this node speaks; a Hello with any other version is refused. */
+    public static final int VERSION = 1;
+
+    /**
+     * The first four body bytes of every Hello: the ASCII characters {@code N X A R} in wire order, which is
+     * {@code 0x5241584E} when read as a little-endian u32 through {@link #INT_LE}.
+     */
+    public static final int MAGIC = 'N' | 'X' << 8 | 'A' << 16 | 'R' << 24;
+
+    /** Byte order of every multi-byte field on the wire. */
+    public static final ByteOrder BYTE_ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    /** A u8 field (type, flags, Goodbye reason). Read it with {@code & 0xFF}. */
+    public static final ValueLayout.OfByte BYTE = ValueLayout.JAVA_BYTE;
+
+    /** A 16-bit little-endian field, unaligned. Read unsigned values with {@code & 0xFFFF}. */
+    public static final ValueLayout.OfShort SHORT_LE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(BYTE_ORDER);
+
+    /** A 32-bit little-endian field, unaligned. Read unsigned values with {@link Integer#toUnsignedLong}. */
+    public static final ValueLayout.OfInt INT_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(BYTE_ORDER);
+
+    /** A 64-bit little-endian field, unaligned. */
+    public static final ValueLayout.OfLong LONG_LE = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(BYTE_ORDER);
+
+    // ---------------------------------------------------------------- framing
+
+    /** Size of the u32 length prefix that starts every frame. */
+    public static final int LENGTH_PREFIX_BYTES = 4;
+
+    /** Offset of the u8 message type code. */
+    public static final int TYPE_OFFSET = 4;
+
+    /** Offset of the u8 flags field; no flags are defined in version 1, so it must be 0. */
+    public static final int FLAGS_OFFSET = 5;
+
+    /** Bytes before the body: length prefix, type and flags. The body starts at this offset. */
+    public static final int FRAME_HEADER_BYTES = 6;
+
+    /** The smallest legal value of the length field: type and flags, with an empty body. */
+    public static final long MIN_FRAME_LENGTH = FRAME_HEADER_BYTES - LENGTH_PREFIX_BYTES;
+
+    /** The largest value the u32 length field can carry. */
+    public static final long MAX_FRAME_LENGTH = 0xFFFF_FFFFL;
+
+    /** The largest UTF-8 text field (Goodbye detail), in bytes. */
+    public static final int MAX_TEXT_BYTES = 1024;
+
+    // ---------------------------------------------------------------- HELLO, offsets from the frame start
+
+    /** Hello: u32 {@link #MAGIC}. */
+    public static final int HELLO_MAGIC_OFFSET = FRAME_HEADER_BYTES;
+    /** Hello: u16 protocol version. */
+    public static final int HELLO_VERSION_OFFSET = HELLO_MAGIC_OFFSET + 4;
+    /** Hello: i32 sender rank. */
+    public static final int HELLO_RANK_OFFSET = HELLO_VERSION_OFFSET + 2;
+    /** Hello: i32 sender's world size. */
+    public static final int HELLO_WORLD_SIZE_OFFSET = HELLO_RANK_OFFSET + 4;
+    /** Hello: u64 incarnation. */
+    public static final int HELLO_INCARNATION_OFFSET = HELLO_WORLD_SIZE_OFFSET + 4;
+    /** Size of a whole Hello frame, length prefix included (28). */
+    public static final int HELLO_FRAME_BYTES = HELLO_INCARNATION_OFFSET + 8;
+
+    // ---------------------------------------------------------------- DATA
+
+    /** Data: i32 communicator id. */
+    public static final int DATA_COMMUNICATOR_OFFSET = FRAME_HEADER_BYTES;
+    /** Data: i32 tag. */
+    public static final int DATA_TAG_OFFSET = DATA_COMMUNICATOR_OFFSET + 4;
+    /** Data: u64 message sequence number. */
+    public static final int DATA_MESSAGE_SEQ_OFFSET = DATA_TAG_OFFSET + 4;
+    /** Data: u64 size of the whole message. */
+    public static final int DATA_TOTAL_BYTES_OFFSET = DATA_MESSAGE_SEQ_OFFSET + 8;
+    /** Data: u64 offset of this chunk in the message. */
+    public static final int DATA_OFFSET_OFFSET = DATA_TOTAL_BYTES_OFFSET + 8;
+    /** Data: the payload, which runs to the end of the frame. */
+    public static final int DATA_PAYLOAD_OFFSET = DATA_OFFSET_OFFSET + 8;
+
+    /**
+     * Total framing overhead of a Data frame, length prefix included (38): a chunk of {@code n} payload bytes
+     * occupies {@code DATA_HEADER_BYTES + n} bytes on the wire, and its length field is
+     * {@code DATA_HEADER_BYTES - LENGTH_PREFIX_BYTES + n}. Use it to size chunks against a frame maximum.
+     */
+    public static final int DATA_HEADER_BYTES = DATA_PAYLOAD_OFFSET;
+
+    /** The largest payload one Data frame can carry, limited by the u32 length field. */
+    public static final long MAX_DATA_PAYLOAD_BYTES = MAX_FRAME_LENGTH - (DATA_HEADER_BYTES - LENGTH_PREFIX_BYTES);
+
+    // ---------------------------------------------------------------- HEARTBEAT
+
+    /** Heartbeat: u64 sequence. */
+    public static final int HEARTBEAT_SEQUENCE_OFFSET = FRAME_HEADER_BYTES;
+    /** Heartbeat: i64 sender's monotonic clock in nanoseconds. */
+    public static final int HEARTBEAT_SENT_NANOS_OFFSET = HEARTBEAT_SEQUENCE_OFFSET + 8;
+    /** Size of a whole Heartbeat frame, length prefix included (22). */
+    public static final int HEARTBEAT_FRAME_BYTES = HEARTBEAT_SENT_NANOS_OFFSET + 8;
+
+    // ---------------------------------------------------------------- GOODBYE
+
+    /** Goodbye: u8 {@link GoodbyeReason} code. */
+    public static final int GOODBYE_REASON_OFFSET = FRAME_HEADER_BYTES;
+    /** Goodbye: u16 length of the UTF-8 detail, at most {@link #MAX_TEXT_BYTES}. */
+    public static final int GOODBYE_DETAIL_LENGTH_OFFSET = GOODBYE_REASON_OFFSET + 1;
+    /** Goodbye: the UTF-8 detail, which must end exactly at the end of the frame. */
+    public static final int GOODBYE_DETAIL_OFFSET = GOODBYE_DETAIL_LENGTH_OFFSET + 2;
+
+    private WireFormat() {
+    }
+}

@@ -1,0 +1,123 @@
+package io.nexar.internal.transport;
+
+import io.nexar.CommunicatorClosedException;
+import io.nexar.ErrorContext;
+import io.nexar.OperationCancelledException;
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
+import io.nexar.ProtocolException;
+import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.protocol.GoodbyeReason;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One rank's endpoint of an {@link InProcessFabric}. A send encodes the message into a frame, checks and decodes it
+ * as the receiver would, and hands it to the receiver's {@link Mailbox} on the calling thread; when the receiver's
+ * unexpected store is full the caller waits there, so back-pressure is exact. No threads of its own.
+ */
+public final class InProcessTransport implements Transport {
+    private final InProcessFabric fabric;
+    private final int rank;
+    private final int worldSize;
+    private final Mailbox mailbox;
+    private final long incarnation;
+    /** Null while open; then why this endpoint went down. */
+    private final AtomicReference<String> down = new AtomicReference<>();
+
+    InProcessTransport(InProcessFabric fabric, int rank, int worldSize, Mailbox mailbox, long incarnation) {
+        this.fabric = fabric;
+        this.rank = rank;
+        this.worldSize = worldSize;
+        this.mailbox = mailbox;
+        this.incarnation = incarnation;
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int worldSize() {
+        return worldSize;
+    }
+
+    /** The process's receive side. */
+    public Mailbox mailbox() {
+        return mailbox;
+    }
+
+    /** A random-enough number identifying this start of the endpoint (sent in Hello by network transports). */
+    public long incarnation() {
+        return incarnation;
+    }
+
+    @Override
+    public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        String myState = down.get();
+        if (myState != null) {
+            throw new CommunicatorClosedException(context, "failed: " + myState);
+        }
+        InProcessTransport target = fabric.endpoint(peer);
+        String peerState = target.down.get();
+        if (peerState != null) {
+            throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + peerState);
+        }
+        Message decoded = roundTrip(message);
+        boolean taken;
+        try {
+            taken = target.mailbox.deliverWaiting(rank, decoded, deadline.deadlineNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new OperationCancelledException(context, "was interrupted while waiting for rank " + peer
+                    + " to make room");
+        } catch (ProtocolException e) {
+            target.mailbox.onPeerDown(rank, "broke the protocol: " + e.getMessage(), e);
+            throw e;
+        }
+        if (!taken) {
+            String now = target.down.get();
+            if (now != null) {
+                throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + now);
+            }
+            throw new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
+                    + " to receive (its store of unexpected messages is full; is it posting receives?)");
+        }
+    }
+
+    /** Encodes and decodes the message as a network transport would, so every frame obeys the wire protocol. */
+    private Message roundTrip(Message message) {
+        long size = MessageCodec.encodedSize(message);
+        MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
+        MessageCodec.encode(message, frame);
+        return MessageCodec.decode(rank, frame, fabric.config().maxFrameBytes());
+    }
+
+    /** Closes this endpoint normally: peers see this rank leave. */
+    @Override
+    public void close() {
+        shutDown(GoodbyeReason.CLOSE, "it closed its communicator");
+    }
+
+    /** Marks this endpoint failed (its rank's code threw): peers see this rank fail. */
+    public void fail(Throwable cause) {
+        shutDown(GoodbyeReason.FAILURE, String.valueOf(cause));
+    }
+
+    private void shutDown(GoodbyeReason reason, String detail) {
+        String why = (reason == GoodbyeReason.CLOSE ? "left (" : "failed (") + detail + ")";
+        if (!down.compareAndSet(null, why)) {
+            return;
+        }
+        mailbox.close(reason == GoodbyeReason.CLOSE ? "the communicator was closed" : "this rank failed: " + detail);
+        for (int peer = 0; peer < fabric.worldSize(); peer++) {
+            if (peer != rank) {
+                fabric.endpoint(peer).mailbox.onPeerDown(rank, why, null);
+            }
+        }
+    }
+}

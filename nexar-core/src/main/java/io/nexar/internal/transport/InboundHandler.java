@@ -1,0 +1,42 @@
+package io.nexar.internal.transport;
+
+import io.nexar.internal.protocol.Message;
+
+/** Receives what a {@link Transport} delivers. Called on transport threads; never blocks. */
+public interface InboundHandler {
+
+    /** What the handler did with an inbound message. */
+    enum Delivery {
+        /** Taken; the message (and its payload view) may be released. */
+        ACCEPTED,
+        /**
+         * Not taken: there is no room for it now. The transport keeps it, stops reading from that peer's lane, and
+         * offers it again later (see {@link #deliverWaiting}).
+         */
+        FULL
+    }
+
+    /**
+     * Handles one message from {@code peer}. The message's payload is valid only during this call.
+     *
+     * @throws io.nexar.ProtocolException if the message contradicts earlier ones from the same peer
+     */
+    Delivery onMessage(int peer, Message message);
+
+    /**
+     * Delivers {@code message}, waiting while it is refused with {@link Delivery#FULL}, at most until
+     * {@code deadlineNanos} ({@link System#nanoTime()}). For transports whose sender can wait (the in-process
+     * transport); network transports pause the lane and retry {@link #onMessage} instead.
+     *
+     * @return false if the deadline passed before the message was taken
+     */
+    boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException;
+
+    /**
+     * The peer failed, left or broke the protocol; no message from it follows. Idempotent.
+     *
+     * @param why completes "rank N ...", for example {@code left (it closed its communicator)}
+     * @param cause the underlying error, or null
+     */
+    void onPeerDown(int peer, String why, Throwable cause);
+}

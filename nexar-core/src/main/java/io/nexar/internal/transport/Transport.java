@@ -1,0 +1,37 @@
+package io.nexar.internal.transport;
+
+import io.nexar.ErrorContext;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.Deadline;
+
+/**
+ * Moves {@link Message}s between the ranks of one cluster. One instance per process (per rank). Inbound messages go
+ * to the {@link InboundHandler} given at construction, on a transport thread.
+ *
+ * <p>Contract (checked by the transport contract suite for every implementation): messages sent on one lane to one
+ * peer arrive in order; a send returns once the message's bytes were copied out of the caller's memory; a send that
+ * the receiver cannot take (its unexpected-message store is full) waits, at most until the deadline; a peer that
+ * fails or leaves is reported to the handler once.
+ */
+public interface Transport extends AutoCloseable {
+
+    /** The local rank. */
+    int rank();
+
+    /** The number of ranks. */
+    int worldSize();
+
+    /**
+     * Sends one message to {@code peer} (which may be the local rank).
+     *
+     * @param context names the operation for errors
+     * @throws io.nexar.OperationTimeoutException if the receiver did not make room before the deadline
+     * @throws io.nexar.PeerFailedException if the peer is gone
+     * @throws io.nexar.CommunicatorClosedException if this transport is closed
+     */
+    void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context);
+
+    /** Says goodbye to every peer and releases every resource. Idempotent. */
+    @Override
+    void close();
+}

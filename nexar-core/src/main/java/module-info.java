@@ -1,0 +1,15 @@
+/**
+ * nexar-java core: the public API ({@code io.nexar}), the device SPI, the transport SPI, and internal packages
+ * (wire protocol, point-to-point matching, in-process transport) that are exported only to nexar's own modules.
+ */
+module io.nexar {
+    exports io.nexar;
+    exports io.nexar.device;
+
+    exports io.nexar.internal.protocol to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.transport to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.p2p to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.comm to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.util to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.config to io.nexar.testkit, io.nexar.cli;
+}

@@ -1,0 +1,373 @@
+package io.nexar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nexar.internal.config.ValueFormatException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Resolution, precedence, validation and reporting of {@link NexarConfig}. The real environment is never read. */
+@Timeout(10)
+class NexarConfigTest {
+
+    private static final long KIB = 1024;
+    private static final long MIB = 1024 * KIB;
+    private static final long GIB = 1024 * MIB;
+
+    /** Three distinct valid values per key: for the environment, the system properties and the builder. */
+    private static final Map<ConfigKey, List<String>> LAYERS = layers();
+
+    private static Map<ConfigKey, List<String>> layers() {
+        var m = new EnumMap<ConfigKey, List<String>>(ConfigKey.class);
+        m.put(ConfigKey.P2P_TIMEOUT, List.of("10s", "20s", "40s"));
+        m.put(ConfigKey.CLOSE_TIMEOUT, List.of("1s", "2s", "3s"));
+        m.put(ConfigKey.MAX_FRAME_SIZE, List.of("32MiB", "64MiB", "128MiB"));
+        m.put(ConfigKey.CHUNK_SIZE, List.of("1MiB", "2MiB", "3MiB"));
+        m.put(ConfigKey.UNEXPECTED_MAX_BYTES, List.of("1GiB", "2GiB", "3GiB"));
+        return m;
+    }
+
+    private static NexarConfig.Builder isolated() {
+        return NexarConfig.builder().ignoreEnvironment();
+    }
+
+    private static Map<String, String> env(String name, String value) {
+        return Map.of(name, value);
+    }
+
+    @Test
+    void shouldUseBuiltInDefaults() {
+        var config = NexarConfig.defaults();
+
+        assertThat(config.p2pTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.closeTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.maxFrameBytes()).isEqualTo(16 * MIB);
+        assertThat(config.chunkBytes()).isEqualTo(4 * MIB);
+        assertThat(config.unexpectedMaxBytes()).isEqualTo(256 * MIB);
+        for (var key : ConfigKey.values()) {
+            assertThat(config.source(key)).as(key.key()).isEqualTo(ConfigSource.DEFAULT);
+        }
+        assertThat(config).isEqualTo(isolated().build());
+    }
+
+    @Test
+    void shouldCoverEveryKeyInThePrecedenceTable() {
+        assertThat(LAYERS.keySet()).containsExactly(ConfigKey.values());
+    }
+
+    @ParameterizedTest
+    @EnumSource(ConfigKey.class)
+    void shouldApplyDefaultThenEnvironmentThenSystemPropertyThenBuilder(ConfigKey key) {
+        var texts = LAYERS.get(key);
+        Function<NexarConfig, String> value = c -> key.type().format(c.value(key));
+        var environment = env(key.envVar(), texts.get(0));
+        var properties = Map.of(key.systemProperty(), texts.get(1));
+
+        var defaults = isolated().build();
+        var fromEnv = isolated().environment(environment).build();
+        var fromProperty = isolated().environment(environment).systemProperties(properties).build();
+        var fromBuilder = isolated().environment(environment).systemProperties(properties).set(key, texts.get(2))
+                .build();
+
+        assertThat(value.apply(defaults)).isEqualTo(key.defaultValue());
+        assertThat(defaults.source(key)).isEqualTo(ConfigSource.DEFAULT);
+        assertThat(value.apply(fromEnv)).isEqualTo(texts.get(0));
+        assertThat(fromEnv.source(key)).isEqualTo(ConfigSource.ENVIRONMENT);
+        assertThat(value.apply(fromProperty)).isEqualTo(texts.get(1));
+        assertThat(fromProperty.source(key)).isEqualTo(ConfigSource.SYSTEM_PROPERTY);
+        assertThat(value.apply(fromBuilder)).isEqualTo(texts.get(2));
+        assertThat(fromBuilder.source(key)).isEqualTo(ConfigSource.BUILDER);
+        // the other keys are untouched
+        for (var other : ConfigKey.values()) {
+            if (other != key) {
+                assertThat(fromBuilder.source(other)).isEqualTo(ConfigSource.DEFAULT);
+            }
+        }
+    }
+
+    @Test
+    void shouldLetTypedSettersBeatSystemProperties() {
+        var config = isolated().systemProperties(Map.of("nexar.p2p.timeout", "20s", "nexar.chunk.size", "1MiB"))
+                .p2pTimeout(Duration.ofMillis(250)).chunkBytes(64 * KIB).build();
+
+        assertThat(config.p2pTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(config.chunkBytes()).isEqualTo(64 * KIB);
+        assertThat(config.source(ConfigKey.P2P_TIMEOUT)).isEqualTo(ConfigSource.BUILDER);
+        assertThat(config.source(ConfigKey.CHUNK_SIZE)).isEqualTo(ConfigSource.BUILDER);
+    }
+
+    @Test
+    void shouldNotReadAValueThatIsOverridden() {
+        var config = isolated().environment(env("NEXAR_P2P_TIMEOUT", "30x"))
+                .systemProperties(Map.of("nexar.p2p.timeout", "10s")).build();
+
+        assertThat(config.p2pTimeout()).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void shouldReadSystemPropertiesFromProperties() {
+        var properties = new Properties();
+        properties.setProperty("nexar.close.timeout", "750ms");
+        properties.put("nexar.chunk.size", 12); // not a string: ignored, like System.getProperty would
+
+        var config = isolated().systemProperties(properties).build();
+
+        assertThat(config.closeTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(config.source(ConfigKey.CLOSE_TIMEOUT)).isEqualTo(ConfigSource.SYSTEM_PROPERTY);
+        assertThat(config.source(ConfigKey.CHUNK_SIZE)).isEqualTo(ConfigSource.DEFAULT);
+    }
+
+    @Test
+    void shouldReadTheProcessEnvironmentOnlyWhenAskedTo() {
+        assertThat(NexarConfig.fromEnvironment()).isEqualTo(NexarConfig.builder().build());
+        assertThat(NexarConfig.builder().ignoreEnvironment().build()).isEqualTo(NexarConfig.defaults());
+    }
+
+    @Test
+    void shouldDescribeValuesWithUnitsAndSources() {
+        var config = isolated()
+                .environment(Map.of("NEXAR_P2P_TIMEOUT", "90s", "NEXAR_CHUNK_SIZE", "1048576"))
+                .systemProperties(Map.of("nexar.max.frame.size", "65536KiB"))
+                .closeTimeout(Duration.ofMillis(1500))
+                .build();
+
+        assertThat(config.describe()).isEqualTo("""
+                p2p.timeout           90s     env NEXAR_P2P_TIMEOUT
+                close.timeout         1500ms  builder
+                max.frame.size        64MiB   system property nexar.max.frame.size
+                chunk.size            1MiB    env NEXAR_CHUNK_SIZE
+                unexpected.max.bytes  256MiB  default""");
+        assertThat(config.sources()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
+                ConfigKey.CLOSE_TIMEOUT, ConfigSource.BUILDER,
+                ConfigKey.MAX_FRAME_SIZE, ConfigSource.SYSTEM_PROPERTY,
+                ConfigKey.CHUNK_SIZE, ConfigSource.ENVIRONMENT,
+                ConfigKey.UNEXPECTED_MAX_BYTES, ConfigSource.DEFAULT));
+    }
+
+    @Test
+    void shouldKeepValuesAndSourcesThroughToBuilder() {
+        var config = isolated().environment(env("NEXAR_P2P_TIMEOUT", "90s"))
+                .systemProperties(Map.of("nexar.chunk.size", "1MiB")).maxFrameBytes(8 * MIB).build();
+
+        assertThat(config.toBuilder().build()).isEqualTo(config);
+
+        var changed = config.toBuilder().unexpectedMaxBytes(0).build();
+        assertThat(changed.unexpectedMaxBytes()).isZero();
+        assertThat(changed.source(ConfigKey.UNEXPECTED_MAX_BYTES)).isEqualTo(ConfigSource.BUILDER);
+        assertThat(changed.p2pTimeout()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(changed.source(ConfigKey.P2P_TIMEOUT)).isEqualTo(ConfigSource.ENVIRONMENT);
+        assertThat(changed.source(ConfigKey.CHUNK_SIZE)).isEqualTo(ConfigSource.SYSTEM_PROPERTY);
+    }
+
+    @Test
+    void shouldReportKeysMissingFromSourcesAsBuilderAndCopyTheMap() {
+        var sources = new EnumMap<ConfigKey, ConfigSource>(ConfigKey.class);
+        sources.put(ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT);
+        var config = new NexarConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), 16 * MIB, 4 * MIB, 0, sources);
+        sources.put(ConfigKey.P2P_TIMEOUT, ConfigSource.DEFAULT);
+
+        assertThat(config.source(ConfigKey.P2P_TIMEOUT)).isEqualTo(ConfigSource.ENVIRONMENT);
+        assertThat(config.source(ConfigKey.CHUNK_SIZE)).isEqualTo(ConfigSource.BUILDER);
+        assertThatThrownBy(() -> config.sources().put(ConfigKey.CHUNK_SIZE, ConfigSource.DEFAULT))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    // ---- error messages, asserted whole --------------------------------------------------------------------------
+
+    private static void assertFails(NexarConfig.Builder builder, String message) {
+        assertThatThrownBy(builder::build).isInstanceOf(InvalidConfigurationException.class).hasMessage(message);
+    }
+
+    @Test
+    void shouldNameTheEnvironmentVariableOfAMalformedDuration() {
+        assertThatThrownBy(() -> isolated().environment(env("NEXAR_P2P_TIMEOUT", "30x")).build())
+                .isInstanceOfSatisfying(InvalidConfigurationException.class, e -> {
+                    assertThat(e.setting()).isEqualTo("NEXAR_P2P_TIMEOUT");
+                    assertThat(e.value()).isEqualTo("30x");
+                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+                    assertThat(e.operation()).isEqualTo(Operation.CONFIGURE);
+                })
+                .hasMessage("configure failed: NEXAR_P2P_TIMEOUT=\"30x\": expected a duration such as 500ms or 30s");
+    }
+
+    @Test
+    void shouldRejectADurationWithoutUnitSayingTheUnitIsRequired() {
+        assertFails(isolated().systemProperties(Map.of("nexar.p2p.timeout", "30")),
+                "configure failed: nexar.p2p.timeout=\"30\": expected a duration such as 500ms or 30s; "
+                        + "a unit is required (ns, us, ms, s, m, h)");
+    }
+
+    @Test
+    void shouldRejectAZeroTimeout() {
+        assertFails(isolated().environment(env("NEXAR_CLOSE_TIMEOUT", "0ms")),
+                "configure failed: NEXAR_CLOSE_TIMEOUT=\"0ms\": expected a duration greater than 0s");
+    }
+
+    @Test
+    void shouldRejectADurationTooLongForNanoseconds() {
+        assertFails(isolated().environment(env("NEXAR_P2P_TIMEOUT", "2562048h")),
+                "configure failed: NEXAR_P2P_TIMEOUT=\"2562048h\": expected a duration of at most 2562047h");
+    }
+
+    @Test
+    void shouldNameTheEnvironmentVariableOfAMalformedSize() {
+        assertFails(isolated().environment(env("NEXAR_MAX_FRAME_SIZE", "16XB")),
+                "configure failed: NEXAR_MAX_FRAME_SIZE=\"16XB\": expected a size such as 64KiB or 16MiB");
+    }
+
+    @Test
+    void shouldRejectASizeOutOfRangeNamingTheRange() {
+        assertFails(isolated().systemProperties(Map.of("nexar.max.frame.size", "2GiB")),
+                "configure failed: nexar.max.frame.size=\"2GiB\": expected a size between 4KiB and 1GiB");
+        assertFails(isolated().environment(env("NEXAR_CHUNK_SIZE", "1000")),
+                "configure failed: NEXAR_CHUNK_SIZE=\"1000\": expected a size between 1KiB and 1GiB");
+    }
+
+    @Test
+    void shouldReportTheRangeWhenASizeOverflows() {
+        assertFails(isolated().environment(env("NEXAR_UNEXPECTED_MAX_BYTES", "99999999999999TiB")),
+                "configure failed: NEXAR_UNEXPECTED_MAX_BYTES=\"99999999999999TiB\": "
+                        + "expected a size between 0B and 4194304TiB");
+        assertFails(isolated().environment(env("NEXAR_UNEXPECTED_MAX_BYTES", "4194305TiB")),
+                "configure failed: NEXAR_UNEXPECTED_MAX_BYTES=\"4194305TiB\": "
+                        + "expected a size between 0B and 4194304TiB");
+    }
+
+    @Test
+    void shouldRejectAnEmptyValueRatherThanIgnoreIt() {
+        assertFails(isolated().environment(env("NEXAR_CHUNK_SIZE", "")),
+                "configure failed: NEXAR_CHUNK_SIZE=\"\": expected a size such as 64KiB or 16MiB");
+    }
+
+    @Test
+    void shouldNameTheKeyWhenSetFromText() {
+        assertThatThrownBy(() -> isolated().set(ConfigKey.CHUNK_SIZE, "1x"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("configure failed: chunk.size=\"1x\": expected a size such as 64KiB or 16MiB");
+        assertThatThrownBy(() -> isolated().set(ConfigKey.P2P_TIMEOUT, "-1s"))
+                .hasMessage("configure failed: p2p.timeout=\"-1s\": expected a duration such as 500ms or 30s");
+    }
+
+    @Test
+    void shouldNameTheKeyWhenATypedSetterIsOutOfRange() {
+        assertThatThrownBy(() -> isolated().p2pTimeout(Duration.ZERO))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("configure failed: p2p.timeout=\"0s\": expected a duration greater than 0s");
+        assertThatThrownBy(() -> isolated().closeTimeout(Duration.ofSeconds(-1)))
+                .hasMessage("configure failed: close.timeout=\"-1s\": expected a duration greater than 0s");
+        assertThatThrownBy(() -> isolated().p2pTimeout(Duration.ofSeconds(Long.MAX_VALUE)))
+                .hasMessage("configure failed: p2p.timeout=\"9223372036854775807s\": "
+                        + "expected a duration of at most 2562047h");
+        assertThatThrownBy(() -> isolated().maxFrameBytes(1000))
+                .hasMessage("configure failed: max.frame.size=\"1000B\": expected a size between 4KiB and 1GiB");
+        assertThatThrownBy(() -> isolated().unexpectedMaxBytes(-1))
+                .hasMessage("configure failed: unexpected.max.bytes=\"-1B\": "
+                        + "expected a size between 0B and 4194304TiB");
+        assertThatThrownBy(() -> isolated().p2pTimeout(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void shouldRejectAChunkThatDoesNotFitInAFrameNamingBothKeys() {
+        assertFails(isolated().maxFrameBytes(4 * MIB),
+                "configure failed: chunk.size=\"4MiB\": expected a size of at most 4194240B "
+                        + "(max.frame.size 4MiB minus 64B of frame headers)");
+        assertFails(isolated().environment(env("NEXAR_CHUNK_SIZE", "16MiB")),
+                "configure failed: NEXAR_CHUNK_SIZE=\"16MiB\": expected a size of at most 16777152B "
+                        + "(max.frame.size 16MiB minus 64B of frame headers)");
+        assertFails(isolated().systemProperties(Map.of("nexar.max.frame.size", "1MiB")).chunkBytes(1 * MIB),
+                "configure failed: chunk.size=\"1MiB\": expected a size of at most 1048512B "
+                        + "(nexar.max.frame.size 1MiB minus 64B of frame headers)");
+    }
+
+    @Test
+    void shouldAcceptAChunkThatFillsAFrameExactly() {
+        var config = isolated().maxFrameBytes(8 * KIB).chunkBytes(8 * KIB - NexarConfig.FRAME_HEADROOM_BYTES).build();
+
+        assertThat(config.chunkBytes()).isEqualTo(8128);
+    }
+
+    @Test
+    void shouldValidateARecordBuiltDirectly() {
+        assertThatThrownBy(() -> new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 16 * MIB, 4 * MIB,
+                (1L << 62) + 1, Map.of()))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("configure failed: unexpected.max.bytes=\"4611686018427387905B\": "
+                        + "expected a size between 0B and 4194304TiB");
+        assertThatThrownBy(() -> new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 2 * GIB, 4 * MIB, 0,
+                Map.of(ConfigKey.MAX_FRAME_SIZE, ConfigSource.ENVIRONMENT)))
+                .hasMessage("configure failed: NEXAR_MAX_FRAME_SIZE=\"2GiB\": expected a size between 4KiB and 1GiB");
+        assertThatThrownBy(() -> new NexarConfig(null, Duration.ofSeconds(5), 16 * MIB, 4 * MIB, 0, Map.of()))
+                .isInstanceOf(NullPointerException.class);
+        assertThat(new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 16 * MIB, 4 * MIB, 1L << 62,
+                Map.of()).unexpectedMaxBytes()).isEqualTo(1L << 62);
+    }
+
+    // ---- the table ------------------------------------------------------------------------------------------------
+
+    @Test
+    void shouldDeriveVariableNamesFromTheKey() {
+        var key = ConfigKey.UNEXPECTED_MAX_BYTES;
+
+        assertThat(key.key()).isEqualTo("unexpected.max.bytes");
+        assertThat(key.envVar()).isEqualTo("NEXAR_UNEXPECTED_MAX_BYTES");
+        assertThat(key.systemProperty()).isEqualTo("nexar.unexpected.max.bytes");
+        assertThat(key.flag()).isEqualTo("--unexpected-max-bytes");
+        assertThat(ConfigKey.byKey("p2p.timeout")).contains(ConfigKey.P2P_TIMEOUT);
+        assertThat(ConfigKey.byKey("P2P_TIMEOUT")).isEmpty();
+        assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::key))
+                .containsExactly("p2p.timeout", "close.timeout", "max.frame.size", "chunk.size",
+                        "unexpected.max.bytes");
+    }
+
+    @Test
+    void shouldDescribeAllowedValues() {
+        assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::allowed))
+                .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB");
+        assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
+                .containsExactly("duration", "duration", "size", "size", "size");
+    }
+
+    @ParameterizedTest
+    @EnumSource(ConfigKey.class)
+    void shouldParseEveryDefaultBackToItself(ConfigKey key) {
+        assertThat(key.type().format(key.parse(key.key(), key.defaultValue()))).isEqualTo(key.defaultValue());
+        assertThat(key.description()).isNotBlank().doesNotContain("\n");
+    }
+
+    @Test
+    void shouldParseTheOtherTypesWithExactMessages() {
+        var choices = List.of("ring", "tree");
+
+        assertThat(ConfigKey.Type.INT.parse(" 42 ", List.of())).isEqualTo(42);
+        assertThat(ConfigKey.Type.BOOLEAN.parse("TRUE", List.of())).isEqualTo(true);
+        assertThat(ConfigKey.Type.BOOLEAN.parse("false", List.of())).isEqualTo(false);
+        assertThat(ConfigKey.Type.ENUM.parse("Tree", choices)).isEqualTo("tree");
+        assertThatThrownBy(() -> ConfigKey.Type.INT.parse("4x", List.of()))
+                .isInstanceOf(ValueFormatException.class).hasMessage("\"4x\": expected an integer such as 8");
+        assertThatThrownBy(() -> ConfigKey.Type.INT.parse("3000000000", List.of()))
+                .hasMessage("\"3000000000\": expected an integer such as 8");
+        assertThatThrownBy(() -> ConfigKey.Type.BOOLEAN.parse("yes", List.of()))
+                .hasMessage("\"yes\": expected true or false");
+        assertThatThrownBy(() -> ConfigKey.Type.ENUM.parse("rign", choices))
+                .hasMessage("\"rign\": expected one of ring, tree");
+    }
+
+    @Test
+    void shouldPrintTimeoutsInTheSyntaxTheyAreConfiguredIn() {
+        var e = new OperationTimeoutException(ErrorContext.p2p(Operation.RECV, 2, 4, 0, 7, 1), Duration.ofMillis(1500),
+                "rank 1");
+
+        assertThat(e).hasMessage("recv on rank 2 (world 4, comm 0, tag 7) timed out after 1500ms waiting for rank 1");
+    }
+}

@@ -1,0 +1,179 @@
+package io.nexar.testkit;
+
+import io.nexar.Communicator;
+import io.nexar.NexarConfig;
+import io.nexar.internal.comm.TransportCommunicator;
+import io.nexar.internal.transport.InProcessFabric;
+import io.nexar.internal.transport.InProcessTransport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * A cluster of {@code n} ranks inside one JVM, connected by the in-process transport (no network, but every frame
+ * goes through the real wire codec). Runs one body per rank, each on its own virtual thread, and joins them under a
+ * deadline.
+ *
+ * <pre>{@code
+ * try (var cluster = LocalCluster.start(4)) {
+ *     Map<Integer, Integer> got = cluster.onEachRank(c -> {
+ *         if (c.rank() == 0) { c.send(1, 7, new int[] {42}); return 0; }
+ *         if (c.rank() == 1) { int[] x = new int[1]; c.recv(0, 7, x); return x[0]; }
+ *         return -1;
+ *     });
+ * }
+ * }</pre>
+ *
+ * <p>When a body throws, that rank is marked failed at once, so ranks waiting for it fail fast with a
+ * {@link io.nexar.PeerFailedException} instead of timing out, and {@link #onEachRank} throws a
+ * {@link RankFailedException} whose cause is the first failure. A cluster whose run failed is closed.
+ */
+public final class LocalCluster implements TestCluster {
+    /** How long {@link #onEachRank} waits for all bodies by default. */
+    public static final Duration DEFAULT_RUN_TIMEOUT = Duration.ofSeconds(60);
+
+    private final InProcessFabric fabric;
+    private final List<Communicator> communicators;
+    private final Duration runTimeout;
+
+    private LocalCluster(int worldSize, NexarConfig config, Duration runTimeout) {
+        this.fabric = InProcessFabric.create(worldSize, config);
+        this.runTimeout = runTimeout;
+        var list = new ArrayList<Communicator>(worldSize);
+        for (int rank = 0; rank < worldSize; rank++) {
+            InProcessTransport t = fabric.endpoint(rank);
+            list.add(new TransportCommunicator(t, t.mailbox(), config, 0, t::close));
+        }
+        this.communicators = List.copyOf(list);
+    }
+
+    /** Starts {@code worldSize} ranks with the configuration from the environment. */
+    public static LocalCluster start(int worldSize) {
+        return start(worldSize, NexarConfig.fromEnvironment());
+    }
+
+    /** Starts {@code worldSize} ranks with {@code config}. */
+    public static LocalCluster start(int worldSize, NexarConfig config) {
+        return start(worldSize, config, DEFAULT_RUN_TIMEOUT);
+    }
+
+    /**
+     * Starts {@code worldSize} ranks with {@code config}; {@link #onEachRank} gives up after {@code runTimeout}.
+     *
+     * @throws IllegalArgumentException if worldSize is less than 1
+     */
+    public static LocalCluster start(int worldSize, NexarConfig config, Duration runTimeout) {
+        return new LocalCluster(worldSize, config, runTimeout);
+    }
+
+    @Override
+    public int worldSize() {
+        return communicators.size();
+    }
+
+    @Override
+    public Communicator communicator(int rank) {
+        return communicators.get(rank);
+    }
+
+    /**
+     * Runs {@code body} on every rank at once, each on a virtual thread named {@code nexar-local-rank-R}, and
+     * returns the results by rank.
+     *
+     * @throws RankFailedException if any body threw (cause: the first failure) or the run timed out (with the
+     *                             stacks of the ranks still running)
+     */
+    @Override
+    public <T> Map<Integer, T> onEachRank(RankBody<T> body) {
+        int n = worldSize();
+        var results = new AtomicReferenceArray<T>(n);
+        var failures = new ConcurrentLinkedQueue<Failure>();
+        var done = new CountDownLatch(n);
+        var threads = new Thread[n];
+        for (int rank = 0; rank < n; rank++) {
+            final int r = rank;
+            threads[rank] = Thread.ofVirtual().name("nexar-local-rank-" + rank).unstarted(() -> {
+                try {
+                    results.set(r, body.run(communicators.get(r)));
+                } catch (Throwable t) {
+                    failures.add(new Failure(r, t));
+                    fabric.endpoint(r).fail(t);
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        for (Thread t : threads) {
+            t.start();
+        }
+        boolean finished;
+        try {
+            finished = done.await(runTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            finished = false;
+        }
+        if (!finished) {
+            throw timedOut(threads, failures);
+        }
+        if (!failures.isEmpty()) {
+            Failure first = failures.peek();
+            var e = new RankFailedException(first.rank, "rank " + first.rank + " of " + n + " failed: "
+                    + first.error, first.error);
+            failures.stream().skip(1).forEach(f -> e.addSuppressed(
+                    new RankFailedException(f.rank, "then rank " + f.rank + " failed: " + f.error, f.error)));
+            close();
+            throw e;
+        }
+        var out = new TreeMap<Integer, T>();
+        for (int rank = 0; rank < n; rank++) {
+            out.put(rank, results.get(rank));
+        }
+        return out;
+    }
+
+    private RankFailedException timedOut(Thread[] threads, ConcurrentLinkedQueue<Failure> failures) {
+        var sb = new StringBuilder("LocalCluster run did not finish within ").append(runTimeout)
+                .append("; still running:");
+        var stuck = new ArrayList<Integer>();
+        for (int rank = 0; rank < threads.length; rank++) {
+            if (threads[rank].isAlive()) {
+                stuck.add(rank);
+                sb.append("\n  rank ").append(rank).append(" at ");
+                Arrays.stream(threads[rank].getStackTrace()).limit(12)
+                        .forEach(f -> sb.append("\n      ").append(f));
+            }
+        }
+        Failure first = failures.peek();
+        var e = new RankFailedException(first == null ? -1 : first.rank, sb.toString(),
+                first == null ? null : first.error);
+        for (Thread t : threads) {
+            t.interrupt();
+        }
+        close();
+        return e;
+    }
+
+    @Override
+    public long unexpectedBytes(int rank) {
+        return fabric.endpoint(rank).mailbox().storedBytes();
+    }
+
+    /** Closes every rank's communicator. Idempotent. */
+    @Override
+    public void close() {
+        for (Communicator c : communicators) {
+            c.close();
+        }
+    }
+
+    private record Failure(int rank, Throwable error) {
+    }
+}

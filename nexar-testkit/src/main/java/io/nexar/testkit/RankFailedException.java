@@ -1,0 +1,20 @@
+package io.nexar.testkit;
+
+/**
+ * A rank's body in a {@link LocalCluster} threw. The cause is the first failure (in time); failures of other ranks
+ * that followed, usually consequences such as a {@link io.nexar.PeerFailedException}, are attached as suppressed.
+ */
+public final class RankFailedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int rank;
+
+    RankFailedException(int rank, String message, Throwable cause) {
+        super(message, cause);
+        this.rank = rank;
+    }
+
+    /** The rank whose body failed first, or -1 if the cluster timed out with no failure. */
+    public int rank() {
+        return rank;
+    }
+}
