@@ -1,0 +1,14 @@
+package io.nexar.transport.quic;
+
+import java.net.InetSocketAddress;
+
+/**
+ * One entry of the peer table that the seed hands every member: where a rank listens and who it must be.
+ *
+ * @param rank the rank
+ * @param memberId the identity its certificate must name
+ * @param quicAddress its QUIC (UDP) listen address
+ * @param bulkAddress its TCP bulk-lane listen address, or null if it has none
+ */
+public record PeerInfo(int rank, String memberId, InetSocketAddress quicAddress, InetSocketAddress bulkAddress) {
+}
