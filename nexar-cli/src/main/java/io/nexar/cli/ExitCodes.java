@@ -14,9 +14,10 @@ final class ExitCodes {
     static final String HELP = """
             Exit codes:
               0  success
-              1  the job failed (a check did not pass, a rank failed, an operation timed out)
-              2  usage error (unknown option, missing argument)
-              3  invalid configuration (a NEXAR_* variable, nexar.* property or flag has a bad value)""";
+              1  the job failed: a check did not pass, a rank failed, a timeout
+              2  usage error: unknown option, missing argument
+              3  invalid configuration: a bad NEXAR_* variable, nexar.* property
+                 or flag value""";
 
     private ExitCodes() {
     }

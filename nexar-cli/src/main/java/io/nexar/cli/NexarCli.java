@@ -19,13 +19,17 @@ public final class NexarCli {
         var cli = new CommandLine(new NexarCli(), new ContextFactory(context));
         cli.setOut(new java.io.PrintWriter(context.out(), true));
         cli.setErr(new java.io.PrintWriter(context.err(), true));
-        cli.setExitCodeExceptionMapper(e -> e instanceof InvalidConfigurationException ? ExitCodes.CONFIG
-                : ExitCodes.FAILED);
+        cli.setExitCodeExceptionMapper(e -> switch (e) {
+            case CommandLine.ParameterException p -> ExitCodes.USAGE;
+            case InvalidConfigurationException c -> ExitCodes.CONFIG;
+            default -> ExitCodes.FAILED;
+        });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("nexar: " + e.getMessage());
             return e instanceof InvalidConfigurationException ? ExitCodes.CONFIG : ExitCodes.FAILED;
         });
         cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
+        cli.getSubcommands().values().forEach(sub -> sub.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE));
         return cli.execute(args);
     }
 

@@ -1,0 +1,69 @@
+package io.nexar.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NexarCliTest {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(Map<String, String> env, String... args) {
+        var context = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), env, Map.of());
+        return NexarCli.run(context, args);
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldRunTheDemoAndVerifyEveryPair() {
+        int code = run(Map.of(), "demo", "--iters", "3");
+        assertThat(code).as(out() + err()).isZero();
+        assertThat(out()).contains("ring pass      ok", "all pairs      ok", "12 messages of 4096 floats, 0 mismatching",
+                "16 MiB").endsWith("demo: ok" + System.lineSeparator());
+    }
+
+    @Test
+    void shouldDocumentExitCodesInHelp() {
+        assertThat(run(Map.of(), "--help")).isZero();
+        assertThat(out()).contains("Exit codes:", "3  invalid configuration", "demo", "info");
+    }
+
+    @Test
+    void shouldPrintEffectiveConfigurationWithSources() {
+        assertThat(run(Map.of("NEXAR_P2P_TIMEOUT", "45s"), "info")).isZero();
+        assertThat(out()).contains("nexar ", "jdk: ", "p2p.timeout", "45s", "env NEXAR_P2P_TIMEOUT", "default");
+    }
+
+    @Test
+    void shouldExitWithConfigCodeNamingTheBadVariable() {
+        assertThat(run(Map.of("NEXAR_CHUNK_SIZE", "lots"), "info")).isEqualTo(3);
+        assertThat(err()).contains("NEXAR_CHUNK_SIZE=\"lots\": expected a size such as 64KiB or 16MiB");
+    }
+
+    @Test
+    void shouldExitWithUsageCodeOnUnknownOption() {
+        assertThat(run(Map.of(), "demo", "--bogus")).isEqualTo(2);
+        assertThat(err()).contains("Unknown option: '--bogus'");
+    }
+
+    @Test
+    void shouldRefuseADemoOfOneRank() {
+        assertThat(run(Map.of(), "demo", "--np", "1")).isEqualTo(2);
+        assertThat(err()).contains("--np must be at least 2, got 1");
+    }
+}

@@ -1,0 +1,110 @@
+package io.nexar.internal.p2p;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.PeerFailedException;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The matching engine driven directly, as a transport would: reordering, bounds, and protocol violations. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class MailboxTest {
+    private final Mailbox mailbox = new Mailbox(1024);
+
+    private static Message.Data data(int tag, long seq, long total, long offset, byte... payload) {
+        return new Message.Data(0, tag, seq, total, offset, MemorySegment.ofArray(payload));
+    }
+
+    private long receive(int tag, byte[] into) {
+        return mailbox.receive(0, 1, tag, MemorySegment.ofArray(into), Deadline.after(Duration.ofSeconds(5)),
+                ErrorContext.p2p(Operation.RECV, 0, 2, 0, tag, 1));
+    }
+
+    @Test
+    void shouldHoldBackAMessageUntilEveryEarlierOneHasStartedToArrive() {
+        // Message 1 (tag 5) overtakes message 0 (tag 5) on another lane: the receive must still get message 0 first.
+        assertThat(mailbox.onMessage(1, data(5, 1, 1, 0, (byte) 11))).isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.onMessage(1, data(5, 0, 1, 0, (byte) 10))).isEqualTo(Delivery.ACCEPTED);
+        var b = new byte[1];
+        receive(5, b);
+        assertThat(b[0]).isEqualTo((byte) 10);
+        receive(5, b);
+        assertThat(b[0]).isEqualTo((byte) 11);
+        assertThat(mailbox.storedBytes()).isZero();
+    }
+
+    @Test
+    void shouldReassembleChunksThatArriveBeforeAndAfterTheReceiveIsPosted() throws Exception {
+        mailbox.onMessage(1, data(0, 0, 4, 0, (byte) 1, (byte) 2));
+        var b = new byte[4];
+        var t = Thread.ofVirtual().start(() -> receive(0, b));
+        // The second chunk is delivered whether or not the receive is already posted.
+        mailbox.onMessage(1, data(0, 0, 4, 2, (byte) 3, (byte) 4));
+        t.join();
+        assertThat(b).containsExactly(1, 2, 3, 4);
+    }
+
+    @Test
+    void shouldRefuseChunksBeyondTheBoundButAlwaysTakeTheOldestMissingMessage() {
+        byte[] big = new byte[1000];
+        assertThat(mailbox.onMessage(1, data(0, 0, 1000, 0, big))).isEqualTo(Delivery.ACCEPTED);
+        // Store holds 1000 of 1024 bytes: message 2 does not fit and is not the oldest missing one (1 is).
+        assertThat(mailbox.onMessage(1, data(0, 2, 100, 0, new byte[100]))).isEqualTo(Delivery.FULL);
+        // Message 1 is the oldest missing one: always taken, so concurrent senders cannot deadlock.
+        assertThat(mailbox.onMessage(1, data(0, 1, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.storedBytes()).isEqualTo(1100);
+        receive(0, new byte[1000]);
+        assertThat(mailbox.storedBytes()).isEqualTo(100);
+        assertThat(mailbox.onMessage(1, data(0, 2, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
+    }
+
+    @Test
+    void shouldRejectChunksThatContradictTheMessage() {
+        mailbox.onMessage(1, data(0, 0, 4, 0, (byte) 1));
+        assertThatThrownBy(() -> mailbox.onMessage(1, data(0, 0, 8, 1, (byte) 1)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("rank 1 changed the size or tag");
+        assertThatThrownBy(() -> mailbox.onMessage(1, data(0, 0, 4, 3, (byte) 1, (byte) 2)))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("rank 1 sent bytes [3, 5) of message 0 of 4 bytes");
+        assertThatThrownBy(() -> mailbox.onMessage(1, data(0, 7, 4, 2, (byte) 1)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("started message 7 at offset 2");
+    }
+
+    @Test
+    void shouldRejectAReplayedMessage() {
+        mailbox.onMessage(1, data(0, 0, 1, 0, (byte) 1));
+        receive(0, new byte[1]);
+        assertThatThrownBy(() -> mailbox.onMessage(1, data(0, 0, 1, 0, (byte) 1)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("sent message 0 of comm 0 again");
+    }
+
+    @Test
+    void shouldStillDeliverCompleteMessagesOfAPeerThatLeft() {
+        mailbox.onMessage(1, data(0, 0, 1, 0, (byte) 9));
+        mailbox.onPeerDown(1, "left (it closed its communicator)", null);
+        var b = new byte[1];
+        assertThat(receive(0, b)).isEqualTo(1);
+        assertThat(b[0]).isEqualTo((byte) 9);
+        assertThatThrownBy(() -> receive(0, b)).isInstanceOf(PeerFailedException.class)
+                .hasMessage("recv on rank 0 (world 2, comm 0, tag 0) cannot complete: rank 1 left (it closed its"
+                        + " communicator)");
+    }
+
+    @Test
+    void shouldFailAReceiveBoundToAnIncompleteMessageOfAPeerThatLeft() {
+        mailbox.onMessage(1, data(0, 0, 4, 0, (byte) 1));
+        mailbox.onPeerDown(1, "failed (crash)", null);
+        assertThatThrownBy(() -> receive(0, new byte[4])).isInstanceOf(PeerFailedException.class)
+                .hasMessageEndingWith("cannot complete: rank 1 failed (crash)");
+    }
+}
