@@ -1,0 +1,81 @@
+package io.nexar.internal.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nexar.InvalidConfigurationException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class LaunchEnvironmentTest {
+
+    @Test
+    void shouldReadNexarVariables() {
+        var e = LaunchEnvironment.from(Map.of("NEXAR_JOIN", "nexar://h:1?token=t&ca=sha256:00", "NEXAR_RANK", "2",
+                "NEXAR_WORLD_SIZE", "4", "NEXAR_SEED", "10.1.2.3:7000"));
+        assertThat(e.joinString()).hasValue("nexar://h:1?token=t&ca=sha256:00");
+        assertThat(e.rank()).hasValue(2);
+        assertThat(e.worldSize()).hasValue(4);
+        assertThat(e.seedAddress()).hasValue("10.1.2.3:7000");
+        assertThat(e.sources()).containsExactly("join string from NEXAR_JOIN", "rank 2 from NEXAR_RANK",
+                "world size 4 from NEXAR_WORLD_SIZE", "seed 10.1.2.3:7000 from NEXAR_SEED");
+    }
+
+    @Test
+    void shouldReadTorchrunVariables() {
+        var e = LaunchEnvironment.from(Map.of("RANK", "1", "WORLD_SIZE", "8", "LOCAL_RANK", "1",
+                "MASTER_ADDR", "::1", "MASTER_PORT", "29500"));
+        assertThat(e.rank()).hasValue(1);
+        assertThat(e.worldSize()).hasValue(8);
+        assertThat(e.seedAddress()).hasValue("[::1]:29500");
+    }
+
+    @Test
+    void shouldReadSlurmAndOpenMpiVariables() {
+        var slurm = LaunchEnvironment.from(Map.of("SLURM_PROCID", "3", "SLURM_NTASKS", "4"));
+        assertThat(slurm.rank()).hasValue(3);
+        assertThat(slurm.sources()).containsExactly("rank 3 from SLURM_PROCID", "world size 4 from SLURM_NTASKS");
+        var ompi = LaunchEnvironment.from(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2"));
+        assertThat(ompi.rank()).hasValue(0);
+        assertThat(ompi.worldSize()).hasValue(2);
+    }
+
+    @Test
+    void shouldPreferNexarVariablesOverTheEcosystems() {
+        var e = LaunchEnvironment.from(Map.of("NEXAR_RANK", "0", "RANK", "5", "SLURM_PROCID", "6", "WORLD_SIZE", "9"));
+        assertThat(e.rank()).hasValue(0);
+        assertThat(e.worldSize()).hasValue(9);
+    }
+
+    @Test
+    void shouldBeEmptyWithoutVariables() {
+        var e = LaunchEnvironment.from(Map.of());
+        assertThat(e.joinString()).isEmpty();
+        assertThat(e.rank()).isEmpty();
+        assertThat(e.seedAddress()).isEmpty();
+        assertThat(e.sources()).isEmpty();
+    }
+
+    @Test
+    void shouldNameTheVariableOfABadValue() {
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("SLURM_PROCID", "x")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("configure failed: SLURM_PROCID=\"x\": expected an integer >= 0");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("WORLD_SIZE", "0")))
+                .hasMessage("configure failed: WORLD_SIZE=\"0\": expected an integer >= 1");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("RANK", "4", "WORLD_SIZE", "4")))
+                .hasMessage("configure failed: RANK=\"4\": expected a rank in [0, 4) (world size from WORLD_SIZE)");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("MASTER_ADDR", "h")))
+                .hasMessage("configure failed: MASTER_PORT=\"\": expected a port in [1, 65535] (MASTER_ADDR is set)");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "70000")))
+                .hasMessage("configure failed: MASTER_PORT=\"70000\": expected a port in [1, 65535]");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "::1:7000")))
+                .hasMessage("configure failed: NEXAR_SEED=\"::1:7000\": expected host:port, with IPv6 hosts in"
+                        + " brackets ([::1]:7000)");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:0")))
+                .hasMessage("configure failed: NEXAR_SEED=\"h:0\": expected host:port with a port in [1, 65535]");
+    }
+}
