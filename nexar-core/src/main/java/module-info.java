@@ -5,6 +5,7 @@
 module io.nexar {
     exports io.nexar;
     exports io.nexar.device;
+    exports io.nexar.spi;
 
     exports io.nexar.internal.protocol to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.transport to io.nexar.testkit, io.nexar.cli;
@@ -13,4 +14,6 @@ module io.nexar {
     exports io.nexar.internal.util to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.config to io.nexar.testkit, io.nexar.cli;
+
+    uses io.nexar.spi.TransportProvider;
 }

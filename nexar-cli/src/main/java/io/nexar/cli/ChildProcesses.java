@@ -1,0 +1,154 @@
+package io.nexar.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * Starts one JVM per rank and supervises them: prints {@code rank=R pid=PID} as each starts, forwards their output
+ * line by line prefixed with {@code [rank R]}, and when one exits with a non-zero code, stops the others (politely,
+ * then forcibly after a grace period). Used by {@code nexar launch}, {@code nexar worker} and {@code nexar demo}.
+ */
+final class ChildProcesses implements AutoCloseable {
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Duration grace;
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Thread> pumps = new ArrayList<>();
+
+    ChildProcesses(PrintStream out, PrintStream err, Duration grace) {
+        this.out = out;
+        this.err = err;
+        this.grace = grace;
+    }
+
+    /** The command that starts a JVM running {@code mainClass} with this JVM's class path plus {@code classPath}. */
+    static List<String> javaCommand(String classPath, String mainClass, List<String> args) {
+        var cmd = new ArrayList<String>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--enable-native-access=ALL-UNNAMED");
+        String own = System.getProperty("java.class.path");
+        cmd.add("-cp");
+        cmd.add(classPath == null || classPath.isEmpty() ? own : classPath + java.io.File.pathSeparator + own);
+        cmd.add(mainClass);
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    /**
+     * Starts {@code n} children; {@code commandForRank} and {@code envForRank} give each its command and the
+     * variables added to this process's environment.
+     */
+    void start(int n, IntFunction<List<String>> commandForRank, IntFunction<Map<String, String>> envForRank)
+            throws IOException {
+        for (int rank = 0; rank < n; rank++) {
+            var pb = new ProcessBuilder(commandForRank.apply(rank));
+            pb.environment().putAll(envForRank.apply(rank));
+            Process p = pb.start();
+            p.getOutputStream().close();
+            processes.add(p);
+            synchronized (out) {
+                out.println("rank=" + rank + " pid=" + p.pid());
+            }
+            pumps.add(pump(p.getInputStream(), out, rank));
+            pumps.add(pump(p.getErrorStream(), err, rank));
+        }
+    }
+
+    private Thread pump(InputStream in, PrintStream to, int rank) {
+        return Thread.ofPlatform().daemon().name("nexar-launch-rank-" + rank + "-output").start(() -> {
+            try (var reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    synchronized (to) {
+                        to.println("[rank " + rank + "] " + line);
+                    }
+                }
+            } catch (IOException e) {
+                // The child's pipe closed: nothing more to forward.
+            }
+        });
+    }
+
+    /**
+     * Waits until every child exits, or one fails; then stops the rest. Returns the exit codes by rank (a stopped
+     * child reports its own code, usually 143 or 137).
+     *
+     * @param timeout how long all children may run in total
+     */
+    int[] await(Duration timeout) throws InterruptedException {
+        int n = processes.size();
+        var failed = new CompletableFuture<Integer>();
+        var all = new ArrayList<CompletableFuture<Process>>();
+        for (int rank = 0; rank < n; rank++) {
+            final int r = rank;
+            all.add(processes.get(rank).onExit().whenComplete((p, e) -> {
+                if (p != null && p.exitValue() != 0) {
+                    failed.complete(r);
+                }
+            }));
+        }
+        var done = CompletableFuture.anyOf(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)), failed);
+        boolean timedOut = false;
+        try {
+            done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            timedOut = true;
+        }
+        if (timedOut) {
+            err.println("nexar: ranks still running after " + timeout + ": stopping them");
+            stopAll();
+        } else if (failed.isDone()) {
+            int r = failed.getNow(-1);
+            err.println("nexar: rank " + r + " exited with code " + processes.get(r).exitValue()
+                    + "; stopping the other ranks");
+            stopAll();
+        }
+        var codes = new int[n];
+        for (int rank = 0; rank < n; rank++) {
+            Process p = processes.get(rank);
+            p.waitFor();
+            codes[rank] = p.exitValue();
+        }
+        for (Thread t : pumps) {
+            t.join(grace.toMillis());
+        }
+        return codes;
+    }
+
+    /** Asks every live child to stop, then kills those still alive after the grace period. */
+    void stopAll() throws InterruptedException {
+        for (Process p : processes) {
+            if (p.isAlive()) {
+                p.destroy();
+            }
+        }
+        long deadline = System.nanoTime() + grace.toNanos();
+        for (Process p : processes) {
+            long left = deadline - System.nanoTime();
+            if (!p.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    /** Kills every child still alive. Idempotent. */
+    @Override
+    public void close() {
+        for (Process p : processes) {
+            p.destroyForcibly();
+        }
+    }
+}

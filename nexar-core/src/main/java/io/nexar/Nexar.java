@@ -1,0 +1,73 @@
+package io.nexar;
+
+import io.nexar.internal.cluster.LaunchEnvironment;
+import io.nexar.spi.TransportProvider;
+import java.time.Duration;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * Entry point for processes that join a cluster over the network.
+ *
+ * <pre>{@code
+ * try (Communicator world = Nexar.join()) {       // started by `nexar launch` or `nexar worker`
+ *     world.send((world.rank() + 1) % world.worldSize(), 0, new float[] {world.rank()});
+ * }
+ * }</pre>
+ *
+ * <p>{@link #join()} reads the join string and the requested rank from the environment ({@code NEXAR_JOIN},
+ * {@code NEXAR_RANK}, or the torchrun, Slurm and Open MPI equivalents; see {@code docs/config.md}). A transport
+ * module (nexar-transport-quic) must be on the class or module path.
+ */
+public final class Nexar {
+    /** Default time allowed for enrolment and mesh formation. */
+    public static final Duration DEFAULT_FORMATION_TIMEOUT = Duration.ofSeconds(60);
+
+    private Nexar() {
+    }
+
+    /**
+     * Joins the cluster described by the environment, with the configuration from the environment.
+     *
+     * @throws ClusterFormationException if no join string is set, no transport is available, or joining fails
+     * @throws InvalidConfigurationException if a variable has a bad value
+     */
+    public static Communicator join() {
+        var launch = LaunchEnvironment.from(System.getenv());
+        String joinString = launch.joinString().orElseThrow(() -> new ClusterFormationException(
+                ErrorContext.of(Operation.JOIN), "failed: no join string: set NEXAR_JOIN to the line that"
+                + " `nexar seed` prints after 'join: ', or start this program with `nexar launch` or `nexar worker`"));
+        return join(joinString, launch.rank().orElse(-1), NexarConfig.fromEnvironment());
+    }
+
+    /**
+     * Joins the cluster of {@code joinString}.
+     *
+     * @param requestedRank the rank to ask for, or -1 for any
+     * @throws ClusterFormationException if no transport is available or joining fails
+     */
+    public static Communicator join(String joinString, int requestedRank, NexarConfig config) {
+        if (joinString == null || joinString.isBlank()) {
+            throw new IllegalArgumentException("joinString must not be empty");
+        }
+        if (requestedRank < -1) {
+            throw new IllegalArgumentException("requestedRank " + requestedRank + " is not -1 (any) or a rank >= 0");
+        }
+        TransportProvider provider = transport();
+        return provider.join(joinString, requestedRank, config, DEFAULT_FORMATION_TIMEOUT);
+    }
+
+    /** The network transports found on the class or module path. */
+    public static List<TransportProvider> transports() {
+        return ServiceLoader.load(TransportProvider.class).stream().map(ServiceLoader.Provider::get).toList();
+    }
+
+    private static TransportProvider transport() {
+        List<TransportProvider> all = transports();
+        return all.stream().filter(TransportProvider::isAvailable).findFirst().orElseThrow(() ->
+                new ClusterFormationException(ErrorContext.of(Operation.JOIN), all.isEmpty()
+                        ? "failed: no network transport on the class path (add nexar-transport-quic)"
+                        : "failed: no usable network transport: " + all.stream()
+                                .map(p -> p.name() + ": " + p.detail()).toList()));
+    }
+}

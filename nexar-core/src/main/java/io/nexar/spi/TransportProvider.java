@@ -1,0 +1,36 @@
+package io.nexar.spi;
+
+import io.nexar.Communicator;
+import io.nexar.NexarConfig;
+import java.time.Duration;
+
+/**
+ * A network transport that can join a cluster, found with {@link java.util.ServiceLoader}. nexar-transport-quic
+ * provides the QUIC transport; the core itself needs none. Less stable than the {@code io.nexar} API: for transport
+ * modules, not applications.
+ */
+public interface TransportProvider {
+
+    /** A short name, for example {@code quic}, shown by {@code nexar info}. */
+    String name();
+
+    /**
+     * Whether this provider can run here (for example, its native library loaded); when false, {@link #detail()}
+     * says why.
+     */
+    boolean isAvailable();
+
+    /** One line about the provider's state, for example the native library it loaded or why it could not. */
+    String detail();
+
+    /**
+     * Enrols with the seed named by {@code joinString}, connects to every other member and returns the world
+     * communicator.
+     *
+     * @param joinString {@code nexar://HOST:PORT?token=SECRET&ca=sha256:FINGERPRINT}
+     * @param requestedRank the rank to ask for, or -1 to let the seed assign one
+     * @param formationTimeout how long joining and connecting may take in all
+     * @throws io.nexar.ClusterFormationException if the cluster cannot be joined or formed in time
+     */
+    Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout);
+}
