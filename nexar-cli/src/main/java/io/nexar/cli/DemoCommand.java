@@ -26,7 +26,7 @@ final class DemoCommand implements Callable<Integer> {
     int ranks;
 
     @Option(names = "--iters", description = "timed iterations per size (default ${DEFAULT-VALUE})",
-            defaultValue = "20")
+            defaultValue = "200")
     int iterations;
 
     DemoCommand(CliContext context) {
