@@ -11,6 +11,7 @@ module io.nexar {
     exports io.nexar.internal.transport to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.p2p to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.comm to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.collective to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.util to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.config to io.nexar.testkit, io.nexar.cli;

@@ -3,6 +3,7 @@ module io.nexar.testkit {
     requires transitive io.nexar;
 
     requires org.junit.jupiter.api;
+    requires org.junit.jupiter.params;
     requires org.assertj.core;
 
     exports io.nexar.testkit;

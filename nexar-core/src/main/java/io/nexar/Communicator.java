@@ -112,6 +112,163 @@ public interface Communicator extends AutoCloseable {
      */
     long recv(int src, int tag, DeviceBuffer buffer);
 
+
+    // ------------------------------------------------------------------------------------------------ collectives
+
+    /*
+     * Collectives (docs/collectives.md). Every rank of the communicator must call the same collectives in the same
+     * order with matching arguments; a rank that differs fails every rank involved with a
+     * CollectiveMismatchException instead of hanging. Buffers are MemorySegments of little-endian elements of a
+     * DataType with 64-bit counts; a count that does not fit the buffer, a root outside [0, worldSize) or a bitwise
+     * operator on a floating-point type raises IllegalArgumentException before anything is sent. Each operation has
+     * one deadline (setting collective.timeout). The blocking forms return when this rank's part is done; the Async
+     * forms return a handle at once and run the operation on a virtual thread (their buffers must be accessible from
+     * other threads: heap, global, auto or shared arena segments).
+     */
+
+    /** Blocks until every rank of the communicator has called barrier (dissemination algorithm). */
+    void barrier();
+
+    /** Starts a barrier. */
+    CollectiveHandle barrierAsync();
+
+    /**
+     * In place: every rank's {@code data} becomes the element-wise reduction of all ranks' {@code data}. Every rank
+     * gets bit-identical results.
+     *
+     * @throws IllegalArgumentException if count is negative, data holds fewer than count elements, or op does not
+     *         apply to type
+     */
+    default void allReduce(MemorySegment data, DataType type, long count, ReduceOp op) {
+        allReduce(data, data, type, count, op);
+    }
+
+    /** Out of place: {@code out} receives the reduction of every rank's {@code in} ({@code in} is not written). */
+    void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** Starts an allReduce ({@code in} may equal {@code out}). */
+    CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** In-place allReduce of floats. */
+    default void allReduce(float[] data, ReduceOp op) {
+        allReduce(Arrays2.of(data), DataType.F32, data.length, op);
+    }
+
+    /** In-place allReduce of doubles. */
+    default void allReduce(double[] data, ReduceOp op) {
+        allReduce(Arrays2.of(data), DataType.F64, data.length, op);
+    }
+
+    /** In-place allReduce of 32-bit integers. */
+    default void allReduce(int[] data, ReduceOp op) {
+        allReduce(Arrays2.of(data), DataType.I32, data.length, op);
+    }
+
+    /** In-place allReduce of 64-bit integers. */
+    default void allReduce(long[] data, ReduceOp op) {
+        allReduce(Arrays2.of(data), DataType.I64, data.length, op);
+    }
+
+    /**
+     * Copies {@code root}'s {@code count} elements of {@code data} into every other rank's {@code data}.
+     *
+     * @throws IllegalArgumentException if root is not in [0, worldSize) or data is too small
+     */
+    void broadcast(MemorySegment data, DataType type, long count, int root);
+
+    /** Starts a broadcast. */
+    CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root);
+
+    /** Broadcast of floats. */
+    default void broadcast(float[] data, int root) {
+        broadcast(Arrays2.of(data), DataType.F32, data.length, root);
+    }
+
+    /** Broadcast of doubles. */
+    default void broadcast(double[] data, int root) {
+        broadcast(Arrays2.of(data), DataType.F64, data.length, root);
+    }
+
+    /** Broadcast of 32-bit integers. */
+    default void broadcast(int[] data, int root) {
+        broadcast(Arrays2.of(data), DataType.I32, data.length, root);
+    }
+
+    /** Broadcast of 64-bit integers. */
+    default void broadcast(long[] data, int root) {
+        broadcast(Arrays2.of(data), DataType.I64, data.length, root);
+    }
+
+    /**
+     * Reduces every rank's {@code in} into {@code root}'s {@code out} ({@code out} may equal {@code in}; on other
+     * ranks it is ignored and may be null).
+     */
+    void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root);
+
+    /** Starts a reduce. */
+    CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                                 int root);
+
+    /** {@code out} (worldSize x count elements) receives every rank's {@code count} elements of {@code in}. */
+    void allGather(MemorySegment in, MemorySegment out, DataType type, long count);
+
+    /** Starts an allGather. */
+    CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count);
+
+    /** allGather of floats: {@code out} holds worldSize x in.length elements. */
+    default void allGather(float[] in, float[] out) {
+        allGather(Arrays2.of(in), Arrays2.of(out), DataType.F32, in.length);
+    }
+
+    /** allGather of 32-bit integers. */
+    default void allGather(int[] in, int[] out) {
+        allGather(Arrays2.of(in), Arrays2.of(out), DataType.I32, in.length);
+    }
+
+    /** allGather with {@code counts[j]} elements from rank j, packed in rank order in {@code out}. */
+    void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts);
+
+    /**
+     * {@code in} holds worldSize blocks of {@code count} elements; rank r's {@code out} receives the reduction over all
+     * ranks of block r.
+     */
+    void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** Starts a reduceScatter. */
+    CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** reduceScatter of floats: {@code in} holds worldSize x out.length elements. */
+    default void reduceScatter(float[] in, float[] out, ReduceOp op) {
+        reduceScatter(Arrays2.of(in), Arrays2.of(out), DataType.F32, out.length, op);
+    }
+
+    /** Block j of {@code in} ({@code count} elements) goes to rank j; block j of {@code out} comes from rank j. */
+    void allToAll(MemorySegment in, MemorySegment out, DataType type, long count);
+
+    /** allToAll with {@code sendCounts[j]} elements to and {@code recvCounts[j]} from rank j, packed in rank order. */
+    void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type);
+
+    /** {@code root}'s {@code out} (worldSize x count) receives every rank's {@code in}; out may be null elsewhere. */
+    void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root);
+
+    /** gather with {@code counts[j]} elements from rank j (every rank passes the same counts). */
+    void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
+
+    /** Rank j's {@code out} receives block j of {@code root}'s {@code in}; in may be null elsewhere. */
+    void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root);
+
+    /** scatter with {@code counts[j]} elements for rank j (every rank passes the same counts). */
+    void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
+
+    /** Inclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r); AVG divides by r + 1. */
+    void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /**
+     * Exclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r-1); rank 0 gets the operator's identity
+     * (0 for SUM and AVG, 1 for PROD, the type's largest value for MIN, smallest for MAX, all ones for BAND).
+     */
+    void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
     /**
      * Closes this communicator: pending and later operations fail with {@link CommunicatorClosedException}, and peers
      * are told that this rank left. Idempotent; bounded by setting {@code close.timeout}.

@@ -33,7 +33,40 @@ public enum ConfigKey {
     /** {@code unexpected.max.bytes}, read into {@link NexarConfig#unexpectedMaxBytes()}. */
     UNEXPECTED_MAX_BYTES("unexpected.max.bytes", Type.SIZE, "256MiB", between("0B", "4194304TiB"),
             "Bound of the store of messages that arrived before their receive was posted; senders are back-pressured "
-                    + "beyond it.");
+                    + "beyond it. Collective messages that arrive before their operation or step have a store of their"
+                    + " own with the same bound."),
+    /** {@code collective.timeout}, read into {@link NexarConfig#collectiveTimeout()}. */
+    COLLECTIVE_TIMEOUT("collective.timeout", Type.DURATION, "30s", greaterThan("0s"),
+            "Deadline of one collective operation, from its call to its end on this rank."),
+    /** {@code collective.deterministic}, read into {@link NexarConfig#collectiveDeterministic()}. */
+    COLLECTIVE_DETERMINISTIC("collective.deterministic", Type.BOOLEAN, "false", any(),
+            "Reductions fold every element in rank order, bit-identical to a sequential fold whatever the message size"
+                    + " (see docs/collectives.md); overrides the allreduce algorithm."),
+    /** {@code allreduce.algorithm}, read into {@link NexarConfig#allReduceAlgorithm()}. */
+    ALLREDUCE_ALGORITHM("allreduce.algorithm", Type.ENUM, "auto",
+            oneOf("auto", "ring", "halving-doubling", "pipelined-ring", "rank-order"),
+            "Allreduce algorithm; auto picks by size (allreduce.small.size, allreduce.large.size)."),
+    /** {@code allreduce.small.size}, read into {@link NexarConfig#allReduceSmallBytes()}. */
+    ALLREDUCE_SMALL_SIZE("allreduce.small.size", Type.SIZE, "64KiB", between("0B", "4194304TiB"),
+            "Allreduce buffers up to this size use recursive halving-doubling (fewer steps), larger ones the ring."),
+    /** {@code allreduce.large.size}, read into {@link NexarConfig#allReduceLargeBytes()}. */
+    ALLREDUCE_LARGE_SIZE("allreduce.large.size", Type.SIZE, "8MiB", between("0B", "4194304TiB"),
+            "Allreduce buffers of at least this size use the pipelined ring."),
+    /** {@code pipeline.segment.size}, read into {@link NexarConfig#pipelineSegmentBytes()}. */
+    PIPELINE_SEGMENT_SIZE("pipeline.segment.size", Type.SIZE, "1MiB", between("1KiB", "1GiB"),
+            "Segment size of the pipelined ring (rounded down to whole elements)."),
+    /** {@code broadcast.algorithm}, read into {@link NexarConfig#broadcastAlgorithm()}. */
+    BROADCAST_ALGORITHM("broadcast.algorithm", Type.ENUM, "auto", oneOf("auto", "binomial", "scatter-allgather"),
+            "Broadcast algorithm; auto picks by size (broadcast.large.size)."),
+    /** {@code broadcast.large.size}, read into {@link NexarConfig#broadcastLargeBytes()}. */
+    BROADCAST_LARGE_SIZE("broadcast.large.size", Type.SIZE, "512KiB", between("0B", "4194304TiB"),
+            "Broadcast buffers of at least this size use scatter + allgather, smaller ones the binomial tree."),
+    /** {@code allgather.algorithm}, read into {@link NexarConfig#allGatherAlgorithm()}. */
+    ALLGATHER_ALGORITHM("allgather.algorithm", Type.ENUM, "auto", oneOf("auto", "ring", "recursive-doubling"),
+            "Allgather algorithm; auto picks by size (allgather.small.size)."),
+    /** {@code allgather.small.size}, read into {@link NexarConfig#allGatherSmallBytes()}. */
+    ALLGATHER_SMALL_SIZE("allgather.small.size", Type.SIZE, "64KiB", between("0B", "4194304TiB"),
+            "Allgather outputs up to this size use recursive doubling, larger ones the ring.");
 
     /** The kind of value a key takes, which decides how its text is parsed and formatted. */
     public enum Type {
@@ -136,6 +169,16 @@ public enum ConfigKey {
     /** Values strictly above {@code min}. */
     private static Allowed greaterThan(String min) {
         return new Allowed(min, true, null, List.of());
+    }
+
+    /** Any value of the type (booleans). */
+    private static Allowed any() {
+        return new Allowed(null, false, null, List.of());
+    }
+
+    /** One of the given choices (enums). */
+    private static Allowed oneOf(String... choices) {
+        return new Allowed(null, false, null, List.of(choices));
     }
 
     /** Values from {@code min} to {@code max}, both included. */

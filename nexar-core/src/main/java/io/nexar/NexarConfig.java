@@ -30,11 +30,25 @@ import java.util.Properties;
  *        ({@link ConfigKey#CHUNK_SIZE}); 1KiB to 1GiB and at most {@code maxFrameBytes - FRAME_HEADROOM_BYTES}
  * @param unexpectedMaxBytes bound in bytes of the store of messages that arrived before their receive was posted
  *        ({@link ConfigKey#UNEXPECTED_MAX_BYTES}); 0 to 2<sup>62</sup>
+ * @param collectiveTimeout deadline of one collective operation ({@link ConfigKey#COLLECTIVE_TIMEOUT}); positive
+ * @param collectiveDeterministic reductions fold in rank order ({@link ConfigKey#COLLECTIVE_DETERMINISTIC})
+ * @param allReduceAlgorithm {@link ConfigKey#ALLREDUCE_ALGORITHM}: auto, ring, halving-doubling, pipelined-ring or
+ *        rank-order
+ * @param allReduceSmallBytes {@link ConfigKey#ALLREDUCE_SMALL_SIZE}
+ * @param allReduceLargeBytes {@link ConfigKey#ALLREDUCE_LARGE_SIZE}
+ * @param pipelineSegmentBytes {@link ConfigKey#PIPELINE_SEGMENT_SIZE}
+ * @param broadcastAlgorithm {@link ConfigKey#BROADCAST_ALGORITHM}: auto, binomial or scatter-allgather
+ * @param broadcastLargeBytes {@link ConfigKey#BROADCAST_LARGE_SIZE}
+ * @param allGatherAlgorithm {@link ConfigKey#ALLGATHER_ALGORITHM}: auto, ring or recursive-doubling
+ * @param allGatherSmallBytes {@link ConfigKey#ALLGATHER_SMALL_SIZE}
  * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
  *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
  */
 public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
-                          long unexpectedMaxBytes, Map<ConfigKey, ConfigSource> sources) {
+                          long unexpectedMaxBytes, Duration collectiveTimeout, boolean collectiveDeterministic,
+                          String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
+                          long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
+                          String allGatherAlgorithm, long allGatherSmallBytes, Map<ConfigKey, ConfigSource> sources) {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -59,6 +73,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.MAX_FRAME_SIZE, maxFrameBytes, sources);
         check(ConfigKey.CHUNK_SIZE, chunkBytes, sources);
         check(ConfigKey.UNEXPECTED_MAX_BYTES, unexpectedMaxBytes, sources);
+        Objects.requireNonNull(collectiveTimeout, "collectiveTimeout");
+        check(ConfigKey.COLLECTIVE_TIMEOUT, collectiveTimeout, sources);
+        check(ConfigKey.ALLREDUCE_ALGORITHM, Objects.requireNonNull(allReduceAlgorithm, "allReduceAlgorithm"), sources);
+        check(ConfigKey.ALLREDUCE_SMALL_SIZE, allReduceSmallBytes, sources);
+        check(ConfigKey.ALLREDUCE_LARGE_SIZE, allReduceLargeBytes, sources);
+        check(ConfigKey.PIPELINE_SEGMENT_SIZE, pipelineSegmentBytes, sources);
+        check(ConfigKey.BROADCAST_ALGORITHM, Objects.requireNonNull(broadcastAlgorithm, "broadcastAlgorithm"), sources);
+        check(ConfigKey.BROADCAST_LARGE_SIZE, broadcastLargeBytes, sources);
+        check(ConfigKey.ALLGATHER_ALGORITHM, Objects.requireNonNull(allGatherAlgorithm, "allGatherAlgorithm"), sources);
+        check(ConfigKey.ALLGATHER_SMALL_SIZE, allGatherSmallBytes, sources);
         if (chunkBytes > maxFrameBytes - FRAME_HEADROOM_BYTES) {
             throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, sources),
                     Units.formatSize(chunkBytes),
@@ -66,6 +90,26 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                             + setting(ConfigKey.MAX_FRAME_SIZE, sources) + " " + Units.formatSize(maxFrameBytes)
                             + " minus " + Units.formatSize(FRAME_HEADROOM_BYTES) + " of frame headers)");
         }
+    }
+
+    /**
+     * A configuration with these transport values and the defaults of every collective key.
+     *
+     * @throws InvalidConfigurationException as the canonical constructor
+     */
+    public NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
+                       long unexpectedMaxBytes, Map<ConfigKey, ConfigSource> sources) {
+        this(p2pTimeout, closeTimeout, maxFrameBytes, chunkBytes, unexpectedMaxBytes,
+                (Duration) ConfigKey.COLLECTIVE_TIMEOUT.parsedDefault(),
+                (Boolean) ConfigKey.COLLECTIVE_DETERMINISTIC.parsedDefault(),
+                (String) ConfigKey.ALLREDUCE_ALGORITHM.parsedDefault(),
+                (Long) ConfigKey.ALLREDUCE_SMALL_SIZE.parsedDefault(),
+                (Long) ConfigKey.ALLREDUCE_LARGE_SIZE.parsedDefault(),
+                (Long) ConfigKey.PIPELINE_SEGMENT_SIZE.parsedDefault(),
+                (String) ConfigKey.BROADCAST_ALGORITHM.parsedDefault(),
+                (Long) ConfigKey.BROADCAST_LARGE_SIZE.parsedDefault(),
+                (String) ConfigKey.ALLGATHER_ALGORITHM.parsedDefault(),
+                (Long) ConfigKey.ALLGATHER_SMALL_SIZE.parsedDefault(), sources);
     }
 
     /** The built-in defaults only; the environment and system properties are not read. */
@@ -157,6 +201,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case MAX_FRAME_SIZE -> maxFrameBytes;
             case CHUNK_SIZE -> chunkBytes;
             case UNEXPECTED_MAX_BYTES -> unexpectedMaxBytes;
+            case COLLECTIVE_TIMEOUT -> collectiveTimeout;
+            case COLLECTIVE_DETERMINISTIC -> collectiveDeterministic;
+            case ALLREDUCE_ALGORITHM -> allReduceAlgorithm;
+            case ALLREDUCE_SMALL_SIZE -> allReduceSmallBytes;
+            case ALLREDUCE_LARGE_SIZE -> allReduceLargeBytes;
+            case PIPELINE_SEGMENT_SIZE -> pipelineSegmentBytes;
+            case BROADCAST_ALGORITHM -> broadcastAlgorithm;
+            case BROADCAST_LARGE_SIZE -> broadcastLargeBytes;
+            case ALLGATHER_ALGORITHM -> allGatherAlgorithm;
+            case ALLGATHER_SMALL_SIZE -> allGatherSmallBytes;
         };
     }
 
@@ -318,6 +372,27 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#COLLECTIVE_TIMEOUT}: the deadline of one collective operation.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder collectiveTimeout(Duration timeout) {
+            return typed(ConfigKey.COLLECTIVE_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#COLLECTIVE_DETERMINISTIC}: reductions fold every element in rank order.
+         *
+         * @param deterministic true for rank-order folds
+         * @return this builder
+         */
+        public Builder collectiveDeterministic(boolean deterministic) {
+            return typed(ConfigKey.COLLECTIVE_DETERMINISTIC, deterministic);
+        }
+
+        /**
          * Resolves every key and validates the result.
          *
          * @return the configuration
@@ -348,6 +423,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Long) resolved.get(ConfigKey.MAX_FRAME_SIZE),
                     (Long) resolved.get(ConfigKey.CHUNK_SIZE),
                     (Long) resolved.get(ConfigKey.UNEXPECTED_MAX_BYTES),
+                    (Duration) resolved.get(ConfigKey.COLLECTIVE_TIMEOUT),
+                    (Boolean) resolved.get(ConfigKey.COLLECTIVE_DETERMINISTIC),
+                    (String) resolved.get(ConfigKey.ALLREDUCE_ALGORITHM),
+                    (Long) resolved.get(ConfigKey.ALLREDUCE_SMALL_SIZE),
+                    (Long) resolved.get(ConfigKey.ALLREDUCE_LARGE_SIZE),
+                    (Long) resolved.get(ConfigKey.PIPELINE_SEGMENT_SIZE),
+                    (String) resolved.get(ConfigKey.BROADCAST_ALGORITHM),
+                    (Long) resolved.get(ConfigKey.BROADCAST_LARGE_SIZE),
+                    (String) resolved.get(ConfigKey.ALLGATHER_ALGORITHM),
+                    (Long) resolved.get(ConfigKey.ALLGATHER_SMALL_SIZE),
                     sources);
         }
 

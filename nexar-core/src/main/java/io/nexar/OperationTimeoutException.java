@@ -10,6 +10,7 @@ import java.time.Duration;
 public final class OperationTimeoutException extends NexarException {
     private static final long serialVersionUID = 1L;
     private final Duration timeout;
+    private final int step;
 
     /**
      * @param context where it happened; its peer is the rank that was awaited, if one was
@@ -19,6 +20,29 @@ public final class OperationTimeoutException extends NexarException {
     public OperationTimeoutException(ErrorContext context, Duration timeout, String waitingFor) {
         super(context, "timed out after " + Units.formatDuration(timeout) + " waiting for " + waitingFor, null);
         this.timeout = timeout;
+        this.step = -1;
+    }
+
+    /**
+     * For a collective operation that timed out inside its schedule, for example {@code allReduce on rank 2 (world 4,
+     * comm 0, seq 17) timed out after 30s at step 3/6 waiting for rank 1}.
+     *
+     * @param context where it happened; its peer is the rank that was awaited, if one was
+     * @param timeout the deadline that passed
+     * @param step the schedule step (round, counted from 0) the operation was in
+     * @param steps the number of steps of the schedule
+     * @param waitingFor what the step was waiting for, for example {@code rank 1}
+     */
+    public OperationTimeoutException(ErrorContext context, Duration timeout, int step, int steps, String waitingFor) {
+        super(context, "timed out after " + Units.formatDuration(timeout) + " at step " + step + "/" + steps
+                + " waiting for " + waitingFor, null);
+        this.timeout = timeout;
+        this.step = step;
+    }
+
+    /** The schedule step (counted from 0) a collective operation timed out in, or -1. */
+    public int step() {
+        return step;
     }
 
     /** The timeout that passed. */

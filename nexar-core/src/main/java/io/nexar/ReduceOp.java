@@ -2,7 +2,9 @@ package io.nexar;
 
 /**
  * Reduction operators. Bitwise operators apply to integer types only; using them with a floating-point
- * {@link DataType} is an {@link IllegalArgumentException} raised before any communication.
+ * {@link DataType} is an {@link IllegalArgumentException} raised before any communication. Unsigned types (U8, U32,
+ * U64) compare and divide as unsigned. A NaN result of F16 or BF16 is always the canonical quiet NaN (0x7E00,
+ * 0x7FC0); for F32 and F64 it is a NaN whose payload Java leaves unspecified.
  */
 public enum ReduceOp {
     /** Sum; integers wrap around on overflow as in Java arithmetic. */
@@ -13,7 +15,11 @@ public enum ReduceOp {
     MIN,
     /** Maximum; for floating point, NaN wins, and +0.0 is greater than -0.0. */
     MAX,
-    /** Sum divided by the number of ranks; integer types divide with truncation toward zero. */
+    /**
+     * Sum divided by the number of ranks, once, after the whole sum (which wraps for integer types, as {@link #SUM}
+     * does); signed integer types truncate toward zero, unsigned ones divide unsigned, and floating-point quotients
+     * are rounded to nearest-even.
+     */
     AVG,
     /** Bitwise and (integer types only). */
     BAND,

@@ -34,6 +34,16 @@ class NexarConfigTest {
         m.put(ConfigKey.MAX_FRAME_SIZE, List.of("32MiB", "64MiB", "128MiB"));
         m.put(ConfigKey.CHUNK_SIZE, List.of("1MiB", "2MiB", "3MiB"));
         m.put(ConfigKey.UNEXPECTED_MAX_BYTES, List.of("1GiB", "2GiB", "3GiB"));
+        m.put(ConfigKey.COLLECTIVE_TIMEOUT, List.of("10s", "20s", "40s"));
+        m.put(ConfigKey.COLLECTIVE_DETERMINISTIC, List.of("true", "false", "true"));
+        m.put(ConfigKey.ALLREDUCE_ALGORITHM, List.of("ring", "halving-doubling", "rank-order"));
+        m.put(ConfigKey.ALLREDUCE_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
+        m.put(ConfigKey.ALLREDUCE_LARGE_SIZE, List.of("1MiB", "2MiB", "3MiB"));
+        m.put(ConfigKey.PIPELINE_SEGMENT_SIZE, List.of("2KiB", "4KiB", "8KiB"));
+        m.put(ConfigKey.BROADCAST_ALGORITHM, List.of("binomial", "scatter-allgather", "binomial"));
+        m.put(ConfigKey.BROADCAST_LARGE_SIZE, List.of("1MiB", "2MiB", "3MiB"));
+        m.put(ConfigKey.ALLGATHER_ALGORITHM, List.of("ring", "recursive-doubling", "ring"));
+        m.put(ConfigKey.ALLGATHER_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
         return m;
     }
 
@@ -142,17 +152,28 @@ class NexarConfigTest {
                 .build();
 
         assertThat(config.describe()).isEqualTo("""
-                p2p.timeout           90s     env NEXAR_P2P_TIMEOUT
-                close.timeout         1500ms  builder
-                max.frame.size        64MiB   system property nexar.max.frame.size
-                chunk.size            1MiB    env NEXAR_CHUNK_SIZE
-                unexpected.max.bytes  256MiB  default""");
-        assertThat(config.sources()).containsExactlyInAnyOrderEntriesOf(Map.of(
+                p2p.timeout               90s     env NEXAR_P2P_TIMEOUT
+                close.timeout             1500ms  builder
+                max.frame.size            64MiB   system property nexar.max.frame.size
+                chunk.size                1MiB    env NEXAR_CHUNK_SIZE
+                unexpected.max.bytes      256MiB  default
+                collective.timeout        30s     default
+                collective.deterministic  false   default
+                allreduce.algorithm       auto    default
+                allreduce.small.size      64KiB   default
+                allreduce.large.size      8MiB    default
+                pipeline.segment.size     1MiB    default
+                broadcast.algorithm       auto    default
+                broadcast.large.size      512KiB  default
+                allgather.algorithm       auto    default
+                allgather.small.size      64KiB   default""");
+        assertThat(config.sources()).containsAllEntriesOf(Map.of(
                 ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
                 ConfigKey.CLOSE_TIMEOUT, ConfigSource.BUILDER,
                 ConfigKey.MAX_FRAME_SIZE, ConfigSource.SYSTEM_PROPERTY,
                 ConfigKey.CHUNK_SIZE, ConfigSource.ENVIRONMENT,
-                ConfigKey.UNEXPECTED_MAX_BYTES, ConfigSource.DEFAULT));
+                ConfigKey.UNEXPECTED_MAX_BYTES, ConfigSource.DEFAULT)).containsEntry(ConfigKey.COLLECTIVE_TIMEOUT,
+                ConfigSource.DEFAULT);
     }
 
     @Test
@@ -327,15 +348,21 @@ class NexarConfigTest {
         assertThat(ConfigKey.byKey("P2P_TIMEOUT")).isEmpty();
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::key))
                 .containsExactly("p2p.timeout", "close.timeout", "max.frame.size", "chunk.size",
-                        "unexpected.max.bytes");
+                        "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "allreduce.algorithm",
+                        "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
+                        "broadcast.large.size", "allgather.algorithm", "allgather.small.size");
     }
 
     @Test
     void shouldDescribeAllowedValues() {
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::allowed))
-                .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB");
+                .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB", "> 0s",
+                        "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
+                        "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
+                        "auto, ring, recursive-doubling", "0B to 4194304TiB");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
-                .containsExactly("duration", "duration", "size", "size", "size");
+                .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "enum", "size",
+                        "size", "size", "enum", "size", "enum", "size");
     }
 
     @ParameterizedTest

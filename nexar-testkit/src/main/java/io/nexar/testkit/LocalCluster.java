@@ -49,7 +49,7 @@ public final class LocalCluster implements TestCluster {
         var list = new ArrayList<Communicator>(worldSize);
         for (int rank = 0; rank < worldSize; rank++) {
             InProcessTransport t = fabric.endpoint(rank);
-            list.add(new TransportCommunicator(t, t.mailbox(), config, 0, t::close));
+            list.add(new TransportCommunicator(t, t.mailbox(), t.engine(), config, 0, t::close));
         }
         this.communicators = List.copyOf(list);
     }

@@ -8,7 +8,14 @@ public final class RankFailedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final int rank;
 
-    RankFailedException(int rank, String message, Throwable cause) {
+    /**
+     * For {@link TestCluster} implementations outside this package (network transports' test clusters).
+     *
+     * @param rank the rank whose body failed first, or -1 if the run timed out with no failure
+     * @param message what happened, naming the rank
+     * @param cause the rank's failure, or null
+     */
+    public RankFailedException(int rank, String message, Throwable cause) {
         super(message, cause);
         this.rank = rank;
     }

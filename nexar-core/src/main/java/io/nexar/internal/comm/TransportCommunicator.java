@@ -1,6 +1,12 @@
 package io.nexar.internal.comm;
 
+import io.nexar.CollectiveHandle;
 import io.nexar.Communicator;
+import io.nexar.DataType;
+import io.nexar.ReduceOp;
+import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.collective.Collectives;
+import io.nexar.internal.collective.Group;
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
@@ -36,6 +42,8 @@ public final class TransportCommunicator implements Communicator {
     private final ConcurrentHashMap<Integer, AtomicLong> nextSeq = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
+    /** Null when built without a collective engine (point-to-point only). */
+    private final Collectives collectives;
 
     /**
      * @param transport the process's transport
@@ -44,11 +52,24 @@ public final class TransportCommunicator implements Communicator {
      * @param onClose run once by {@link #close()} (for example, closes the transport of the world communicator)
      */
     public TransportCommunicator(Transport transport, Mailbox mailbox, NexarConfig config, int id, Runnable onClose) {
+        this(transport, mailbox, null, config, id, onClose);
+    }
+
+    /**
+     * The world communicator with collectives: the transport's inbound messages must reach {@code mailbox} and
+     * {@code engine} (for example through an {@link io.nexar.internal.transport.InboundRouter}).
+     *
+     * @param engine the process's collective receive side (shared by its communicators), or null for none
+     */
+    public TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
+                                 int id, Runnable onClose) {
         this.transport = transport;
         this.mailbox = mailbox;
         this.config = config;
         this.id = id;
         this.onClose = onClose;
+        this.collectives = engine == null ? null : new Collectives(engine, transport, config,
+                new Group(id, transport.rank(), Group.world(transport.rank(), transport.worldSize()).worldRanks()));
     }
 
     @Override
@@ -174,6 +195,124 @@ public final class TransportCommunicator implements Communicator {
         long n = recv(src, tag, staging);
         adapter.receiveToDevice(staging.asSlice(0, n), buffer);
         return n;
+    }
+
+    // ------------------------------------------------------------------------------------------------ collectives
+
+    private Collectives coll() {
+        if (collectives == null) {
+            throw new UnsupportedOperationException("this communicator was built without a collective engine");
+        }
+        checkOpen(ErrorContext.of(Operation.BARRIER));
+        return collectives;
+    }
+
+    @Override
+    public void barrier() {
+        coll().barrier(false);
+    }
+
+    @Override
+    public CollectiveHandle barrierAsync() {
+        return coll().barrier(true);
+    }
+
+    @Override
+    public void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        coll().allReduce(in, out, type, count, op, false);
+    }
+
+    @Override
+    public CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                           ReduceOp op) {
+        return coll().allReduce(in, out, type, count, op, true);
+    }
+
+    @Override
+    public void broadcast(MemorySegment data, DataType type, long count, int root) {
+        coll().broadcast(data, type, count, root, false);
+    }
+
+    @Override
+    public CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root) {
+        return coll().broadcast(data, type, count, root, true);
+    }
+
+    @Override
+    public void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root) {
+        coll().reduce(in, out, type, count, op, root, false);
+    }
+
+    @Override
+    public CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                                        int root) {
+        return coll().reduce(in, out, type, count, op, root, true);
+    }
+
+    @Override
+    public void allGather(MemorySegment in, MemorySegment out, DataType type, long count) {
+        coll().allGather(in, out, type, count, false);
+    }
+
+    @Override
+    public CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
+        return coll().allGather(in, out, type, count, true);
+    }
+
+    @Override
+    public void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
+        coll().allGatherV(in, out, type, counts, false);
+    }
+
+    @Override
+    public void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        coll().reduceScatter(in, out, type, count, op, false);
+    }
+
+    @Override
+    public CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                               ReduceOp op) {
+        return coll().reduceScatter(in, out, type, count, op, true);
+    }
+
+    @Override
+    public void allToAll(MemorySegment in, MemorySegment out, DataType type, long count) {
+        coll().allToAll(in, out, type, count, false);
+    }
+
+    @Override
+    public void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type) {
+        coll().allToAllV(in, sendCounts, out, recvCounts, type, false);
+    }
+
+    @Override
+    public void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
+        coll().gather(in, out, type, count, null, root, false);
+    }
+
+    @Override
+    public void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
+        coll().gather(in, out, type, -1, counts, root, false);
+    }
+
+    @Override
+    public void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
+        coll().scatter(in, out, type, count, null, root, false);
+    }
+
+    @Override
+    public void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
+        coll().scatter(in, out, type, -1, counts, root, false);
+    }
+
+    @Override
+    public void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        coll().scan(in, out, type, count, op, false, false);
+    }
+
+    @Override
+    public void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        coll().scan(in, out, type, count, op, true, false);
     }
 
     @Override

@@ -166,6 +166,12 @@ public final class Mailbox implements InboundHandler {
                 }
                 case Message.Heartbeat h -> Delivery.ACCEPTED;
                 case Message.Hello h -> Delivery.ACCEPTED;
+                // enrolment belongs to the seed's TLS connection only; on a peer link it is a protocol violation
+                case io.nexar.internal.protocol.EnrolmentMessage e -> throw new ProtocolException(
+                        ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer), e.type() + " from rank " + peer
+                                + " on a peer link: enrolment messages travel only on the seed's connection");
+                // collective traffic goes to the collective engine (see InboundRouter); nothing else is for us
+                default -> Delivery.ACCEPTED;
             };
         } finally {
             lock.unlock();

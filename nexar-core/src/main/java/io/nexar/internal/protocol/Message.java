@@ -6,7 +6,9 @@ import java.lang.foreign.MemorySegment;
  * Every message nexar puts on the wire: one sealed hierarchy of records, each with an explicit {@link MessageType}.
  * {@link MessageCodec} encodes and decodes them; docs/protocol.md lists every byte.
  */
-public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye {
+public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
+        Message.Collective, Message.CollectiveAbort,
+        EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
     MessageType type();
@@ -70,6 +72,52 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.GOODBYE;
+        }
+    }
+
+    /**
+     * One chunk of one step of a collective operation's schedule. Every chunk carries the operation's fingerprint,
+     * so a receiver whose own call differs detects the mismatch instead of corrupting memory. A step's message of
+     * {@code totalBytes} bytes travels as one or more chunks with increasing {@code offset}, each a whole number of
+     * elements.
+     *
+     * @param communicator the communicator id, {@code >= 0}
+     * @param opSeq the operation's sequence number on the communicator, {@code >= 0}; every rank numbers its
+     *              collective calls on a communicator 0, 1, 2, ...
+     * @param step the schedule round the message belongs to, {@code >= 0}; together with the communicator, opSeq and
+     *             sender it identifies the message (a structured tag, never arithmetic)
+     * @param operation fingerprint: the operation's code, 0..255
+     * @param dataType fingerprint: the element type's code, 0..255
+     * @param reduceOp fingerprint: the reduce operator's code, 0..255 (0 when the operation does not reduce)
+     * @param root fingerprint: the root rank, or -1 for rootless operations
+     * @param count fingerprint: the element count every rank passed, or -1 when ranks pass different counts
+     * @param totalBytes the size of the step's whole message
+     * @param offset where this chunk's payload starts in the step's message
+     * @param payload the chunk's bytes; on decode a view of the frame, valid only while the frame is
+     */
+    record Collective(int communicator, long opSeq, int step, int operation, int dataType, int reduceOp, int root,
+                      long count, long totalBytes, long offset, MemorySegment payload) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.COLLECTIVE;
+        }
+    }
+
+    /**
+     * The sender failed collective operation {@code opSeq} on {@code communicator}; the receiver fails it too (at
+     * once if posted, when posted otherwise) instead of waiting for messages that will never come.
+     *
+     * @param communicator the communicator id, {@code >= 0}
+     * @param opSeq the failed operation's sequence number, {@code >= 0}
+     * @param reason why
+     * @param field for {@link AbortReason#MISMATCH}, the code of the fingerprint field that differed (0 if none)
+     * @param detail a human-readable explanation, at most {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     */
+    record CollectiveAbort(int communicator, long opSeq, AbortReason reason, int field, String detail)
+            implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.COLLECTIVE_ABORT;
         }
     }
 }

@@ -25,6 +25,10 @@ import java.util.Objects;
  * DATA      | communicator i32 | tag i32 | messageSeq u64 | totalBytes u64 | offset u64 | payload ... |
  * HEARTBEAT | sequence u64 | sentNanos i64 |
  * GOODBYE   | reason u8 | detail length u16 | detail (UTF-8) |
+ * COLLECTIVE       | communicator i32 | opSeq u64 | step i32 | operation u8 | dataType u8 | reduceOp u8 | root i32 |
+ *                  | count i64 | totalBytes u64 | offset u64 | payload ... |
+ * COLLECTIVE_ABORT | communicator i32 | opSeq u64 | reason u8 | field u8 | detail length u16 | detail (UTF-8) |
+ * JOIN_* (0x40-0x44), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
  * <p>Rules checked by {@link #decode} (and, for the fields of a record, by {@link #encode} as well, so that every
@@ -65,6 +69,9 @@ public final class MessageCodec {
             case Message.Data d -> DATA_HEADER_BYTES + d.payload().byteSize();
             case Message.Heartbeat _ -> HEARTBEAT_FRAME_BYTES;
             case Message.Goodbye g -> GOODBYE_DETAIL_OFFSET + utf8Length(g.detail());
+            case Message.Collective c -> COLLECTIVE_HEADER_BYTES + c.payload().byteSize();
+            case Message.CollectiveAbort a -> ABORT_DETAIL_OFFSET + utf8Length(a.detail());
+            case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
 
@@ -113,6 +120,29 @@ public final class MessageCodec {
                 dst.set(SHORT_LE, GOODBYE_DETAIL_LENGTH_OFFSET, (short) text.length);
                 MemorySegment.copy(text, 0, dst, BYTE, GOODBYE_DETAIL_OFFSET, text.length);
             }
+            case Message.Collective c -> {
+                dst.set(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET, c.communicator());
+                dst.set(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET, c.opSeq());
+                dst.set(INT_LE, COLLECTIVE_STEP_OFFSET, c.step());
+                dst.set(BYTE, COLLECTIVE_OPERATION_OFFSET, (byte) c.operation());
+                dst.set(BYTE, COLLECTIVE_DATA_TYPE_OFFSET, (byte) c.dataType());
+                dst.set(BYTE, COLLECTIVE_REDUCE_OP_OFFSET, (byte) c.reduceOp());
+                dst.set(INT_LE, COLLECTIVE_ROOT_OFFSET, c.root());
+                dst.set(LONG_LE, COLLECTIVE_COUNT_OFFSET, c.count());
+                dst.set(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET, c.totalBytes());
+                dst.set(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET, c.offset());
+                MemorySegment.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
+            }
+            case Message.CollectiveAbort a -> {
+                byte[] text = a.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
+                dst.set(INT_LE, ABORT_COMMUNICATOR_OFFSET, a.communicator());
+                dst.set(LONG_LE, ABORT_OP_SEQ_OFFSET, a.opSeq());
+                dst.set(BYTE, ABORT_REASON_OFFSET, (byte) a.reason().code());
+                dst.set(BYTE, ABORT_FIELD_OFFSET, (byte) a.field());
+                dst.set(SHORT_LE, ABORT_DETAIL_LENGTH_OFFSET, (short) text.length);
+                MemorySegment.copy(text, 0, dst, BYTE, ABORT_DETAIL_OFFSET, text.length);
+            }
+            case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return size;
     }
@@ -166,6 +196,19 @@ public final class MessageCodec {
                         frame.get(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET));
             }
             case GOODBYE -> decodeGoodbye(peer, frame);
+            case COLLECTIVE -> {
+                requireSize(peer, type, frame, COLLECTIVE_PAYLOAD_OFFSET, false);
+                yield new Message.Collective(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
+                        frame.get(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET), frame.get(INT_LE, COLLECTIVE_STEP_OFFSET),
+                        frame.get(BYTE, COLLECTIVE_OPERATION_OFFSET) & 0xFF,
+                        frame.get(BYTE, COLLECTIVE_DATA_TYPE_OFFSET) & 0xFF,
+                        frame.get(BYTE, COLLECTIVE_REDUCE_OP_OFFSET) & 0xFF, frame.get(INT_LE, COLLECTIVE_ROOT_OFFSET),
+                        frame.get(LONG_LE, COLLECTIVE_COUNT_OFFSET), frame.get(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET),
+                        frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
+            }
+            case COLLECTIVE_ABORT -> decodeAbort(peer, frame);
+            case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE ->
+                    EnrolmentCodec.decode(peer, type, frame);
         };
         String problem = problem(m);
         if (problem != null) {
@@ -260,6 +303,33 @@ public final class MessageCodec {
         }
     }
 
+    private static Message.CollectiveAbort decodeAbort(int peer, MemorySegment frame) {
+        requireSize(peer, MessageType.COLLECTIVE_ABORT, frame, ABORT_DETAIL_OFFSET, false);
+        int code = frame.get(BYTE, ABORT_REASON_OFFSET) & 0xFF;
+        AbortReason reason = AbortReason.fromCode(code);
+        if (reason == null) {
+            throw error(peer, "unknown COLLECTIVE_ABORT reason " + hex(code) + " from " + source(peer));
+        }
+        int textBytes = frame.get(SHORT_LE, ABORT_DETAIL_LENGTH_OFFSET) & 0xFFFF;
+        if (textBytes > MAX_TEXT_BYTES) {
+            throw error(peer, "COLLECTIVE_ABORT detail of " + textBytes + " bytes from " + source(peer)
+                    + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
+        }
+        requireSize(peer, MessageType.COLLECTIVE_ABORT, frame, ABORT_DETAIL_OFFSET + textBytes, true);
+        try {
+            String detail = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(frame.asSlice(ABORT_DETAIL_OFFSET, textBytes).asByteBuffer())
+                    .toString();
+            return new Message.CollectiveAbort(frame.get(INT_LE, ABORT_COMMUNICATOR_OFFSET),
+                    frame.get(LONG_LE, ABORT_OP_SEQ_OFFSET), reason, frame.get(BYTE, ABORT_FIELD_OFFSET) & 0xFF,
+                    detail);
+        } catch (CharacterCodingException e) {
+            throw error(peer, "COLLECTIVE_ABORT detail from " + source(peer) + " is not valid UTF-8", e);
+        }
+    }
+
     /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
     private static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
         long size = frame.byteSize();
@@ -306,6 +376,55 @@ public final class MessageCodec {
                 yield null;
             }
             case Message.Heartbeat _ -> null;
+            case Message.Collective c -> {
+                if (c.communicator() < 0) {
+                    yield "communicator " + c.communicator() + " is negative";
+                } else if (c.opSeq() < 0) {
+                    yield "opSeq " + c.opSeq() + " is negative";
+                } else if (c.step() < 0) {
+                    yield "step " + c.step() + " is negative";
+                } else if (c.operation() < 0 || c.operation() > 0xFF || c.dataType() < 0 || c.dataType() > 0xFF
+                        || c.reduceOp() < 0 || c.reduceOp() > 0xFF) {
+                    yield "operation, dataType or reduceOp does not fit in a u8";
+                } else if (c.root() < -1) {
+                    yield "root " + c.root() + " is less than -1";
+                } else if (c.count() < -1) {
+                    yield "count " + c.count() + " is less than -1";
+                } else if (c.totalBytes() < 0) {
+                    yield "totalBytes " + c.totalBytes() + " is negative";
+                } else if (c.offset() < 0) {
+                    yield "offset " + c.offset() + " is negative";
+                } else if (c.payload() == null) {
+                    yield "payload is null";
+                } else if (c.payload().byteSize() > MAX_COLLECTIVE_PAYLOAD_BYTES) {
+                    yield "payload of " + c.payload().byteSize() + " bytes exceeds the maximum of "
+                            + MAX_COLLECTIVE_PAYLOAD_BYTES + " per frame; send it in chunks";
+                } else if (c.offset() > c.totalBytes() - c.payload().byteSize()) {
+                    yield "chunk of " + c.payload().byteSize() + " bytes at offset " + c.offset()
+                            + " runs past totalBytes " + c.totalBytes();
+                }
+                yield null;
+            }
+            case Message.CollectiveAbort a -> {
+                if (a.communicator() < 0) {
+                    yield "communicator " + a.communicator() + " is negative";
+                } else if (a.opSeq() < 0) {
+                    yield "opSeq " + a.opSeq() + " is negative";
+                } else if (a.reason() == null) {
+                    yield "reason is null";
+                } else if (a.field() < 0 || a.field() > 0xFF) {
+                    yield "field " + a.field() + " does not fit in a u8";
+                } else if (a.detail() == null) {
+                    yield "detail is null";
+                }
+                long bytes = utf8Length(a.detail());
+                if (bytes < 0) {
+                    yield "detail contains an unpaired surrogate";
+                } else if (bytes > MAX_TEXT_BYTES) {
+                    yield "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
+                }
+                yield null;
+            }
             case Message.Goodbye g -> {
                 if (g.reason() == null) {
                     yield "reason is null";
@@ -320,6 +439,7 @@ public final class MessageCodec {
                 }
                 yield null;
             }
+            case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
     }
 

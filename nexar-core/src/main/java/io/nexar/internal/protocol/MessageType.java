@@ -9,10 +9,26 @@ public enum MessageType {
     HELLO(0x01),
     /** {@link Message.Data}: one chunk of a point-to-point message. */
     DATA(0x10),
+    /** {@link Message.Collective}: one chunk of one step of a collective schedule. */
+    COLLECTIVE(0x11),
+    /** {@link Message.CollectiveAbort}: the sender failed a collective operation; fail it too. */
+    COLLECTIVE_ABORT(0x12),
     /** {@link Message.Heartbeat}: liveness signal. */
     HEARTBEAT(0x20),
     /** {@link Message.Goodbye}: the sender is leaving. */
-    GOODBYE(0x2F);
+    GOODBYE(0x2F),
+
+    // Enrolment (0x40-0x4F): only on the seed's TLS enrolment connection, never on a peer link; see EnrolmentCodec.
+    /** {@link EnrolmentMessage.JoinChallenge}: the seed's nonce, first frame of an enrolment connection. */
+    JOIN_CHALLENGE(0x40),
+    /** {@link EnrolmentMessage.JoinRequest}: a worker's proof of the join token, CSR and addresses. */
+    JOIN_REQUEST(0x41),
+    /** {@link EnrolmentMessage.JoinAccepted}: the worker's rank, world size, member id and certificate chain. */
+    JOIN_ACCEPTED(0x42),
+    /** {@link EnrolmentMessage.JoinRefused}: the seed refused the join, with a reason. */
+    JOIN_REFUSED(0x43),
+    /** {@link EnrolmentMessage.PeerTable}: every rank's member id and addresses, once the cluster formed. */
+    PEER_TABLE(0x44);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -32,6 +32,19 @@ import java.nio.ByteOrder;
  * 16 i32 worldSize          22 u64 totalBytes                                    9+n end
  * 20 u64 incarnation        30 u64 offset
  * 28 end                    38 payload ... to end of frame
+ *
+ * COLLECTIVE (0x11)                       COLLECTIVE_ABORT (0x12)
+ *  6 i32 communicator                      6 i32 communicator
+ * 10 u64 opSeq                            10 u64 opSeq
+ * 18 i32 step                             18 u8  reason code
+ * 22 u8  operation    (fingerprint)       19 u8  field code (0 = none)
+ * 23 u8  dataType     (fingerprint)       20 u16 detail length n
+ * 24 u8  reduceOp     (fingerprint)       22 n bytes UTF-8 detail
+ * 25 i32 root         (fingerprint)     22+n end
+ * 29 i64 count        (fingerprint)
+ * 37 u64 totalBytes
+ * 45 u64 offset
+ * 53 payload ... to end of frame
  * </pre>
  *
  * <p>The {@code length} field counts the bytes after it (type, flags and body), so a frame occupies
@@ -146,6 +159,51 @@ public final class WireFormat {
     public static final int GOODBYE_DETAIL_LENGTH_OFFSET = GOODBYE_REASON_OFFSET + 1;
     /** Goodbye: the UTF-8 detail, which must end exactly at the end of the frame. */
     public static final int GOODBYE_DETAIL_OFFSET = GOODBYE_DETAIL_LENGTH_OFFSET + 2;
+
+    // ---------------------------------------------------------------- COLLECTIVE (0x11)
+
+    /** Collective: i32 communicator id. */
+    public static final int COLLECTIVE_COMMUNICATOR_OFFSET = FRAME_HEADER_BYTES;
+    /** Collective: u64 operation sequence number on the communicator. */
+    public static final int COLLECTIVE_OP_SEQ_OFFSET = COLLECTIVE_COMMUNICATOR_OFFSET + 4;
+    /** Collective: i32 schedule step (round) of the operation. */
+    public static final int COLLECTIVE_STEP_OFFSET = COLLECTIVE_OP_SEQ_OFFSET + 8;
+    /** Collective: u8 operation code (fingerprint). */
+    public static final int COLLECTIVE_OPERATION_OFFSET = COLLECTIVE_STEP_OFFSET + 4;
+    /** Collective: u8 data type code (fingerprint). */
+    public static final int COLLECTIVE_DATA_TYPE_OFFSET = COLLECTIVE_OPERATION_OFFSET + 1;
+    /** Collective: u8 reduce operator code (fingerprint). */
+    public static final int COLLECTIVE_REDUCE_OP_OFFSET = COLLECTIVE_DATA_TYPE_OFFSET + 1;
+    /** Collective: i32 root rank, -1 for rootless operations (fingerprint). */
+    public static final int COLLECTIVE_ROOT_OFFSET = COLLECTIVE_REDUCE_OP_OFFSET + 1;
+    /** Collective: i64 element count every rank agrees on, -1 when not checked (fingerprint). */
+    public static final int COLLECTIVE_COUNT_OFFSET = COLLECTIVE_ROOT_OFFSET + 4;
+    /** Collective: u64 size of the step's whole message. */
+    public static final int COLLECTIVE_TOTAL_BYTES_OFFSET = COLLECTIVE_COUNT_OFFSET + 8;
+    /** Collective: u64 offset of this chunk in the step's message. */
+    public static final int COLLECTIVE_CHUNK_OFFSET_OFFSET = COLLECTIVE_TOTAL_BYTES_OFFSET + 8;
+    /** Collective: the payload, which runs to the end of the frame. */
+    public static final int COLLECTIVE_PAYLOAD_OFFSET = COLLECTIVE_CHUNK_OFFSET_OFFSET + 8;
+    /** Total framing overhead of a Collective frame, length prefix included (53). */
+    public static final int COLLECTIVE_HEADER_BYTES = COLLECTIVE_PAYLOAD_OFFSET;
+    /** The largest payload one Collective frame can carry, limited by the u32 length field. */
+    public static final long MAX_COLLECTIVE_PAYLOAD_BYTES =
+            MAX_FRAME_LENGTH - (COLLECTIVE_HEADER_BYTES - LENGTH_PREFIX_BYTES);
+
+    // ---------------------------------------------------------------- COLLECTIVE_ABORT (0x12)
+
+    /** Collective abort: i32 communicator id. */
+    public static final int ABORT_COMMUNICATOR_OFFSET = FRAME_HEADER_BYTES;
+    /** Collective abort: u64 sequence number of the failed operation. */
+    public static final int ABORT_OP_SEQ_OFFSET = ABORT_COMMUNICATOR_OFFSET + 4;
+    /** Collective abort: u8 {@link AbortReason} code. */
+    public static final int ABORT_REASON_OFFSET = ABORT_OP_SEQ_OFFSET + 8;
+    /** Collective abort: u8 code of the fingerprint field that differed, 0 if none. */
+    public static final int ABORT_FIELD_OFFSET = ABORT_REASON_OFFSET + 1;
+    /** Collective abort: u16 length of the UTF-8 detail, at most {@link #MAX_TEXT_BYTES}. */
+    public static final int ABORT_DETAIL_LENGTH_OFFSET = ABORT_FIELD_OFFSET + 1;
+    /** Collective abort: the UTF-8 detail, which must end exactly at the end of the frame. */
+    public static final int ABORT_DETAIL_OFFSET = ABORT_DETAIL_LENGTH_OFFSET + 2;
 
     private WireFormat() {
     }

@@ -1,6 +1,7 @@
 package io.nexar.internal.transport;
 
 import io.nexar.NexarConfig;
+import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.p2p.Mailbox;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +21,9 @@ public final class InProcessFabric {
         this.config = config;
         var list = new ArrayList<InProcessTransport>(worldSize);
         for (int rank = 0; rank < worldSize; rank++) {
-            list.add(new InProcessTransport(this, rank, worldSize, new Mailbox(config.unexpectedMaxBytes()),
-                    INCARNATIONS.getAndIncrement()));
+            var router = new InboundRouter(new Mailbox(config.unexpectedMaxBytes()),
+                    new CollectiveEngine(config.unexpectedMaxBytes()));
+            list.add(new InProcessTransport(this, rank, worldSize, router, INCARNATIONS.getAndIncrement()));
         }
         this.endpoints = List.copyOf(list);
     }

@@ -6,6 +6,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
+import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
@@ -17,22 +18,24 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * One rank's endpoint of an {@link InProcessFabric}. A send encodes the message into a frame, checks and decodes it
  * as the receiver would, and hands it to the receiver's {@link Mailbox} on the calling thread; when the receiver's
- * unexpected store is full the caller waits there, so back-pressure is exact. No threads of its own.
+ * unexpected store is full the caller waits there, so back-pressure is exact. No threads of its own. Inbound messages
+ * go through the receiver's {@link InboundRouter}: point-to-point to its {@link Mailbox}, collectives to its
+ * {@link CollectiveEngine}.
  */
 public final class InProcessTransport implements Transport {
     private final InProcessFabric fabric;
     private final int rank;
     private final int worldSize;
-    private final Mailbox mailbox;
+    private final InboundRouter router;
     private final long incarnation;
     /** Null while open; then why this endpoint went down. */
     private final AtomicReference<String> down = new AtomicReference<>();
 
-    InProcessTransport(InProcessFabric fabric, int rank, int worldSize, Mailbox mailbox, long incarnation) {
+    InProcessTransport(InProcessFabric fabric, int rank, int worldSize, InboundRouter router, long incarnation) {
         this.fabric = fabric;
         this.rank = rank;
         this.worldSize = worldSize;
-        this.mailbox = mailbox;
+        this.router = router;
         this.incarnation = incarnation;
     }
 
@@ -46,9 +49,14 @@ public final class InProcessTransport implements Transport {
         return worldSize;
     }
 
-    /** The process's receive side. */
+    /** The process's point-to-point receive side. */
     public Mailbox mailbox() {
-        return mailbox;
+        return router.mailbox();
+    }
+
+    /** The process's collective receive side. */
+    public CollectiveEngine engine() {
+        return router.engine();
     }
 
     /** A random-enough number identifying this start of the endpoint (sent in Hello by network transports). */
@@ -70,13 +78,13 @@ public final class InProcessTransport implements Transport {
         Message decoded = roundTrip(message);
         boolean taken;
         try {
-            taken = target.mailbox.deliverWaiting(rank, decoded, deadline.deadlineNanos());
+            taken = target.router.deliverWaiting(rank, decoded, deadline.deadlineNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new OperationCancelledException(context, "was interrupted while waiting for rank " + peer
                     + " to make room");
         } catch (ProtocolException e) {
-            target.mailbox.onPeerDown(rank, "broke the protocol: " + e.getMessage(), e);
+            target.router.onPeerDown(rank, "broke the protocol: " + e.getMessage(), e);
             throw e;
         }
         if (!taken) {
@@ -113,10 +121,10 @@ public final class InProcessTransport implements Transport {
         if (!down.compareAndSet(null, why)) {
             return;
         }
-        mailbox.close(reason == GoodbyeReason.CLOSE ? "the communicator was closed" : "this rank failed: " + detail);
+        router.close(reason == GoodbyeReason.CLOSE ? "the communicator was closed" : "this rank failed: " + detail);
         for (int peer = 0; peer < fabric.worldSize(); peer++) {
             if (peer != rank) {
-                fabric.endpoint(peer).mailbox.onPeerDown(rank, why, null);
+                fabric.endpoint(peer).router.onPeerDown(rank, why, null);
             }
         }
     }

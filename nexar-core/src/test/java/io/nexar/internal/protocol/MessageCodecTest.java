@@ -57,7 +57,10 @@ class MessageCodecTest {
                 fixture("data", new Message.Data(2, 7, 5, 16, 8, segment(0xde, 0xad, 0xbe, 0xef, 0x01))),
                 fixture("data-empty", new Message.Data(0, 0, 0, 0, 0, MemorySegment.ofArray(new byte[0]))),
                 fixture("heartbeat", new Message.Heartbeat(42, 0x0102030405060708L)),
-                fixture("goodbye", new Message.Goodbye(GoodbyeReason.FAILURE, "bye \u00e9")));
+                fixture("goodbye", new Message.Goodbye(GoodbyeReason.FAILURE, "bye \u00e9")),
+                fixture("collective", new Message.Collective(2, 17, 3, 1, 3, 1, -1, 1024, 4096, 8,
+                        segment(0xde, 0xad, 0xbe, 0xef))),
+                fixture("collective-abort", new Message.CollectiveAbort(0, 5, AbortReason.MISMATCH, 2, "count")));
     }
 
     static Fixture fixture(String name) {
@@ -88,7 +91,13 @@ class MessageCodecTest {
 
     /** Records compare by value except Data, whose payload segments compare by content. */
     static void assertSameMessage(Message expected, Message actual) {
-        if (expected instanceof Message.Data e && actual instanceof Message.Data a) {
+        if (expected instanceof Message.Collective e && actual instanceof Message.Collective a) {
+            assertEquals(e.payload().byteSize(), a.payload().byteSize(), "payload size");
+            assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
+                    "payload");
+            assertEquals(detach(e).toString().replaceAll("payload=.*", ""),
+                    detach(a).toString().replaceAll("payload=.*", ""), "header fields");
+        } else if (expected instanceof Message.Data e && actual instanceof Message.Data a) {
             assertEquals(e.communicator(), a.communicator(), "communicator");
             assertEquals(e.tag(), a.tag(), "tag");
             assertEquals(e.messageSeq(), a.messageSeq(), "messageSeq");
@@ -320,7 +329,21 @@ class MessageCodecTest {
                         StringBuilder::append).toString());
         Arbitrary<Message> goodbyes = Combinators.combine(Arbitraries.of(GoodbyeReason.class), text)
                 .as(Message.Goodbye::new);
-        return Arbitraries.oneOf(hellos, data, heartbeats, goodbyes);
+        Arbitrary<Message> collectives = Arbitraries.bytes().array(byte[].class).ofMaxSize(300).flatMap(payload ->
+                Arbitraries.longs().between(0, Long.MAX_VALUE - payload.length).flatMap(offset ->
+                        Combinators.combine(Arbitraries.integers().greaterOrEqual(0), Arbitraries.longs()
+                                        .greaterOrEqual(0), Arbitraries.integers().greaterOrEqual(0),
+                                Arbitraries.integers().between(0, 255), Arbitraries.integers().between(-1, 1 << 20),
+                                Arbitraries.longs().greaterOrEqual(-1),
+                                Arbitraries.longs().between(offset + payload.length, Long.MAX_VALUE))
+                                .as((comm, seq, step, code, root, count, total) -> (Message) new Message.Collective(
+                                        comm, seq, step, code, code ^ 1, code ^ 2, root, count, total, offset,
+                                        MemorySegment.ofArray(payload)))));
+        Arbitrary<Message> aborts = Combinators.combine(Arbitraries.integers().greaterOrEqual(0),
+                        Arbitraries.longs().greaterOrEqual(0), Arbitraries.of(AbortReason.class),
+                        Arbitraries.integers().between(0, 255), text)
+                .as(Message.CollectiveAbort::new);
+        return Arbitraries.oneOf(hellos, data, heartbeats, goodbyes, collectives, aborts);
     }
 
     @Property(tries = 2000)

@@ -1,0 +1,32 @@
+package io.nexar;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A collective operation started by an {@code ...Async} method of {@link Communicator}. The operation runs while the
+ * caller computes; its buffers belong to it until it ends (neither read nor written by the caller meanwhile).
+ * Thread-safe.
+ */
+public interface CollectiveHandle {
+
+    /**
+     * Blocks until the operation ends.
+     *
+     * @throws NexarException the operation's failure (timeout, failed peer, mismatch, cancellation)
+     */
+    void await();
+
+    /** True once the operation ended, successfully or not; never blocks. */
+    boolean isDone();
+
+    /**
+     * Asks the operation to stop: unless it already ended, it fails with {@link OperationCancelledException}, the
+     * other ranks are told (they fail too) and, once {@link #await()} returns, nexar no longer touches its buffers.
+     *
+     * @return true if this call cancelled the operation, false if it had already ended or failed
+     */
+    boolean cancel();
+
+    /** The operation as a future, completed with null or exceptionally with its {@link NexarException}. */
+    CompletableFuture<Void> toCompletableFuture();
+}

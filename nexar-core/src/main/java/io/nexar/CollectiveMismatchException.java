@@ -1,0 +1,75 @@
+package io.nexar;
+
+/**
+ * The ranks of a communicator disagree about a collective operation: one called allReduce of 1024 F32 while another
+ * called it with 512, or broadcast with another root, or a different collective altogether. Every rank involved fails
+ * with this exception instead of hanging or corrupting memory: the rank that detects the difference names both ranks
+ * and the field, for example {@code allReduce on rank 1 (world 2, comm 0, seq 0) does not match rank 0: count is 512
+ * here but 1024 on rank 0}, and tells the other ranks, which fail with the same field.
+ *
+ * <p>After a mismatch the communicator's collectives are broken: every later collective on it fails at once with this
+ * exception (the ranks' calls can no longer be paired reliably). Point-to-point messaging keeps working.
+ */
+public final class CollectiveMismatchException extends NexarException {
+    private static final long serialVersionUID = 1L;
+    private final Field field;
+
+    /** The part of the call the ranks disagree on; the code travels in abort messages. */
+    public enum Field {
+        /** Different collectives (allReduce here, broadcast there). */
+        OPERATION(1),
+        /** Different element counts. */
+        COUNT(2),
+        /** Different element types. */
+        DATA_TYPE(3),
+        /** Different reduce operators. */
+        REDUCE_OP(4),
+        /** Different roots. */
+        ROOT(5),
+        /** Different message sizes (for example, different counts in a V form). */
+        SIZE(6),
+        /** Different schedules: a message this rank's schedule does not expect (e.g. ranks configured unlike). */
+        SCHEDULE(7);
+
+        private final int code;
+
+        Field(int code) {
+            this.code = code;
+        }
+
+        /** The wire code. */
+        public int code() {
+            return code;
+        }
+
+        /** The field of a wire code, or null. */
+        public static Field fromCode(int code) {
+            for (Field f : values()) {
+                if (f.code == code) {
+                    return f;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * @param context where it happened; its peer is the other rank involved
+     * @param field the field that differs
+     * @param detail the rest of the message after the context prefix
+     */
+    public CollectiveMismatchException(ErrorContext context, Field field, String detail) {
+        super(context, detail, null);
+        this.field = field;
+    }
+
+    /** The field the ranks disagree on. */
+    public Field field() {
+        return field;
+    }
+
+    @Override
+    public ErrorCode code() {
+        return ErrorCode.FAILED_PRECONDITION;
+    }
+}

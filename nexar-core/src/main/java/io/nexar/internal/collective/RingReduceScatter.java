@@ -1,0 +1,46 @@
+package io.nexar.internal.collective;
+
+import io.nexar.ReduceOp;
+
+/**
+ * Ring reduce-scatter: rank r ends with the reduction of block r (inventory W2: never block r+1). In step s rank r
+ * sends its partial sum of block r-s-1 to r+1 and reduces block r-s-2 from r-1 into a copy of its own input block;
+ * the partial it receives in the last step is block r itself, reduced straight into the output. Two scratch slots
+ * alternate so that a round never receives into the slot it sends from.
+ *
+ * <pre>
+ * step 0: send in[r-1]              recv+reduce into slot0 = copy(in[r-2])
+ * step 1: send slot0                recv+reduce into slot1 = copy(in[r-3])
+ * ...
+ * step n-2: send slot              recv+reduce into out   = copy(in[r])
+ * </pre>
+ */
+public final class RingReduceScatter implements Algorithm {
+
+    @Override
+    public Schedule plan(int rank, int size, OpSpec spec) {
+        long c = spec.count();
+        var s = Schedule.builder(rank, size).scratch(2 * c);
+        var out = new Slice(Buf.OUTPUT, 0, c);
+        if (size == 1) {
+            s.round().copy(new Slice(Buf.INPUT, 0, c), out);
+        }
+        int next = (rank + 1) % size;
+        int prev = (rank + size - 1) % size;
+        Slice sending = input(Math.floorMod(rank - 1, size), c);
+        for (int step = 0; step < size - 1; step++) {
+            int block = Math.floorMod(rank - step - 2, size);
+            Slice target = step == size - 2 ? out : new Slice(Buf.SCRATCH, (step % 2) * c, c);
+            s.round().copy(input(block, c), target).send(next, sending).recvReduce(prev, target);
+            sending = target;
+        }
+        if (spec.op() == ReduceOp.AVG) {
+            s.round().average(out, size);
+        }
+        return s.build();
+    }
+
+    private static Slice input(int block, long c) {
+        return new Slice(Buf.INPUT, block * c, c);
+    }
+}

@@ -1,0 +1,152 @@
+package io.nexar.internal.collective;
+
+import io.nexar.CollectiveMismatchException;
+import io.nexar.NexarException;
+import io.nexar.OperationCancelledException;
+import io.nexar.OperationTimeoutException;
+import io.nexar.internal.protocol.AbortReason;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Runs one rank's {@link Schedule} against a {@link Transport}: the one executor of every collective.
+ *
+ * <p>Threading (first version, see docs/collectives.md): the calling thread (or, for async calls, one virtual thread
+ * per operation) drives the rounds: it runs a round's local steps, opens its receives in the
+ * {@link CollectiveEngine}, issues its sends (chunked in whole elements) and sleeps until the engine says the round's
+ * receives are complete. Arriving chunks are copied or reduced straight into their target slices by the transport
+ * thread that delivers them, so the caller wakes once per round, not once per message. Sends never happen on a
+ * transport thread: the in-process transport delivers on the sender's thread, so a send from a delivery would
+ * recurse from rank to rank.
+ *
+ * <p>One {@link Deadline} per operation bounds every wait. The first failure fails the whole operation, names the
+ * step and the awaited rank, tells the other ranks (an abort message, so they fail fast instead of timing out) and
+ * releases everything the operation held.
+ */
+public final class ScheduleExecutor {
+    private static final Duration ABORT_TIMEOUT = Duration.ofSeconds(1);
+
+    private ScheduleExecutor() {
+    }
+
+    /**
+     * Runs a posted operation to its end.
+     *
+     * @param chunkBytes largest payload per message; chunks hold whole elements
+     * @throws NexarException the operation's failure
+     */
+    static void run(CollectiveEngine engine, Transport transport, OpState op, Deadline deadline, long chunkBytes) {
+        try {
+            List<List<Step>> rounds = op.schedule.rounds();
+            for (int k = 0; k < rounds.size(); k++) {
+                throwIfFailed(engine, op);
+                List<Step> steps = rounds.get(k);
+                runLocal(op, steps);
+                engine.open(op, k, steps);
+                throwIfFailed(engine, op);
+                for (Step s : steps) {
+                    if (s instanceof Step.Send send) {
+                        send(transport, op, k, send, deadline, chunkBytes);
+                    }
+                }
+                boolean done;
+                try {
+                    done = engine.awaitRound(op, deadline.deadlineNanos());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw engine.fail(op, new OperationCancelledException(op.context, "was interrupted at step " + k
+                            + "/" + rounds.size()));
+                }
+                if (!done) {
+                    int peer = engine.awaited(op);
+                    throw engine.fail(op, new OperationTimeoutException(op.context.withPeer(peer), deadline.timeout(),
+                            k, rounds.size(), "rank " + peer));
+                }
+            }
+            throwIfFailed(engine, op);
+        } catch (NexarException e) {
+            NexarException failure = engine.fail(op, e);
+            engine.end(op);
+            if (!op.informed) {
+                abortPeers(transport, op, failure);
+            }
+            throw failure;
+        } finally {
+            engine.end(op);
+        }
+    }
+
+    private static void throwIfFailed(CollectiveEngine engine, OpState op) {
+        NexarException f = engine.failure(op);
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    private static void runLocal(OpState op, List<Step> steps) {
+        int w = op.type.byteSize();
+        for (Step s : steps) {
+            switch (s) {
+                case Step.Copy c -> MemorySegment.copy(seg(op, c.src()), c.src().offset() * w, seg(op, c.dst()),
+                        c.dst().offset() * w, c.src().count() * w);
+                case Step.Reduce r -> Kernels.reduce(seg(op, r.dst()), r.dst().offset() * w, seg(op, r.src()),
+                        r.src().offset() * w, r.src().count(), op.type, op.combiner);
+                case Step.Average a -> Kernels.finishAverage(seg(op, a.dst()), a.dst().offset() * w, a.dst().count(),
+                        op.type, a.divisor());
+                case Step.Identity i -> Kernels.fillIdentity(seg(op, i.dst()), i.dst().offset() * w, i.dst().count(),
+                        op.type, op.fingerprint.op());
+                default -> {
+                }
+            }
+        }
+    }
+
+    private static void send(Transport transport, OpState op, int step, Step.Send send, Deadline deadline,
+                             long chunkBytes) {
+        int w = op.type.byteSize();
+        MemorySegment src = seg(op, send.src());
+        long start = send.src().offset() * w;
+        long total = send.src().count() * w;
+        long chunk = Math.max(w, chunkBytes / w * w);
+        Fingerprint fp = op.fingerprint;
+        long offset = 0;
+        do {
+            long len = Math.min(chunk, total - offset);
+            var m = new Message.Collective(op.group.id(), op.seq, step, fp.operationCode(), fp.typeCode(), fp.opCode(),
+                    fp.root(), fp.count(), total, offset, src.asSlice(start + offset, len));
+            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op.context.withPeer(send.peer()));
+            offset += len;
+        } while (offset < total);
+    }
+
+    /** Best effort: tells every other member that this operation failed, so none of them waits for it. */
+    private static void abortPeers(Transport transport, OpState op, NexarException failure) {
+        boolean mismatch = failure instanceof CollectiveMismatchException;
+        int field = failure instanceof CollectiveMismatchException m ? m.field().code() : 0;
+        String detail = failure.getMessage();
+        if (detail.length() > 300) {
+            detail = detail.substring(0, 300);
+        }
+        var abort = new Message.CollectiveAbort(op.group.id(), op.seq, mismatch ? AbortReason.MISMATCH
+                : AbortReason.FAILED, field, detail);
+        Deadline d = Deadline.after(ABORT_TIMEOUT);
+        for (int r = 0; r < op.group.size(); r++) {
+            if (r != op.group.rank()) {
+                try {
+                    transport.send(op.group.world(r), Lane.COLLECTIVE, abort, d, op.context.withPeer(r));
+                } catch (NexarException ignored) {
+                    // that rank is gone or stuck too; it learns of the failure another way
+                }
+            }
+        }
+    }
+
+    private static MemorySegment seg(OpState op, Slice s) {
+        return op.buffers[s.buf().ordinal()];
+    }
+}

@@ -1,0 +1,230 @@
+package io.nexar.internal.protocol;
+
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The messages of cluster enrolment, exchanged once per worker on the seed's TLS connection, never on a peer link
+ * (DESIGN.md section 4, docs/protocol.md section 7):
+ *
+ * <pre>
+ *   seed                                  worker
+ *    | -- JOIN_CHALLENGE(nonce) ---------> |
+ *    | <--------- JOIN_REQUEST(proof, rank, csr, addresses)
+ *    | -- JOIN_ACCEPTED(rank, world, id, chain) or JOIN_REFUSED(code, reason) --> |
+ *    | -- PEER_TABLE(every rank's id and addresses) --> |   (once all workers joined)
+ * </pre>
+ *
+ * Byte arrays are copied on construction; the records compare by content. {@link EnrolmentCodec} encodes and
+ * validates them; nothing here is checked until then.
+ */
+public sealed interface EnrolmentMessage extends Message permits EnrolmentMessage.JoinChallenge,
+        EnrolmentMessage.JoinRequest, EnrolmentMessage.JoinAccepted, EnrolmentMessage.JoinRefused,
+        EnrolmentMessage.PeerTable {
+
+    /**
+     * The seed's first message on an enrolment connection: a fresh random nonce that the worker's proof must cover,
+     * so that a proof captured on one connection is useless on another.
+     *
+     * @param nonce exactly {@link EnrolmentCodec#NONCE_BYTES} random bytes
+     */
+    record JoinChallenge(byte[] nonce) implements EnrolmentMessage {
+        public JoinChallenge {
+            nonce = copy(nonce);
+        }
+
+        /** A copy of the nonce. */
+        @Override
+        public byte[] nonce() {
+            return copy(nonce);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.JOIN_CHALLENGE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof JoinChallenge c && Arrays.equals(nonce, c.nonce);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(nonce);
+        }
+
+        @Override
+        public String toString() {
+            return "JoinChallenge[nonce=" + hex(nonce) + "]";
+        }
+    }
+
+    /**
+     * The worker's request to join.
+     *
+     * @param proof {@code HMAC-SHA256(token, nonce || SHA-256(csr))}, exactly {@link EnrolmentCodec#PROOF_BYTES}
+     * @param requestedRank the rank the worker asks for, or -1 for any
+     * @param csr the DER of a PKCS#10 request for the worker's own key, 1 to {@link EnrolmentCodec#MAX_CSR_BYTES}
+     * @param quicAddress where the worker listens for QUIC (resolved, port 1-65535)
+     * @param bulkAddress where the worker listens for the TCP bulk lane, or null if it has none
+     */
+    record JoinRequest(byte[] proof, int requestedRank, byte[] csr, InetSocketAddress quicAddress,
+                       InetSocketAddress bulkAddress) implements EnrolmentMessage {
+        public JoinRequest {
+            proof = copy(proof);
+            csr = copy(csr);
+        }
+
+        /** A copy of the proof. */
+        @Override
+        public byte[] proof() {
+            return copy(proof);
+        }
+
+        /** A copy of the CSR. */
+        @Override
+        public byte[] csr() {
+            return copy(csr);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.JOIN_REQUEST;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof JoinRequest r && Arrays.equals(proof, r.proof) && requestedRank == r.requestedRank
+                    && Arrays.equals(csr, r.csr) && Objects.equals(quicAddress, r.quicAddress)
+                    && Objects.equals(bulkAddress, r.bulkAddress);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(Arrays.hashCode(proof), requestedRank, Arrays.hashCode(csr), quicAddress,
+                    bulkAddress);
+        }
+
+        @Override
+        public String toString() {
+            return "JoinRequest[proof=" + hex(proof) + ", requestedRank=" + requestedRank + ", csr="
+                    + (csr == null ? "null" : csr.length + " bytes") + ", quicAddress=" + quicAddress
+                    + ", bulkAddress=" + bulkAddress + "]";
+        }
+    }
+
+    /**
+     * The seed accepted the worker: its rank, the world size, the member id its certificate names, and the chain.
+     *
+     * @param rank the assigned rank, in {@code [0, worldSize)}
+     * @param worldSize the number of ranks, {@code >= 1}
+     * @param memberId the identity the certificate names (lowercase letters, digits, '-', '.'; 1-64 characters)
+     * @param certChain DER certificates, leaf first, then the cluster CA; 1 to {@link EnrolmentCodec#MAX_CHAIN_CERTS}
+     */
+    record JoinAccepted(int rank, int worldSize, String memberId, List<byte[]> certChain)
+            implements EnrolmentMessage {
+        public JoinAccepted {
+            certChain = certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+        }
+
+        /** Copies of the DER certificates. */
+        @Override
+        public List<byte[]> certChain() {
+            return certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.JOIN_ACCEPTED;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof JoinAccepted a) || rank != a.rank || worldSize != a.worldSize
+                    || !Objects.equals(memberId, a.memberId) || (certChain == null) != (a.certChain == null)) {
+                return false;
+            }
+            if (certChain == null) {
+                return true;
+            }
+            if (certChain.size() != a.certChain.size()) {
+                return false;
+            }
+            for (int i = 0; i < certChain.size(); i++) {
+                if (!Arrays.equals(certChain.get(i), a.certChain.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public int hashCode() {
+            int h = Objects.hash(rank, worldSize, memberId);
+            if (certChain != null) {
+                for (byte[] c : certChain) {
+                    h = 31 * h + Arrays.hashCode(c);
+                }
+            }
+            return h;
+        }
+
+        @Override
+        public String toString() {
+            return "JoinAccepted[rank=" + rank + ", worldSize=" + worldSize + ", memberId=" + memberId
+                    + ", certChain=" + (certChain == null ? "null" : certChain.size() + " certificates") + "]";
+        }
+    }
+
+    /**
+     * The seed refused the worker; the connection closes after it.
+     *
+     * @param code why, as a code
+     * @param reason a human-readable explanation, at most {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     */
+    record JoinRefused(JoinRefusal code, String reason) implements EnrolmentMessage {
+        @Override
+        public MessageType type() {
+            return MessageType.JOIN_REFUSED;
+        }
+    }
+
+    /**
+     * Every rank's identity and addresses, sent to each worker once the cluster has formed.
+     *
+     * @param entries one per rank; entry {@code i} has rank {@code i}; at least one
+     */
+    record PeerTable(List<Entry> entries) implements EnrolmentMessage {
+        public PeerTable {
+            entries = entries == null ? null : entries.stream().toList();
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.PEER_TABLE;
+        }
+
+        /**
+         * One rank of the table.
+         *
+         * @param rank the rank
+         * @param memberId the identity its certificate names
+         * @param quicAddress its QUIC listen address (resolved)
+         * @param bulkAddress its TCP bulk-lane address, or null if it has none
+         */
+        public record Entry(int rank, String memberId, InetSocketAddress quicAddress, InetSocketAddress bulkAddress) {
+        }
+    }
+
+    private static byte[] copy(byte[] b) {
+        return b == null ? null : b.clone();
+    }
+
+    private static String hex(byte[] b) {
+        return b == null ? "null" : HexFormat.of().formatHex(b);
+    }
+}

@@ -1,0 +1,404 @@
+package io.nexar.testkit.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nexar.CollectiveHandle;
+import io.nexar.CollectiveMismatchException;
+import io.nexar.Communicator;
+import io.nexar.ConfigKey;
+import io.nexar.DataType;
+import io.nexar.NexarConfig;
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
+import io.nexar.ReduceOp;
+import io.nexar.testkit.Inputs;
+import io.nexar.testkit.RankFailedException;
+import io.nexar.testkit.ReferenceReduce;
+import io.nexar.testkit.TestCluster;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The collective contract every transport must pass: results against a sequential reference for every operation,
+ * type and operator, world sizes 1..9, counts 0, 1, below the world size, primes and larger; in place and out of
+ * place; every algorithm forced; mismatch detection, timeouts and failures. A transport's test is a one-line
+ * subclass that says how to start a {@link TestCluster}. Inputs are seeded; the seed is printed.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class CollectiveContract {
+    /** Seed of every random input; override with {@code -Dnexar.test.seed=...}. */
+    protected static final long SEED = Long.getLong("nexar.test.seed", 0x5EED_C011L);
+    private static final List<DataType> TYPES = List.of(DataType.values());
+
+    /** Starts {@code worldSize} connected ranks with {@code config}. */
+    protected abstract TestCluster start(int worldSize, NexarConfig config);
+
+    /** A configuration for fast tests: small chunks and segments so that chunking and pipelining are exercised. */
+    protected NexarConfig.Builder config() {
+        return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20))
+                .collectiveTimeout(Duration.ofSeconds(20)).chunkBytes(1024).set(ConfigKey.PIPELINE_SEGMENT_SIZE, "1KiB");
+    }
+
+    static List<ReduceOp> opsFor(DataType type) {
+        return List.of(ReduceOp.values()).stream().filter(o -> !(o.isBitwise() && type.isFloatingPoint())).toList();
+    }
+
+    static long[] counts(int world) {
+        return new long[] {0, 1, Math.max(0, world - 1), 13, 1009};
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"ring", "halving-doubling", "pipelined-ring", "rank-order"})
+    void allReduceMatchesTheReferenceForEveryTypeOpAndWorldSize(String algorithm) {
+        System.out.println("allReduce " + algorithm + " seed=" + SEED);
+        for (int world = 1; world <= 9; world++) {
+            int n = world;
+            try (var cluster = start(n, config().set(ConfigKey.ALLREDUCE_ALGORITHM, algorithm).build())) {
+                cluster.run(c -> {
+                    int caseNo = 0;
+                    for (DataType type : TYPES) {
+                        for (ReduceOp op : opsFor(type)) {
+                            long count = counts(n)[caseNo % 5];
+                            long seed = SEED + caseNo * 31L;
+                            var in = Inputs.exact(seed, n, count, type, op);
+                            var expected = ReferenceReduce.fold(in, 0, count, type, op);
+                            var mine = Inputs.copy(in[c.rank()]);
+                            if (caseNo % 2 == 0) {
+                                c.allReduce(mine, type, count, op);
+                                same(mine, expected, "in-place %s %s count %d world %d seed %d", type, op, count, n,
+                                        seed);
+                            } else {
+                                var out = Inputs.zeros(count, type);
+                                c.allReduce(mine, out, type, count, op);
+                                same(out, expected, "%s %s count %d world %d seed %d", type, op, count, n, seed);
+                                same(mine, in[c.rank()], "input untouched");
+                            }
+                            caseNo++;
+                        }
+                    }
+                    return null;
+                });
+            }
+        }
+    }
+
+    @Test
+    void everyOtherOperationMatchesTheReference() {
+        System.out.println("everyOtherOperation seed=" + SEED);
+        for (int world = 1; world <= 9; world++) {
+            int n = world;
+            for (String bcast : List.of("binomial", "scatter-allgather")) {
+                var cfg = config().set(ConfigKey.BROADCAST_ALGORITHM, bcast)
+                        .set(ConfigKey.ALLGATHER_ALGORITHM, bcast.equals("binomial") ? "ring" : "recursive-doubling")
+                        .build();
+                try (var cluster = start(n, cfg)) {
+                    cluster.run(c -> {
+                        int caseNo = 0;
+                        for (DataType type : List.of(DataType.F32, DataType.BF16, DataType.I8, DataType.U64)) {
+                            for (ReduceOp op : List.of(ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG)) {
+                                long count = counts(n)[caseNo % 5];
+                                runAll(c, n, type, op, count, SEED + 7 * caseNo++);
+                            }
+                        }
+                        return null;
+                    });
+                }
+            }
+        }
+    }
+
+    private static void runAll(Communicator c, int n, DataType type, ReduceOp op, long count, long seed) {
+        int r = c.rank();
+        int root = (int) (seed % n);
+        String what = type + " " + op + " count " + count + " world " + n + " seed " + seed;
+        var in = Inputs.exact(seed, n, count, type, op);
+        // broadcast
+        var data = r == root ? Inputs.copy(in[root]) : Inputs.zeros(count, type);
+        c.broadcast(data, type, count, root);
+        same(data, in[root], "broadcast " + what);
+        // reduce
+        var out = Inputs.zeros(count, type);
+        c.reduce(Inputs.copy(in[r]), r == root ? out : null, type, count, op, root);
+        if (r == root) {
+            same(out, ReferenceReduce.fold(in, 0, count, type, op), "reduce " + what);
+        }
+        // allGather, gather: every rank's input in rank order
+        var all = Inputs.zeros(count * n, type);
+        c.allGather(Inputs.copy(in[r]), all, type, count);
+        var gathered = Inputs.zeros(count * n, type);
+        c.gather(Inputs.copy(in[r]), r == root ? gathered : null, type, count, root);
+        int w = type.byteSize();
+        for (int j = 0; j < n; j++) {
+            same(all.asSlice(j * count * w, count * w), in[j], "allGather block " + j + " " + what);
+            if (r == root) {
+                same(gathered.asSlice(j * count * w, count * w), in[j], "gather block " + j + " " + what);
+            }
+        }
+        // reduceScatter: rank r gets block r (W2)
+        var big = Inputs.exact(seed + 1, n, count * n, type, op);
+        var block = Inputs.zeros(count, type);
+        c.reduceScatter(Inputs.copy(big[r]), block, type, count, op);
+        same(block, ReferenceReduce.fold(big, r * count, count, type, op), "reduceScatter " + what);
+        // scatter: rank j gets block j of the root's big input
+        var part = Inputs.zeros(count, type);
+        c.scatter(r == root ? Inputs.copy(big[root]) : null, part, type, count, root);
+        same(part, big[root].asSlice(r * count * w, count * w), "scatter " + what);
+        // allToAll: block j of rank r's input goes to rank j at block r
+        var swapped = Inputs.zeros(count * n, type);
+        c.allToAll(Inputs.copy(big[r]), swapped, type, count);
+        for (int j = 0; j < n; j++) {
+            same(swapped.asSlice(j * count * w, count * w), big[j].asSlice(r * count * w, count * w),
+                    "allToAll block " + j + " " + what);
+        }
+        // scans
+        var scan = Inputs.zeros(count, type);
+        c.scan(Inputs.copy(in[r]), scan, type, count, op);
+        same(scan, ReferenceReduce.prefix(in, r + 1, 0, count, type, op), "scan " + what);
+        var ex = Inputs.zeros(count, type);
+        c.exclusiveScan(Inputs.copy(in[r]), ex, type, count, op);
+        same(ex, ReferenceReduce.prefix(in, r, 0, count, type, op), "exclusiveScan " + what);
+        // V forms: rank j contributes (j + count) % 4 elements
+        long[] counts = new long[n];
+        for (int j = 0; j < n; j++) {
+            counts[j] = (j + count) % 4;
+        }
+        long total = java.util.Arrays.stream(counts).sum();
+        var vall = Inputs.zeros(total, type);
+        c.allGatherV(Inputs.copy(in[r]).asSlice(0, Math.min(count, counts[r]) * w), vall, type,
+                capped(counts, count));
+        var vgat = Inputs.zeros(total, type);
+        c.gatherV(Inputs.copy(in[r]).asSlice(0, Math.min(count, counts[r]) * w), r == root ? vgat : null, type,
+                capped(counts, count), root);
+        long off = 0;
+        for (int j = 0; j < n; j++) {
+            long k = Math.min(count, counts[j]);
+            same(vall.asSlice(off * w, k * w), in[j].asSlice(0, k * w), "allGatherV block " + j + " " + what);
+            if (r == root) {
+                same(vgat.asSlice(off * w, k * w), in[j].asSlice(0, k * w), "gatherV block " + j + " " + what);
+            }
+            off += k;
+        }
+        c.barrier();
+    }
+
+    private static long[] capped(long[] counts, long count) {
+        return java.util.Arrays.stream(counts).map(k -> Math.min(k, count)).toArray();
+    }
+
+    @Test
+    void deterministicModeMatchesTheSequentialFoldBitForBit() {
+        System.out.println("deterministic seed=" + SEED);
+        for (int n : new int[] {1, 3, 4, 7}) {
+            try (var cluster = start(n, config().collectiveDeterministic(true).build())) {
+                cluster.run(c -> {
+                    for (DataType type : List.of(DataType.F32, DataType.F16, DataType.F64, DataType.BF16)) {
+                        long count = 1_001;
+                        var in = Inputs.random(SEED + type.ordinal(), n, count, type);
+                        var x = Inputs.copy(in[c.rank()]);
+                        c.allReduce(x, type, count, ReduceOp.SUM);
+                        same(x, ReferenceReduce.fold(in, 0, count, type, ReduceOp.SUM), "allReduce " + type);
+                        var scan = Inputs.zeros(count, type);
+                        c.scan(Inputs.copy(in[c.rank()]), scan, type, count, ReduceOp.SUM);
+                        same(scan, ReferenceReduce.prefix(in, c.rank() + 1, 0, count, type, ReduceOp.SUM),
+                                "scan " + type);
+                    }
+                    return null;
+                });
+            }
+        }
+    }
+
+    @Test
+    void everyRankGetsBitIdenticalAllReduceResults() {
+        int n = 5;
+        long count = 20_011;
+        var in = Inputs.random(SEED, n, count, DataType.F32);
+        for (String algorithm : List.of("ring", "halving-doubling", "pipelined-ring")) {
+            try (var cluster = start(n, config().set(ConfigKey.ALLREDUCE_ALGORITHM, algorithm).build())) {
+                var results = cluster.onEachRank(c -> {
+                    var x = Inputs.copy(in[c.rank()]);
+                    c.allReduce(x, DataType.F32, count, ReduceOp.SUM);
+                    return x.toArray(ValueLayout.JAVA_BYTE);
+                });
+                for (int r = 1; r < n; r++) {
+                    assertThat(results.get(r)).as("%s rank %d", algorithm, r).isEqualTo(results.get(0));
+                }
+            }
+        }
+    }
+
+    @Test
+    void barrierKeepsWorkingAmidOtherTraffic() {
+        try (var cluster = start(4, config().build())) {
+            cluster.run(c -> {
+                for (int i = 0; i < 50; i++) {
+                    c.send((c.rank() + 1) % 4, i % 3, new int[] {i});
+                    c.barrier();
+                    var x = new int[1];
+                    c.recv((c.rank() + 3) % 4, i % 3, x);
+                    assertThat(x[0]).isEqualTo(i);
+                }
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void manyAsyncCollectivesInFlightCompleteCorrectly() {
+        int n = 4;
+        int ops = 64;
+        try (var cluster = start(n, config().build())) {
+            cluster.run(c -> {
+                var handles = new ArrayList<CollectiveHandle>();
+                var checks = new ArrayList<Runnable>();
+                for (int i = 0; i < ops; i++) {
+                    DataType type = TYPES.get(i % TYPES.size());
+                    long count = 1 + i * 37L % 300;
+                    long seed = SEED + i;
+                    var in = Inputs.exact(seed, n, count, type, ReduceOp.SUM);
+                    switch (i % 4) {
+                        case 0 -> {
+                            var x = Inputs.copy(in[c.rank()]);
+                            handles.add(c.allReduceAsync(x, x, type, count, ReduceOp.SUM));
+                            checks.add(() -> same(x, ReferenceReduce.fold(in, 0, count, type, ReduceOp.SUM),
+                                    "async allReduce " + seed));
+                        }
+                        case 1 -> {
+                            var x = c.rank() == 1 ? Inputs.copy(in[1]) : Inputs.zeros(count, type);
+                            handles.add(c.broadcastAsync(x, type, count, 1));
+                            checks.add(() -> same(x, in[1], "async broadcast " + seed));
+                        }
+                        case 2 -> {
+                            var out = Inputs.zeros(count * n, type);
+                            handles.add(c.allGatherAsync(Inputs.copy(in[c.rank()]), out, type, count));
+                            checks.add(() -> same(out.asSlice(0, count * type.byteSize()), in[0], "async allGather"));
+                        }
+                        default -> handles.add(c.barrierAsync());
+                    }
+                }
+                for (CollectiveHandle h : handles) {
+                    h.await();
+                    assertThat(h.isDone()).isTrue();
+                }
+                checks.forEach(Runnable::run);
+                return null;
+            });
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"COUNT", "ROOT", "REDUCE_OP", "DATA_TYPE", "OPERATION"})
+    void everyRankFailsFastWhenTheCallsDisagree(String field) {
+        try (var cluster = start(3, config().collectiveTimeout(Duration.ofSeconds(10)).build())) {
+            var results = cluster.onEachRank(c -> {
+                boolean odd = c.rank() == 1;
+                var data = Inputs.zeros(64, DataType.F64);
+                long start = System.nanoTime();
+                Throwable thrown = null;
+                try {
+                    switch (field) {
+                        case "COUNT" -> c.allReduce(data, DataType.F32, odd ? 8 : 16, ReduceOp.SUM);
+                        case "ROOT" -> c.broadcast(data, DataType.F32, 16, odd ? 2 : 0);
+                        case "REDUCE_OP" -> c.allReduce(data, DataType.F32, 16, odd ? ReduceOp.MAX : ReduceOp.SUM);
+                        case "DATA_TYPE" -> c.allReduce(data, odd ? DataType.I32 : DataType.F32, 16, ReduceOp.SUM);
+                        default -> {
+                            if (odd) {
+                                c.barrier();
+                            } else {
+                                c.allReduce(data, DataType.F32, 16, ReduceOp.SUM);
+                            }
+                        }
+                    }
+                } catch (CollectiveMismatchException e) {
+                    thrown = e;
+                }
+                long millis = (System.nanoTime() - start) / 1_000_000;
+                // the communicator's collectives are broken from now on; point-to-point still works
+                Throwable next = null;
+                try {
+                    c.barrier();
+                } catch (CollectiveMismatchException e) {
+                    next = e;
+                }
+                c.send((c.rank() + 1) % 3, 0, new int[] {c.rank()});
+                c.recv((c.rank() + 2) % 3, 0, new int[1]);
+                return new Object[] {thrown, millis, next};
+            });
+            results.forEach((rank, res) -> {
+                // a broadcast root that finished first learns of the mismatch at its next collective
+                Throwable e = res[0] != null ? (Throwable) res[0] : (Throwable) res[2];
+                assertThat(e).as("rank %d", rank).isInstanceOf(CollectiveMismatchException.class);
+                assertThat(((CollectiveMismatchException) e).field().name()).as("rank %d: %s", rank, e.getMessage())
+                        .isEqualTo(field);
+                assertThat((long) res[1]).as("rank %d failed within the timeout", rank).isLessThan(10_000);
+                assertThat(res[2]).as("rank %d: later collectives fail", rank).isNotNull();
+            });
+        }
+    }
+
+    @Test
+    void timeoutNamesOperationRankStepAndAwaitedPeer() {
+        try (var cluster = start(2, config().collectiveTimeout(Duration.ofMillis(300)).build())) {
+            cluster.run(c -> {
+                if (c.rank() == 0) {
+                    assertThatThrownBy(() -> c.allReduce(new float[4], ReduceOp.SUM))
+                            .isInstanceOf(OperationTimeoutException.class)
+                            .hasMessageMatching("allReduce on rank 0 \\(world 2, comm 0, seq 0\\) timed out after 300ms"
+                                    + " at step \\d+/\\d+ waiting for rank 1");
+                }
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void aFailedRankFailsTheOthersFast() {
+        try (var cluster = start(3, config().collectiveTimeout(Duration.ofSeconds(30)).build())) {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> cluster.run(c -> {
+                if (c.rank() == 2) {
+                    throw new IllegalStateException("boom on rank 2");
+                }
+                c.allReduce(new double[1000], ReduceOp.SUM);
+                return null;
+            })).isInstanceOfSatisfying(RankFailedException.class, e -> assertThat(e.getSuppressed())
+                    .allSatisfy(s -> assertThat(s.getCause()).isInstanceOf(PeerFailedException.class)));
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(10));
+        }
+    }
+
+    @Test
+    void callerMistakesAreRejectedBeforeSending() {
+        try (var cluster = start(4, config().build())) {
+            Communicator c = cluster.communicator(0);
+            assertThatThrownBy(() -> c.broadcast(new float[4], 5)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("root 5 is not in [0, 4)");
+            assertThatThrownBy(() -> c.allReduce(MemorySegment.ofArray(new float[2]), DataType.F32, 3, ReduceOp.SUM))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("in holds 8 bytes but needs 12 (count 3 of F32)");
+            assertThatThrownBy(() -> c.allReduce(new float[2], ReduceOp.BXOR))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BXOR");
+            assertThatThrownBy(() -> c.allGather(new float[2], new float[7]))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("out holds 28 bytes but needs 32 (count 2 x world 4 of F32)");
+        }
+    }
+
+    /** Asserts equal bytes. */
+    static void same(MemorySegment actual, MemorySegment expected, String what, Object... args) {
+        byte[] a = actual.asSlice(0, expected.byteSize()).toArray(ValueLayout.JAVA_BYTE);
+        byte[] e = expected.toArray(ValueLayout.JAVA_BYTE);
+        if (!java.util.Arrays.equals(a, e)) {
+            throw new AssertionError(String.format(what, args) + ": bytes differ (seed " + SEED + ")");
+        }
+    }
+}
