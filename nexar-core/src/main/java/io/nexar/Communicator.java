@@ -43,6 +43,9 @@ public interface Communicator extends AutoCloseable {
     /** Largest user tag. Tags are in [0, MAX_TAG]. */
     int MAX_TAG = Integer.MAX_VALUE;
 
+    /** The colour with which a rank takes part in {@link #split} without joining any new communicator. */
+    int UNDEFINED = -1;
+
     /** This process's rank in this communicator. */
     int rank();
 
@@ -51,6 +54,27 @@ public interface Communicator extends AutoCloseable {
 
     /** The communicator's id, unique in the cluster; the world communicator is 0. */
     int id();
+
+    /**
+     * Splits this communicator (a collective: every rank must call it, in the same order as its other
+     * collectives). Ranks passing the same {@code color} form a new communicator, numbered by ascending
+     * ({@code key}, rank in this communicator); a negative color ({@link #UNDEFINED}) takes part without joining one
+     * and gets null. The new communicator supports everything this one does (point-to-point, every collective, async,
+     * further splits) concurrently with this one and its siblings, without cross-talk: its traffic is keyed by its
+     * own cluster-unique id (docs/collectives.md, "Communicators"). Its ranks, sizes and errors use its own numbering.
+     *
+     * <p>Closing the new communicator fails its pending operations on this process only and leaves this one (and the
+     * world) open; closing the world ends every communicator of the process.
+     *
+     * @return this rank's new communicator, or null if {@code color} is negative
+     */
+    Communicator split(int color, int key);
+
+    /**
+     * A new communicator with the same ranks in the same order and its own id: traffic with the same tags on the
+     * two never mixes (a collective, like {@link #split}).
+     */
+    Communicator dup();
 
     /**
      * Sends the bytes of {@code data} (its whole size) to {@code dest}.
@@ -151,22 +175,22 @@ public interface Communicator extends AutoCloseable {
 
     /** In-place allReduce of floats. */
     default void allReduce(float[] data, ReduceOp op) {
-        allReduce(Arrays2.of(data), DataType.F32, data.length, op);
+        Arrays2.allReduce(this, data, op);
     }
 
     /** In-place allReduce of doubles. */
     default void allReduce(double[] data, ReduceOp op) {
-        allReduce(Arrays2.of(data), DataType.F64, data.length, op);
+        Arrays2.allReduce(this, data, op);
     }
 
     /** In-place allReduce of 32-bit integers. */
     default void allReduce(int[] data, ReduceOp op) {
-        allReduce(Arrays2.of(data), DataType.I32, data.length, op);
+        Arrays2.allReduce(this, data, op);
     }
 
     /** In-place allReduce of 64-bit integers. */
     default void allReduce(long[] data, ReduceOp op) {
-        allReduce(Arrays2.of(data), DataType.I64, data.length, op);
+        Arrays2.allReduce(this, data, op);
     }
 
     /**
@@ -181,22 +205,22 @@ public interface Communicator extends AutoCloseable {
 
     /** Broadcast of floats. */
     default void broadcast(float[] data, int root) {
-        broadcast(Arrays2.of(data), DataType.F32, data.length, root);
+        Arrays2.broadcast(this, data, root);
     }
 
     /** Broadcast of doubles. */
     default void broadcast(double[] data, int root) {
-        broadcast(Arrays2.of(data), DataType.F64, data.length, root);
+        Arrays2.broadcast(this, data, root);
     }
 
     /** Broadcast of 32-bit integers. */
     default void broadcast(int[] data, int root) {
-        broadcast(Arrays2.of(data), DataType.I32, data.length, root);
+        Arrays2.broadcast(this, data, root);
     }
 
     /** Broadcast of 64-bit integers. */
     default void broadcast(long[] data, int root) {
-        broadcast(Arrays2.of(data), DataType.I64, data.length, root);
+        Arrays2.broadcast(this, data, root);
     }
 
     /**
@@ -209,6 +233,26 @@ public interface Communicator extends AutoCloseable {
     CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                  int root);
 
+    /** reduce of floats: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    default void reduce(float[] in, float[] out, ReduceOp op, int root) {
+        Arrays2.reduce(this, in, out, op, root);
+    }
+
+    /** reduce of doubles: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    default void reduce(double[] in, double[] out, ReduceOp op, int root) {
+        Arrays2.reduce(this, in, out, op, root);
+    }
+
+    /** reduce of 32-bit integers: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    default void reduce(int[] in, int[] out, ReduceOp op, int root) {
+        Arrays2.reduce(this, in, out, op, root);
+    }
+
+    /** reduce of 64-bit integers: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    default void reduce(long[] in, long[] out, ReduceOp op, int root) {
+        Arrays2.reduce(this, in, out, op, root);
+    }
+
     /** {@code out} (worldSize x count elements) receives every rank's {@code count} elements of {@code in}. */
     void allGather(MemorySegment in, MemorySegment out, DataType type, long count);
 
@@ -217,16 +261,29 @@ public interface Communicator extends AutoCloseable {
 
     /** allGather of floats: {@code out} holds worldSize x in.length elements. */
     default void allGather(float[] in, float[] out) {
-        allGather(Arrays2.of(in), Arrays2.of(out), DataType.F32, in.length);
+        Arrays2.allGather(this, in, out);
     }
 
-    /** allGather of 32-bit integers. */
+    /** allGather of doubles: {@code out} holds worldSize x in.length elements. */
+    default void allGather(double[] in, double[] out) {
+        Arrays2.allGather(this, in, out);
+    }
+
+    /** allGather of 32-bit integers: {@code out} holds worldSize x in.length elements. */
     default void allGather(int[] in, int[] out) {
-        allGather(Arrays2.of(in), Arrays2.of(out), DataType.I32, in.length);
+        Arrays2.allGather(this, in, out);
+    }
+
+    /** allGather of 64-bit integers: {@code out} holds worldSize x in.length elements. */
+    default void allGather(long[] in, long[] out) {
+        Arrays2.allGather(this, in, out);
     }
 
     /** allGather with {@code counts[j]} elements from rank j, packed in rank order in {@code out}. */
     void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts);
+
+    /** Starts an allGatherV. */
+    CollectiveHandle allGatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts);
 
     /**
      * {@code in} holds worldSize blocks of {@code count} elements; rank r's {@code out} receives the reduction over all
@@ -239,35 +296,115 @@ public interface Communicator extends AutoCloseable {
 
     /** reduceScatter of floats: {@code in} holds worldSize x out.length elements. */
     default void reduceScatter(float[] in, float[] out, ReduceOp op) {
-        reduceScatter(Arrays2.of(in), Arrays2.of(out), DataType.F32, out.length, op);
+        Arrays2.reduceScatter(this, in, out, op);
+    }
+
+    /** reduceScatter of doubles: {@code in} holds worldSize x out.length elements. */
+    default void reduceScatter(double[] in, double[] out, ReduceOp op) {
+        Arrays2.reduceScatter(this, in, out, op);
+    }
+
+    /** reduceScatter of 32-bit integers: {@code in} holds worldSize x out.length elements. */
+    default void reduceScatter(int[] in, int[] out, ReduceOp op) {
+        Arrays2.reduceScatter(this, in, out, op);
+    }
+
+    /** reduceScatter of 64-bit integers: {@code in} holds worldSize x out.length elements. */
+    default void reduceScatter(long[] in, long[] out, ReduceOp op) {
+        Arrays2.reduceScatter(this, in, out, op);
     }
 
     /** Block j of {@code in} ({@code count} elements) goes to rank j; block j of {@code out} comes from rank j. */
     void allToAll(MemorySegment in, MemorySegment out, DataType type, long count);
 
+    /** Starts an allToAll. */
+    CollectiveHandle allToAllAsync(MemorySegment in, MemorySegment out, DataType type, long count);
+
     /** allToAll with {@code sendCounts[j]} elements to and {@code recvCounts[j]} from rank j, packed in rank order. */
     void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type);
+
+    /** Starts an allToAllV. */
+    CollectiveHandle allToAllVAsync(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
+                                    DataType type);
 
     /** {@code root}'s {@code out} (worldSize x count) receives every rank's {@code in}; out may be null elsewhere. */
     void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root);
 
+    /** Starts a gather. */
+    CollectiveHandle gatherAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root);
+
     /** gather with {@code counts[j]} elements from rank j (every rank passes the same counts). */
     void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
+
+    /** Starts a gatherV. */
+    CollectiveHandle gatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
     /** Rank j's {@code out} receives block j of {@code root}'s {@code in}; in may be null elsewhere. */
     void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root);
 
+    /** Starts a scatter. */
+    CollectiveHandle scatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root);
+
     /** scatter with {@code counts[j]} elements for rank j (every rank passes the same counts). */
     void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
+    /** Starts a scatterV. */
+    CollectiveHandle scatterVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
+
     /** Inclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r); AVG divides by r + 1. */
     void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** Starts a scan. */
+    CollectiveHandle scanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** Inclusive scan of floats. */
+    default void scan(float[] in, float[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, false);
+    }
+
+    /** Inclusive scan of doubles. */
+    default void scan(double[] in, double[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, false);
+    }
+
+    /** Inclusive scan of 32-bit integers. */
+    default void scan(int[] in, int[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, false);
+    }
+
+    /** Inclusive scan of 64-bit integers. */
+    default void scan(long[] in, long[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, false);
+    }
 
     /**
      * Exclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r-1); rank 0 gets the operator's identity
      * (0 for SUM and AVG, 1 for PROD, the type's largest value for MIN, smallest for MAX, all ones for BAND).
      */
     void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** Starts an exclusiveScan. */
+    CollectiveHandle exclusiveScanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
+
+    /** Exclusive scan of floats. */
+    default void exclusiveScan(float[] in, float[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, true);
+    }
+
+    /** Exclusive scan of doubles. */
+    default void exclusiveScan(double[] in, double[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, true);
+    }
+
+    /** Exclusive scan of 32-bit integers. */
+    default void exclusiveScan(int[] in, int[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, true);
+    }
+
+    /** Exclusive scan of 64-bit integers. */
+    default void exclusiveScan(long[] in, long[] out, ReduceOp op) {
+        Arrays2.scan(this, in, out, op, true);
+    }
 
     /**
      * Closes this communicator: pending and later operations fail with {@link CommunicatorClosedException}, and peers

@@ -5,17 +5,17 @@ import io.nexar.CollectiveMismatchException.Field;
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.PeerFailedException;
-import io.nexar.internal.collective.OpState.Slot;
+import io.nexar.internal.collective.EarlyStore.OpKey;
 import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -33,51 +33,37 @@ import java.util.concurrent.locks.ReentrantLock;
  *                                        │ later round ──▶ op's later list (counted in the store)
  * </pre>
  *
- * <p>Store: chunks of operations not yet posted, or of rounds not yet open, are copied and counted against
- * {@code maxStoredBytes}; a chunk that does not fit is refused ({@link Delivery#FULL}, the sender waits) unless the
- * store holds nothing from its sender, so every sender can always make progress. Chunks of finished operations are
- * dropped, and everything an operation held is released when it ends (inventory W16).
+ * <p>Store ({@link EarlyStore}, bounded; a chunk that does not fit is refused with {@link Delivery#FULL} and the
+ * sender waits). Chunks of finished operations are dropped; everything an operation held is released when it ends
+ * (inventory W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
  *
  * <p>Threading: one lock guards all state; it is held while a chunk is copied or reduced into a user buffer (so an
  * operation that ended never sees a late write) and never across I/O.
  */
 public final class CollectiveEngine {
-    private final long maxStoredBytes;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition spaceFreed = lock.newCondition();
+    private final EarlyStore store;
     private final Map<OpKey, OpState> active = new HashMap<>();
-    private final Map<OpKey, List<StoredChunk>> early = new HashMap<>();
-    private final Map<OpKey, Message.CollectiveAbort> earlyAborts = new HashMap<>();
-    private final Map<OpKey, Integer> earlyAbortSenders = new HashMap<>();
     private final Map<Integer, CommState> comms = new HashMap<>();
     private final Map<Integer, String> down = new HashMap<>();
-    private final Map<Integer, Long> storedBySender = new HashMap<>();
-    private long storedBytes;
+    /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */
+    private final Set<Integer> usedIds = new HashSet<>(Set.of(0));
     private String closedReason;
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
-        this.maxStoredBytes = maxStoredBytes;
+        this.store = new EarlyStore(maxStoredBytes, spaceFreed);
     }
 
     /** Bytes held for operations or rounds not yet open. */
     public long storedBytes() {
-        lock.lock();
-        try {
-            return storedBytes;
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> store.bytes());
     }
 
     /** Number of operations posted and not yet ended (for leak checks). */
     public int activeOperations() {
-        lock.lock();
-        try {
-            return active.size();
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> active.size());
     }
 
     // ------------------------------------------------------------------------------------------------ driver side
@@ -97,11 +83,9 @@ public final class CollectiveEngine {
                     lock.newCondition());
             var key = new OpKey(group.id(), seq);
             active.put(key, op);
-            if (closedReason != null) {
-                op.fail(new CommunicatorClosedException(op.context, "failed: " + closedReason), true);
-            } else if (cs.broken != null) {
-                op.fail(new CollectiveMismatchException(op.context, cs.brokenField, "cannot run: the communicator's"
-                        + " collectives are broken since " + cs.broken), true);
+            io.nexar.NexarException refusal = cs.refusal(op.context, closedReason);
+            if (refusal != null) {
+                op.fail(refusal, true);
             }
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
@@ -110,11 +94,11 @@ public final class CollectiveEngine {
                             true);
                 }
             }
-            Message.CollectiveAbort abort = earlyAborts.remove(key);
+            Message.CollectiveAbort abort = store.takeAbort(key);
             if (abort != null) {
-                applyAbort(op, earlyAbortSenders.remove(key), abort);
+                applyAbort(op, store.abortSender(key), abort);
             }
-            List<StoredChunk> stored = early.remove(key);
+            List<StoredChunk> stored = store.takeEarly(key);
             if (stored != null) {
                 for (StoredChunk c : stored) {
                     int src = group.local(c.worldSrc());
@@ -138,34 +122,12 @@ public final class CollectiveEngine {
             if (op.failure != null) {
                 return;
             }
-            op.round = k;
-            op.slots.clear();
-            op.remaining = 0;
-            int w = op.type.byteSize();
-            for (Step s : steps) {
-                Slice dst;
-                int peer;
-                switch (s) {
-                    case Step.RecvInto r -> {
-                        dst = r.dst();
-                        peer = r.peer();
-                    }
-                    case Step.RecvReduce r -> {
-                        dst = r.dst();
-                        peer = r.peer();
-                    }
-                    default -> {
-                        continue;
-                    }
-                }
-                op.slots.put(peer, new Slot(s, op.buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w));
-                op.remaining++;
-            }
+            op.openRound(k, steps);
             for (var it = op.later.iterator(); it.hasNext() && op.failure == null; ) {
                 StoredChunk c = it.next();
                 if (c.message().step() <= k) {
                     it.remove();
-                    release(c);
+                    store.release(c);
                     apply(op, op.group.local(c.worldSrc()), c.message());
                 }
             }
@@ -218,12 +180,7 @@ public final class CollectiveEngine {
 
     /** The operation's failure, or null. */
     io.nexar.NexarException failure(OpState op) {
-        lock.lock();
-        try {
-            return op.failure;
-        } finally {
-            lock.unlock();
-        }
+        return locked(() -> op.failure);
     }
 
     /** Ends an operation: unregisters it and releases what it held. After this, nothing writes its buffers. */
@@ -232,7 +189,7 @@ public final class CollectiveEngine {
         try {
             active.remove(new OpKey(op.group.id(), op.seq));
             for (StoredChunk c : op.later) {
-                release(c);
+                store.release(c);
             }
             op.later.clear();
             op.slots.clear();
@@ -300,6 +257,38 @@ public final class CollectiveEngine {
         }
     }
 
+    /**
+     * Reserves communicator id {@code id} on this process.
+     *
+     * @return false if this process already uses or used it (a collision: the split must pick another id)
+     */
+    public boolean reserveId(int id) {
+        return locked(() -> usedIds.add(id));
+    }
+
+    /**
+     * Closes one communicator here (a sub-communicator): fails its operations, drops its early chunks and refuses
+     * its new operations and chunks. Other communicators are untouched. Idempotent.
+     */
+    public void closeCommunicator(int comm, String reason) {
+        lock.lock();
+        try {
+            CommState cs = comms.computeIfAbsent(comm, id -> new CommState());
+            if (cs.closed != null) {
+                return;
+            }
+            cs.closed = reason;
+            for (OpState op : active.values()) {
+                if (op.group.id() == comm) {
+                    op.fail(new CommunicatorClosedException(op.context, "failed: " + reason), true);
+                }
+            }
+            store.dropCommunicator(comm);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Fails every operation and refuses new ones. Idempotent. */
     public void close(String reason) {
         lock.lock();
@@ -311,11 +300,7 @@ public final class CollectiveEngine {
             for (OpState op : active.values()) {
                 op.fail(new CommunicatorClosedException(op.context, "failed: " + reason), true);
             }
-            early.clear();
-            earlyAborts.clear();
-            storedBySender.clear();
-            storedBytes = 0;
-            spaceFreed.signalAll();
+            store.close();
         } finally {
             lock.unlock();
         }
@@ -326,14 +311,10 @@ public final class CollectiveEngine {
         OpState op = active.get(key);
         if (op == null) {
             CommState cs = comms.get(c.communicator());
-            if (cs != null && c.opSeq() < cs.nextSeq) {
+            if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
                 return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
             }
-            if (!store(peer, c.payload().byteSize())) {
-                return Delivery.FULL;
-            }
-            early.computeIfAbsent(key, k -> new ArrayList<>()).add(new StoredChunk(peer, detach(c)));
-            return Delivery.ACCEPTED;
+            return store.holdEarly(key, peer, c) ? Delivery.ACCEPTED : Delivery.FULL;
         }
         if (op.failure != null) {
             return Delivery.ACCEPTED;
@@ -345,47 +326,18 @@ public final class CollectiveEngine {
             return Delivery.ACCEPTED;
         }
         if (c.step() > op.round) {
-            if (!store(peer, c.payload().byteSize())) {
-                return Delivery.FULL;
-            }
-            op.later.add(new StoredChunk(peer, detach(c)));
-            return Delivery.ACCEPTED;
+            StoredChunk held = store.hold(peer, c);
+            return held != null && op.later.add(held) ? Delivery.ACCEPTED : Delivery.FULL;
         }
         apply(op, src, c);
         return Delivery.ACCEPTED;
     }
 
-    /** Applies a chunk of the open round (or reports it as unexpected). */
+    /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. */
     private void apply(OpState op, int src, Message.Collective c) {
-        Slot slot = c.step() == op.round ? op.slots.get(src) : null;
-        if (slot == null || slot.done) {
-            mismatch(op, src, Field.SCHEDULE, "rank " + src + " sent a message for step " + c.step()
-                    + " that this rank's schedule does not expect (this rank is at step " + op.round
-                    + "; are the ranks configured alike?)");
-            return;
-        }
-        long len = c.payload().byteSize();
-        int w = op.type.byteSize();
-        if (c.totalBytes() != slot.expectedBytes || c.offset() % w != 0 || len % w != 0
-                || slot.receivedBytes + len > slot.expectedBytes) {
-            mismatch(op, src, Field.SIZE, "step " + c.step() + " expects " + slot.expectedBytes + " bytes from rank "
-                    + src + ", which sent " + c.totalBytes());
-            return;
-        }
-        if (len > 0) {
-            if (slot.step instanceof Step.RecvReduce) {
-                Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, len / w, op.type,
-                        op.combiner);
-            } else {
-                MemorySegment.copy(c.payload(), 0, slot.target, slot.byteOffset + c.offset(), len);
-            }
-        }
-        slot.receivedBytes += len;
-        if (slot.receivedBytes == slot.expectedBytes) {
-            slot.done = true;
-            if (--op.remaining == 0) {
-                op.progress.signalAll();
-            }
+        Fingerprint.Mismatch m = op.apply(src, c);
+        if (m != null) {
+            mismatch(op, src, m.field(), m.detail());
         }
     }
 
@@ -397,26 +349,32 @@ public final class CollectiveEngine {
             return;
         }
         CommState cs = comms.get(a.communicator());
+        if (cs != null && cs.closed != null) {
+            return;
+        }
         if (cs != null && a.opSeq() < cs.nextSeq) {
             if (a.reason() == AbortReason.MISMATCH) { // an operation this rank finished did not match elsewhere
                 breakComm(a.communicator(), a.opSeq(), Field.fromCode(a.field()));
             }
             return;
         }
-        earlyAborts.putIfAbsent(key, a);
-        earlyAbortSenders.putIfAbsent(key, peer);
+        store.holdAbort(key, peer, a);
     }
 
     private void applyAbort(OpState op, int worldPeer, Message.CollectiveAbort a) {
-        int src = op.group.local(worldPeer);
         if (a.reason() == AbortReason.MISMATCH) {
-            Field f = Field.fromCode(a.field());
-            breakComm(op.group.id(), op.seq, f);
-            op.fail(new CollectiveMismatchException(op.context.withPeer(src), f == null ? Field.SCHEDULE : f,
-                    "was aborted by rank " + src + ": " + a.detail()), true);
-        } else {
-            op.fail(new PeerFailedException(op.context.withPeer(src), "cannot complete: rank " + src
-                    + " failed it (" + a.detail() + ")"), true);
+            breakComm(op.group.id(), op.seq, Field.fromCode(a.field()));
+        }
+        op.fail(op.abortedBy(op.group.local(worldPeer), a), true);
+    }
+
+    /** Runs {@code body} under the lock. */
+    private <T> T locked(java.util.function.Supplier<T> body) {
+        lock.lock();
+        try {
+            return body.get();
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -430,55 +388,10 @@ public final class CollectiveEngine {
 
     private void breakComm(int comm, long seq, Field field) {
         CommState cs = comms.computeIfAbsent(comm, id -> new CommState());
-        if (cs.broken == null) {
-            cs.broken = "seq " + seq + " did not match (" + (field == null ? "unknown field" : field) + ")";
-            cs.brokenField = field == null ? Field.SCHEDULE : field;
+        if (cs.markBroken(seq, field)) {
             // later operations already posted can never pair up reliably either: fail them now
-            for (OpState op : active.values()) {
-                if (op.group.id() == comm && op.seq > seq) {
-                    op.fail(new CollectiveMismatchException(op.context, cs.brokenField, "cannot run: the"
-                            + " communicator's collectives are broken since " + cs.broken), true);
-                }
-            }
+            active.values().stream().filter(op -> op.group.id() == comm && op.seq > seq)
+                    .forEach(op -> op.fail(cs.brokenError(op.context), true));
         }
-    }
-
-    private boolean store(int peer, long len) {
-        long mine = storedBySender.getOrDefault(peer, 0L);
-        if (len > 0 && mine > 0 && storedBytes + len > maxStoredBytes) {
-            return false;
-        }
-        storedBySender.put(peer, mine + len);
-        storedBytes += len;
-        return true;
-    }
-
-    private void release(StoredChunk c) {
-        long len = c.message().payload().byteSize();
-        if (len == 0 || closedReason != null) {
-            return;
-        }
-        storedBytes -= len;
-        storedBySender.merge(c.worldSrc(), -len, Long::sum);
-        if (storedBySender.get(c.worldSrc()) == 0) {
-            storedBySender.remove(c.worldSrc());
-        }
-        spaceFreed.signalAll();
-    }
-
-    private static Message.Collective detach(Message.Collective c) {
-        return new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(), c.dataType(),
-                c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(),
-                MemorySegment.ofArray(c.payload().toArray(ValueLayout.JAVA_BYTE)));
-    }
-
-    private record OpKey(int comm, long seq) {
-    }
-
-    /** Per communicator: the next sequence number this rank will post, and whether a mismatch broke it. */
-    private static final class CommState {
-        long nextSeq;
-        String broken;
-        Field brokenField;
     }
 }

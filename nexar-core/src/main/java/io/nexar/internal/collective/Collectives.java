@@ -172,7 +172,31 @@ public final class Collectives {
 
     // ------------------------------------------------------------------------------------------------ execution
 
+    /** The group of this communicator. */
+    public Group group() {
+        return group;
+    }
+
+    /**
+     * A blocking allGather of {@code count} elements per rank that returns its sequence number on the communicator
+     * (every member gets the same one): the basis of agreed ids in {@link Splits}.
+     */
+    long allGatherSeq(MemorySegment in, MemorySegment out, DataType type, long count) {
+        basic(type, count);
+        need("in", in, count, type, "count " + count);
+        need("out", out, Math.multiplyExact(count, size()), type, "count " + count + " x world " + size());
+        long[] seq = new long[1];
+        exec(new OpSpec(Operation.ALL_GATHER, type, null, count, -1, null, null, false), in, out, false,
+                s -> seq[0] = s);
+        return seq[0];
+    }
+
     private CollectiveHandle exec(OpSpec spec, MemorySegment in, MemorySegment out, boolean async) {
+        return exec(spec, in, out, async, null);
+    }
+
+    private CollectiveHandle exec(OpSpec spec, MemorySegment in, MemorySegment out, boolean async,
+                                  java.util.function.LongConsumer posted) {
         MemorySegment staged = null;
         if (!out.isAccessibleBy(OTHER_THREAD)) {
             if (async) {
@@ -197,6 +221,9 @@ public final class Collectives {
         Deadline deadline = Deadline.after(config.collectiveTimeout());
         OpState op = engine.post(group, fp, seq -> new ErrorContext(spec.operation(), rank(), size(), group.id(), seq,
                 -1, -1), schedule, spec.type(), spec.combiner(), new MemorySegment[] {i, o, scratch});
+        if (posted != null) {
+            posted.accept(op.seq);
+        }
         if (!async) {
             ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
             if (staged != null) {

@@ -50,6 +50,82 @@ final class OpState {
         this.progress = progress;
     }
 
+    /** Opens round {@code k}: one receive slot per receive step (by sender). */
+    void openRound(int k, List<Step> steps) {
+        round = k;
+        slots.clear();
+        remaining = 0;
+        int w = type.byteSize();
+        for (Step s : steps) {
+            Slice dst;
+            int peer;
+            switch (s) {
+                case Step.RecvInto r -> {
+                    dst = r.dst();
+                    peer = r.peer();
+                }
+                case Step.RecvReduce r -> {
+                    dst = r.dst();
+                    peer = r.peer();
+                }
+                default -> {
+                    continue;
+                }
+            }
+            slots.put(peer, new Slot(s, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w));
+            remaining++;
+        }
+    }
+
+    /**
+     * Copies or reduces chunk {@code c} from communicator rank {@code src} into the open round's slot, and wakes the
+     * driver when the round is complete.
+     *
+     * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
+     */
+    Fingerprint.Mismatch apply(int src, io.nexar.internal.protocol.Message.Collective c) {
+        Slot slot = c.step() == round ? slots.get(src) : null;
+        if (slot == null || slot.done) {
+            return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SCHEDULE, "rank " + src
+                    + " sent a message for step " + c.step() + " that this rank's schedule does not expect (this rank"
+                    + " is at step " + round + "; are the ranks configured alike?)");
+        }
+        long len = c.payload().byteSize();
+        int w = type.byteSize();
+        if (c.totalBytes() != slot.expectedBytes || c.offset() % w != 0 || len % w != 0
+                || slot.receivedBytes + len > slot.expectedBytes) {
+            return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SIZE, "step " + c.step()
+                    + " expects " + slot.expectedBytes + " bytes from rank " + src + ", which sent " + c.totalBytes());
+        }
+        if (len > 0) {
+            if (slot.step instanceof Step.RecvReduce) {
+                Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, len / w, type, combiner);
+            } else {
+                MemorySegment.copy(c.payload(), 0, slot.target, slot.byteOffset + c.offset(), len);
+            }
+        }
+        slot.receivedBytes += len;
+        if (slot.receivedBytes == slot.expectedBytes) {
+            slot.done = true;
+            if (--remaining == 0) {
+                progress.signalAll();
+            }
+        }
+        return null;
+    }
+
+    /** The failure of this operation aborted by communicator rank {@code src}. */
+    NexarException abortedBy(int src, io.nexar.internal.protocol.Message.CollectiveAbort a) {
+        if (a.reason() == io.nexar.internal.protocol.AbortReason.MISMATCH) {
+            var f = io.nexar.CollectiveMismatchException.Field.fromCode(a.field());
+            return new io.nexar.CollectiveMismatchException(context.withPeer(src),
+                    f == null ? io.nexar.CollectiveMismatchException.Field.SCHEDULE : f,
+                    "was aborted by rank " + src + ": " + a.detail());
+        }
+        return new io.nexar.PeerFailedException(context.withPeer(src), "cannot complete: rank " + src
+                + " failed it (" + a.detail() + ")");
+    }
+
     /** Fails the operation once; the driver sees it at its next check. */
     void fail(NexarException e, boolean fromAbort) {
         if (failure == null) {

@@ -7,6 +7,7 @@ import io.nexar.ReduceOp;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Collectives;
 import io.nexar.internal.collective.Group;
+import io.nexar.internal.collective.Splits;
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
@@ -29,6 +30,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The {@link Communicator} over any {@link Transport}: numbers each message per (destination, communicator), splits
  * it into chunks of setting {@code chunk.size}, and receives through the process's {@link Mailbox}.
+ *
+ * <p>Sub-communicators ({@link #split}, {@link #dup}) share the process's transport, mailbox and collective engine;
+ * their {@link Group} translates communicator ranks to world ranks. Messages travel to and are matched by world rank
+ * under the communicator's id; every argument and error uses the communicator's numbering (errors about a failed
+ * peer add its world rank).
  */
 public final class TransportCommunicator implements Communicator {
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
@@ -39,6 +45,8 @@ public final class TransportCommunicator implements Communicator {
     private final Mailbox mailbox;
     private final NexarConfig config;
     private final int id;
+    private final Group group;
+    private final CollectiveEngine engine;
     private final ConcurrentHashMap<Integer, AtomicLong> nextSeq = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
@@ -63,23 +71,31 @@ public final class TransportCommunicator implements Communicator {
      */
     public TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
                                  int id, Runnable onClose) {
+        this(transport, mailbox, engine, config, new Group(id, transport.rank(),
+                Group.world(transport.rank(), transport.worldSize()).worldRanks()), onClose);
+    }
+
+    /** A communicator of {@code group} (the world, or a sub-communicator sharing the process's receive sides). */
+    private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
+                                  Group group, Runnable onClose) {
         this.transport = transport;
         this.mailbox = mailbox;
+        this.engine = engine;
         this.config = config;
-        this.id = id;
+        this.group = group;
+        this.id = group.id();
         this.onClose = onClose;
-        this.collectives = engine == null ? null : new Collectives(engine, transport, config,
-                new Group(id, transport.rank(), Group.world(transport.rank(), transport.worldSize()).worldRanks()));
+        this.collectives = engine == null ? null : new Collectives(engine, transport, config, group);
     }
 
     @Override
     public int rank() {
-        return transport.rank();
+        return group.rank();
     }
 
     @Override
     public int worldSize() {
-        return transport.worldSize();
+        return group.size();
     }
 
     @Override
@@ -101,8 +117,8 @@ public final class TransportCommunicator implements Communicator {
         long offset = 0;
         do {
             long len = Math.min(chunk, total - offset);
-            transport.send(dest, Lane.P2P, new Message.Data(id, tag, seq, total, offset, data.asSlice(offset, len)),
-                    deadline, context);
+            transport.send(group.world(dest), Lane.P2P, new Message.Data(id, tag, seq, total, offset,
+                    data.asSlice(offset, len)), deadline, context);
             offset += len;
         } while (offset < total);
     }
@@ -149,14 +165,15 @@ public final class TransportCommunicator implements Communicator {
         var context = ErrorContext.p2p(Operation.RECV, rank(), worldSize(), id, tag, src);
         checkOpen(context);
         var deadline = Deadline.after(config.p2pTimeout());
+        int worldSrc = group.world(src);
         if (buffer.isAccessibleBy(OTHER_THREAD)) {
-            return mailbox.receive(id, src, tag, buffer, deadline, context);
+            return mailbox.receiveFrom(id, worldSrc, tag, buffer, deadline, context);
         }
         // A thread-confined segment cannot be written by the transport thread that delivers the message: receive
         // into shared memory and copy on this thread.
         try (Arena staging = Arena.ofShared()) {
             MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
-            long n = mailbox.receive(id, src, tag, shared, deadline, context);
+            long n = mailbox.receiveFrom(id, worldSrc, tag, shared, deadline, context);
             MemorySegment.copy(shared, 0, buffer, 0, n);
             return n;
         }
@@ -199,120 +216,188 @@ public final class TransportCommunicator implements Communicator {
 
     // ------------------------------------------------------------------------------------------------ collectives
 
-    private Collectives coll() {
+    /** The collectives, once {@code operation} may run (open communicator with an engine). */
+    private Collectives coll(Operation operation) {
         if (collectives == null) {
             throw new UnsupportedOperationException("this communicator was built without a collective engine");
         }
-        checkOpen(ErrorContext.of(Operation.BARRIER));
+        checkOpen(new ErrorContext(operation, rank(), worldSize(), id, -1, -1, -1));
         return collectives;
     }
 
     @Override
+    public Communicator split(int color, int key) {
+        Group g = Splits.split(coll(Operation.SPLIT), engine, color, key);
+        if (g == null) {
+            return null;
+        }
+        String reason = "the communicator was closed";
+        return new TransportCommunicator(transport, mailbox, engine, config, g, () -> {
+            engine.closeCommunicator(g.id(), reason);
+            mailbox.closeCommunicator(g.id(), reason);
+        });
+    }
+
+    @Override
+    public Communicator dup() {
+        return split(0, rank());
+    }
+
+    @Override
     public void barrier() {
-        coll().barrier(false);
+        coll(Operation.BARRIER).barrier(false);
     }
 
     @Override
     public CollectiveHandle barrierAsync() {
-        return coll().barrier(true);
+        return coll(Operation.BARRIER).barrier(true);
     }
 
     @Override
     public void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll().allReduce(in, out, type, count, op, false);
+        coll(Operation.ALL_REDUCE).allReduce(in, out, type, count, op, false);
     }
 
     @Override
     public CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                            ReduceOp op) {
-        return coll().allReduce(in, out, type, count, op, true);
+        return coll(Operation.ALL_REDUCE).allReduce(in, out, type, count, op, true);
     }
 
     @Override
     public void broadcast(MemorySegment data, DataType type, long count, int root) {
-        coll().broadcast(data, type, count, root, false);
+        coll(Operation.BROADCAST).broadcast(data, type, count, root, false);
     }
 
     @Override
     public CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root) {
-        return coll().broadcast(data, type, count, root, true);
+        return coll(Operation.BROADCAST).broadcast(data, type, count, root, true);
     }
 
     @Override
     public void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root) {
-        coll().reduce(in, out, type, count, op, root, false);
+        coll(Operation.REDUCE).reduce(in, out, type, count, op, root, false);
     }
 
     @Override
     public CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                         int root) {
-        return coll().reduce(in, out, type, count, op, root, true);
+        return coll(Operation.REDUCE).reduce(in, out, type, count, op, root, true);
     }
 
     @Override
     public void allGather(MemorySegment in, MemorySegment out, DataType type, long count) {
-        coll().allGather(in, out, type, count, false);
+        coll(Operation.ALL_GATHER).allGather(in, out, type, count, false);
     }
 
     @Override
     public CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
-        return coll().allGather(in, out, type, count, true);
+        return coll(Operation.ALL_GATHER).allGather(in, out, type, count, true);
     }
 
     @Override
     public void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
-        coll().allGatherV(in, out, type, counts, false);
+        coll(Operation.ALL_GATHER).allGatherV(in, out, type, counts, false);
     }
 
     @Override
     public void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll().reduceScatter(in, out, type, count, op, false);
+        coll(Operation.REDUCE_SCATTER).reduceScatter(in, out, type, count, op, false);
     }
 
     @Override
     public CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                                ReduceOp op) {
-        return coll().reduceScatter(in, out, type, count, op, true);
+        return coll(Operation.REDUCE_SCATTER).reduceScatter(in, out, type, count, op, true);
     }
 
     @Override
     public void allToAll(MemorySegment in, MemorySegment out, DataType type, long count) {
-        coll().allToAll(in, out, type, count, false);
+        coll(Operation.ALL_TO_ALL).allToAll(in, out, type, count, false);
     }
 
     @Override
     public void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type) {
-        coll().allToAllV(in, sendCounts, out, recvCounts, type, false);
+        coll(Operation.ALL_TO_ALL).allToAllV(in, sendCounts, out, recvCounts, type, false);
     }
 
     @Override
     public void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        coll().gather(in, out, type, count, null, root, false);
+        coll(Operation.GATHER).gather(in, out, type, count, null, root, false);
     }
 
     @Override
     public void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
-        coll().gather(in, out, type, -1, counts, root, false);
+        coll(Operation.GATHER).gather(in, out, type, -1, counts, root, false);
     }
 
     @Override
     public void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        coll().scatter(in, out, type, count, null, root, false);
+        coll(Operation.SCATTER).scatter(in, out, type, count, null, root, false);
     }
 
     @Override
     public void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
-        coll().scatter(in, out, type, -1, counts, root, false);
+        coll(Operation.SCATTER).scatter(in, out, type, -1, counts, root, false);
     }
 
     @Override
     public void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll().scan(in, out, type, count, op, false, false);
+        coll(Operation.SCAN).scan(in, out, type, count, op, false, false);
     }
 
     @Override
     public void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll().scan(in, out, type, count, op, true, false);
+        coll(Operation.EXCLUSIVE_SCAN).scan(in, out, type, count, op, true, false);
+    }
+
+    @Override
+    public CollectiveHandle allGatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
+        return coll(Operation.ALL_GATHER).allGatherV(in, out, type, counts, true);
+    }
+
+    @Override
+    public CollectiveHandle allToAllAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
+        return coll(Operation.ALL_TO_ALL).allToAll(in, out, type, count, true);
+    }
+
+    @Override
+    public CollectiveHandle allToAllVAsync(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
+                                           DataType type) {
+        return coll(Operation.ALL_TO_ALL).allToAllV(in, sendCounts, out, recvCounts, type, true);
+    }
+
+    @Override
+    public CollectiveHandle gatherAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
+        return coll(Operation.GATHER).gather(in, out, type, count, null, root, true);
+    }
+
+    @Override
+    public CollectiveHandle gatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts,
+                                         int root) {
+        return coll(Operation.GATHER).gather(in, out, type, -1, counts, root, true);
+    }
+
+    @Override
+    public CollectiveHandle scatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
+        return coll(Operation.SCATTER).scatter(in, out, type, count, null, root, true);
+    }
+
+    @Override
+    public CollectiveHandle scatterVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts,
+                                          int root) {
+        return coll(Operation.SCATTER).scatter(in, out, type, -1, counts, root, true);
+    }
+
+    @Override
+    public CollectiveHandle scanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        return coll(Operation.SCAN).scan(in, out, type, count, op, false, true);
+    }
+
+    @Override
+    public CollectiveHandle exclusiveScanAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                               ReduceOp op) {
+        return coll(Operation.EXCLUSIVE_SCAN).scan(in, out, type, count, op, true, true);
     }
 
     @Override

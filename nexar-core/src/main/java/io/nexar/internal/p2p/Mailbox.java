@@ -57,6 +57,8 @@ public final class Mailbox implements InboundHandler {
     private final Map<ChannelKey, ArrayDeque<PendingReceive>> posted = new HashMap<>();
     private final Map<ChannelKey, TreeMap<Long, InboundMessage>> unmatched = new HashMap<>();
     private final Map<Integer, String> downPeers = new HashMap<>();
+    /** Communicators closed on this process (sub-communicators; the world closes the whole mailbox). */
+    private final Map<Integer, String> closedComms = new HashMap<>();
     private long storedBytes;
     private boolean closed;
     private String closedReason;
@@ -68,33 +70,51 @@ public final class Mailbox implements InboundHandler {
 
     /**
      * Receives the next message of (communicator, src, tag) into {@code buffer}, blocking until it is whole.
+     * {@code src} is a world rank, also the context's peer (the world communicator).
      *
      * @return the number of bytes received
      */
     public long receive(int communicator, int src, int tag, MemorySegment buffer, Deadline deadline,
                         ErrorContext context) {
-        var key = new ChannelKey(communicator, src, tag);
-        var r = new PendingReceive(context, buffer);
+        return receiveFrom(communicator, src, tag, buffer, deadline, context.withPeer(src));
+    }
+
+    /**
+     * Receives the next message of (communicator, world rank {@code worldSrc}, tag) into {@code buffer}. Messages are
+     * matched by world rank; errors name {@code context}'s peer, the source in the communicator's numbering (and the
+     * world rank when it differs).
+     *
+     * @return the number of bytes received
+     */
+    public long receiveFrom(int communicator, int worldSrc, int tag, MemorySegment buffer, Deadline deadline,
+                            ErrorContext context) {
+        var key = new ChannelKey(communicator, worldSrc, tag);
+        var r = new PendingReceive(context, worldSrc, buffer);
         lock.lock();
         try {
             if (closed) {
                 throw new CommunicatorClosedException(context, "failed: " + closedReason);
             }
+            String gone = closedComms.get(communicator);
+            if (gone != null) {
+                throw new CommunicatorClosedException(context, "failed: " + gone);
+            }
             posted.computeIfAbsent(key, k -> new ArrayDeque<>()).add(r);
             tryMatch(key);
-            String down = downPeers.get(src);
+            String down = downPeers.get(worldSrc);
             if (down != null && !r.result.isDone() && (r.bound == null || !r.bound.complete())) {
                 abandon(key, r);
-                r.result.completeExceptionally(peerFailed(context, src, down));
+                r.result.completeExceptionally(peerFailed(r, down));
             }
             changed.signalAll(); // a sender refused for lack of room may now be matched directly
         } finally {
             lock.unlock();
         }
-        return await(key, r, deadline, src);
+        return await(key, r, deadline);
     }
 
-    private long await(ChannelKey key, PendingReceive r, Deadline deadline, int src) {
+    private long await(ChannelKey key, PendingReceive r, Deadline deadline) {
+        int src = r.context.peer();
         try {
             return r.result.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -110,7 +130,7 @@ public final class Mailbox implements InboundHandler {
             } finally {
                 lock.unlock();
             }
-            return await(key, r, deadline, src);
+            return await(key, r, deadline);
         } catch (InterruptedException e) {
             lock.lock();
             try {
@@ -237,6 +257,46 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
+    /**
+     * Closes one communicator here: fails its pending receives, drops what it holds and refuses its new receives and
+     * messages. Other communicators are untouched. Idempotent.
+     */
+    public void closeCommunicator(int communicator, String reason) {
+        lock.lock();
+        try {
+            if (closed || closedComms.putIfAbsent(communicator, reason) != null) {
+                return;
+            }
+            for (var it = posted.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (e.getKey().communicator == communicator) {
+                    for (PendingReceive r : e.getValue()) {
+                        r.result.completeExceptionally(new CommunicatorClosedException(r.context, "failed: " + reason));
+                    }
+                    it.remove();
+                }
+            }
+            for (var it = pairs.entrySet().iterator(); it.hasNext(); ) {
+                var p = it.next();
+                if (p.getKey().communicator != communicator) {
+                    continue;
+                }
+                for (InboundMessage m : p.getValue().active.values()) {
+                    if (m.boundTo != null) {
+                        m.boundTo.result.completeExceptionally(
+                                new CommunicatorClosedException(m.boundTo.context, "failed: " + reason));
+                    }
+                    releaseStored(m);
+                }
+                it.remove();
+            }
+            unmatched.keySet().removeIf(k -> k.communicator == communicator);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Bytes currently held in the unexpected store. */
     public long storedBytes() {
         lock.lock();
@@ -248,7 +308,7 @@ public final class Mailbox implements InboundHandler {
     }
 
     private Delivery onData(int peer, Message.Data d) {
-        if (closed) {
+        if (closed || closedComms.containsKey(d.communicator())) {
             return Delivery.ACCEPTED; // dropped: nobody will ever receive it
         }
         PairState pair = pair(d.communicator(), peer);
@@ -371,10 +431,10 @@ public final class Mailbox implements InboundHandler {
         m.boundTo = r;
         r.bound = m;
         finishIfComplete(pair, m);
-        String down = downPeers.get(r.context.peer());
+        String down = downPeers.get(r.worldSrc);
         if (down != null && !m.complete()) {
-            abandon(new ChannelKey(r.context.communicator(), r.context.peer(), r.context.tag()), r);
-            r.result.completeExceptionally(peerFailed(r.context, r.context.peer(), down));
+            abandon(new ChannelKey(r.context.communicator(), r.worldSrc, r.context.tag()), r);
+            r.result.completeExceptionally(peerFailed(r, down));
         }
     }
 
@@ -412,7 +472,7 @@ public final class Mailbox implements InboundHandler {
                 continue;
             }
             for (PendingReceive r : e.getValue()) {
-                r.result.completeExceptionally(peerFailed(r.context, peer, why));
+                r.result.completeExceptionally(peerFailed(r, why));
             }
             it.remove();
         }
@@ -426,15 +486,18 @@ public final class Mailbox implements InboundHandler {
                     m.boundTo = null;
                     r.bound = null;
                     m.discard = true;
-                    r.result.completeExceptionally(peerFailed(r.context, peer, why));
+                    r.result.completeExceptionally(peerFailed(r, why));
                 }
             }
         }
         changed.signalAll();
     }
 
-    private static PeerFailedException peerFailed(ErrorContext context, int peer, String why) {
-        return new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + why);
+    /** The receive's source failed: named in the communicator's numbering, plus its world rank if different. */
+    private static PeerFailedException peerFailed(PendingReceive r, String why) {
+        int peer = r.context.peer();
+        String world = peer == r.worldSrc ? "" : " (world rank " + r.worldSrc + ")";
+        return new PeerFailedException(r.context, "cannot complete: rank " + peer + world + " " + why);
     }
 
     private static ProtocolException protocol(int peer, String what) {

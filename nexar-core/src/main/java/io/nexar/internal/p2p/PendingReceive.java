@@ -10,13 +10,16 @@ import java.util.concurrent.CompletableFuture;
  */
 final class PendingReceive {
     final ErrorContext context;
+    /** World rank of the source (the context's peer is the source in the communicator's numbering). */
+    final int worldSrc;
     final MemorySegment buffer;
     final CompletableFuture<Long> result = new CompletableFuture<>();
     /** The message this receive is bound to, once matched. */
     InboundMessage bound;
 
-    PendingReceive(ErrorContext context, MemorySegment buffer) {
+    PendingReceive(ErrorContext context, int worldSrc, MemorySegment buffer) {
         this.context = context;
+        this.worldSrc = worldSrc;
         this.buffer = buffer;
     }
 }

@@ -15,9 +15,11 @@ import java.lang.foreign.ValueLayout;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import net.jqwik.api.Assume;
 import net.jqwik.api.ForAll;
@@ -204,7 +206,7 @@ class ReducerTest {
         MemorySegment in = MemorySegment.ofArray(new byte[64]);
         assertThatThrownBy(() -> Reducer.reduce(out, 0, in, 0, 3, DataType.F32, ReduceOp.SUM))
                 .isInstanceOf(IndexOutOfBoundsException.class)
-                .hasMessage("a: offset 0 + 12 bytes (3 x F32) does not fit in a segment of 8 bytes");
+                .hasMessage("acc: offset 0 + 12 bytes (3 x F32) does not fit in a segment of 8 bytes");
         assertThatThrownBy(() -> Reducer.reduce(in, 0, in, 60, in, 0, 2, DataType.I32, ReduceOp.MAX))
                 .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("b: offset 60 + 8 bytes (2 x I32) does not fit in a segment of 64 bytes");
@@ -212,14 +214,19 @@ class ReducerTest {
                 .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("out: offset 1 + 8 bytes (1 x F64) does not fit in a segment of 8 bytes");
         assertThatThrownBy(() -> Reducer.reduce(out, -1, in, 0, 1, DataType.U8, ReduceOp.SUM))
-                .isInstanceOf(IndexOutOfBoundsException.class).hasMessageStartingWith("a: offset -1 + 1 bytes");
+                .isInstanceOf(IndexOutOfBoundsException.class).hasMessageStartingWith("acc: offset -1 + 1 bytes");
         assertThatThrownBy(() -> Reducer.reduce(out, 0, in, 0, -1, DataType.U8, ReduceOp.SUM))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("count -1 is not in [0, 9223372036854775807]");
         assertThatThrownBy(() -> Reducer.reduce(out, 0, in, 0, Long.MAX_VALUE / 2, DataType.U64, ReduceOp.SUM))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overflows a 64-bit byte length");
         assertThatThrownBy(() -> Reducer.reduce(out.asReadOnly(), 0, in, 0, 1, DataType.I8, ReduceOp.SUM))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("acc is a read-only segment");
+        assertThatThrownBy(() -> Reducer.reduce(in, 0, in, 0, out.asReadOnly(), 0, 1, DataType.I8, ReduceOp.SUM))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("out is a read-only segment");
+        assertThatThrownBy(() -> Reducer.reduce(out, 0, in, 62, 1, DataType.I32, ReduceOp.SUM))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("in: offset 62 + 4 bytes (1 x I32) does not fit in a segment of 64 bytes");
         assertThatThrownBy(() -> Reducer.finishAverage(out, 0, 1, DataType.I32, 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("divisor 0 is not in [1, 2147483647]");
         assertThatThrownBy(() -> Reducer.finishAverage(out, 0, 1, DataType.I32, -4))
@@ -230,7 +237,9 @@ class ReducerTest {
         assertThatThrownBy(() -> Reducer.finishAverage(out.asReadOnly(), 0, 1, DataType.I32, 2))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("acc is a read-only segment");
         assertThatThrownBy(() -> Reducer.reduce(null, 0, in, 0, 1, DataType.I8, ReduceOp.SUM))
-                .isInstanceOf(NullPointerException.class).hasMessage("a");
+                .isInstanceOf(NullPointerException.class).hasMessage("acc");
+        assertThatThrownBy(() -> Reducer.reduce(in, 0, in, 0, null, 0, 1, DataType.I8, ReduceOp.SUM))
+                .isInstanceOf(NullPointerException.class).hasMessage("out");
         assertThatThrownBy(() -> Reducer.reduce(out, 0, in, 0, 1, null, ReduceOp.SUM))
                 .isInstanceOf(NullPointerException.class).hasMessage("type");
         assertThat(backing).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
@@ -308,6 +317,48 @@ class ReducerTest {
             long allocated = (long) allocatedBytes.invoke(threads) - before;
             assertThat(allocated).as("bytes allocated by 3000 warm calls").isLessThan(4096);
         }
+    }
+
+    /** Pooled scratch arrays must never be shared: concurrent callers, platform and virtual, each get their own. */
+    @Test
+    @Timeout(60)
+    void shouldReduceConcurrentlyOnPlatformAndVirtualThreads() throws InterruptedException {
+        int threads = 8;
+        int count = 3 * Scratch.CHUNK + 1;
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> started = new ArrayList<>();
+        CountDownLatch gate = new CountDownLatch(1);
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Runnable body = () -> {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    failures.add(e);
+                    return;
+                }
+                long[] acc = new long[count];
+                long[] in = new long[count];
+                Arrays.fill(in, id + 1);
+                MemorySegment accSegment = MemorySegment.ofArray(acc);
+                MemorySegment inSegment = MemorySegment.ofArray(in);
+                for (int rep = 0; rep < 1000; rep++) {
+                    Reducer.reduce(accSegment, 0, inSegment, 0, count, DataType.I64, ReduceOp.SUM);
+                }
+                for (int i = 0; i < count; i++) {
+                    if (acc[i] != 1000L * (id + 1)) {
+                        failures.add(new AssertionError("thread " + id + " element " + i + ": " + acc[i]));
+                        return;
+                    }
+                }
+            };
+            started.add(id % 2 == 0 ? Thread.ofPlatform().start(body) : Thread.ofVirtual().start(body));
+        }
+        gate.countDown();
+        for (Thread t : started) {
+            t.join();
+        }
+        assertThat(failures).isEmpty();
     }
 
     /** Random type, op, count and offsets against the reference; jqwik prints the seed of a failing run. */

@@ -316,6 +316,74 @@ public abstract class PointToPointContract {
     }
 
     @Test
+    void shouldIsolateADupFromItsParentWithTheSameTags() {
+        try (var cluster = start(3)) {
+            cluster.run(c -> {
+                Communicator dup = c.dup();
+                assertThat(dup.id()).isNotEqualTo(c.id());
+                assertThat(dup.rank()).isEqualTo(c.rank());
+                assertThat(dup.worldSize()).isEqualTo(c.worldSize());
+                int next = (c.rank() + 1) % 3;
+                int prev = (c.rank() + 2) % 3;
+                // same destination and tag on both, sent dup first and received world first
+                for (int i = 0; i < 20; i++) {
+                    dup.send(next, 5, new int[] {2000 + i});
+                    c.send(next, 5, new int[] {1000 + i});
+                }
+                var x = new int[1];
+                for (int i = 0; i < 20; i++) {
+                    c.recv(prev, 5, x);
+                    assertThat(x[0]).as("world message %d", i).isEqualTo(1000 + i);
+                }
+                for (int i = 0; i < 20; i++) {
+                    dup.recv(prev, 5, x);
+                    assertThat(x[0]).as("dup message %d", i).isEqualTo(2000 + i);
+                }
+                dup.close();
+                assertThatThrownBy(() -> dup.send(next, 5, new int[1])).isInstanceOf(CommunicatorClosedException.class);
+                c.send(next, 6, new int[] {7}); // the world is still open
+                c.recv(prev, 6, x);
+                assertThat(x[0]).isEqualTo(7);
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void shouldTranslateSubCommunicatorRanksAndNameThemInErrors() {
+        try (var cluster = start(4)) {
+            var blocked = new CountDownLatch(1);
+            assertThatThrownBy(() -> cluster.run(c -> {
+                // key -rank: the odd communicator is {world 3, world 1}
+                Communicator sub = c.split(c.rank() % 2, -c.rank());
+                if (c.rank() % 2 == 0) {
+                    return null;
+                }
+                assertThat(sub.rank()).isEqualTo(c.rank() == 3 ? 0 : 1);
+                if (c.rank() == 3) {
+                    sub.send(1, 1, new int[] {33});
+                    assertThat(blocked.await(20, TimeUnit.SECONDS)).isTrue();
+                    throw new IllegalStateException("boom on world rank 3");
+                }
+                var x = new int[1];
+                sub.recv(0, 1, x);
+                assertThat(x[0]).isEqualTo(33);
+                assertThatThrownBy(() -> sub.recv(2, 1, x)).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("2");
+                blocked.countDown();
+                sub.recv(0, 1, x);
+                return null;
+            })).isInstanceOfSatisfying(RankFailedException.class, e -> {
+                assertThat(e.rank()).isEqualTo(3);
+                assertThat(e.getSuppressed()).hasSize(1).allSatisfy(s -> assertThat(s.getCause())
+                        .isInstanceOf(PeerFailedException.class)
+                        .hasMessageStartingWith("recv on rank 1 (world 2, comm ")
+                        .hasMessageContaining("cannot complete: rank 0 (world rank 3) failed"));
+            });
+        }
+    }
+
+    @Test
     void shouldFailWaitingRanksFastWhenAPeerFails() {
         try (var cluster = start(3)) {
             var blocked = new CountDownLatch(2);

@@ -1,0 +1,137 @@
+package io.nexar.internal.collective;
+
+import io.nexar.internal.collective.OpState.StoredChunk;
+import io.nexar.internal.protocol.Message;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The bounded store of a {@link CollectiveEngine}: chunks and aborts of operations not posted yet, and the byte
+ * accounting of every chunk held for a later round ({@link OpState#later}). Guarded by the engine's lock (not
+ * thread-safe on its own); {@code spaceFreed} is signalled whenever bytes are released.
+ *
+ * <p>Bound: a chunk is refused when the store would exceed {@code maxStoredBytes}, unless the store holds nothing
+ * from its sender, so every sender can always make progress (and the bound is exceeded by at most one chunk per
+ * sender).
+ */
+final class EarlyStore {
+    private final long maxStoredBytes;
+    private final Condition spaceFreed;
+    private final Map<OpKey, List<StoredChunk>> chunks = new HashMap<>();
+    private final Map<OpKey, Message.CollectiveAbort> aborts = new HashMap<>();
+    private final Map<OpKey, Integer> abortSenders = new HashMap<>();
+    private final Map<Integer, Long> bySender = new HashMap<>();
+    private long bytes;
+    private boolean closed;
+
+    EarlyStore(long maxStoredBytes, Condition spaceFreed) {
+        this.maxStoredBytes = maxStoredBytes;
+        this.spaceFreed = spaceFreed;
+    }
+
+    /** An operation: (communicator, sequence number). */
+    record OpKey(int comm, long seq) {
+    }
+
+    /** Bytes held. */
+    long bytes() {
+        return bytes;
+    }
+
+    /**
+     * Copies chunk {@code c} from world rank {@code peer} into the store and counts it.
+     *
+     * @return the stored chunk, or null if it does not fit (the sender must wait)
+     */
+    StoredChunk hold(int peer, Message.Collective c) {
+        long len = c.payload().byteSize();
+        long mine = bySender.getOrDefault(peer, 0L);
+        if (len > 0 && mine > 0 && bytes + len > maxStoredBytes) {
+            return null;
+        }
+        bySender.put(peer, mine + len);
+        bytes += len;
+        return new StoredChunk(peer, detach(c));
+    }
+
+    /** Keeps chunk {@code c} of an operation not posted yet; false if it does not fit. */
+    boolean holdEarly(OpKey key, int peer, Message.Collective c) {
+        StoredChunk s = hold(peer, c);
+        if (s == null) {
+            return false;
+        }
+        chunks.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+        return true;
+    }
+
+    /** Removes and returns the early chunks of {@code key} (still counted until {@link #release}d), or null. */
+    List<StoredChunk> takeEarly(OpKey key) {
+        return chunks.remove(key);
+    }
+
+    /** Keeps the first abort of an operation not posted yet. */
+    void holdAbort(OpKey key, int peer, Message.CollectiveAbort a) {
+        if (aborts.putIfAbsent(key, a) == null) {
+            abortSenders.put(key, peer);
+        }
+    }
+
+    /** Removes and returns the early abort of {@code key}, or null; its sender via {@link #abortSender}. */
+    Message.CollectiveAbort takeAbort(OpKey key) {
+        return aborts.remove(key);
+    }
+
+    /** The world rank that sent the abort just taken for {@code key}. */
+    int abortSender(OpKey key) {
+        return abortSenders.remove(key);
+    }
+
+    /** Uncounts a chunk that left the store (applied or dropped). */
+    void release(StoredChunk c) {
+        long len = c.message().payload().byteSize();
+        if (len == 0 || closed) {
+            return;
+        }
+        bytes -= len;
+        long left = bySender.merge(c.worldSrc(), -len, Long::sum);
+        if (left == 0) {
+            bySender.remove(c.worldSrc());
+        }
+        spaceFreed.signalAll();
+    }
+
+    /** Drops everything held for communicator {@code comm}. */
+    void dropCommunicator(int comm) {
+        for (var it = chunks.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (e.getKey().comm() == comm) {
+                e.getValue().forEach(this::release);
+                it.remove();
+            }
+        }
+        aborts.keySet().removeIf(k -> k.comm() == comm);
+        abortSenders.keySet().removeIf(k -> k.comm() == comm);
+    }
+
+    /** Drops everything; later releases are no-ops. */
+    void close() {
+        closed = true;
+        chunks.clear();
+        aborts.clear();
+        abortSenders.clear();
+        bySender.clear();
+        bytes = 0;
+        spaceFreed.signalAll();
+    }
+
+    private static Message.Collective detach(Message.Collective c) {
+        return new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(), c.dataType(),
+                c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(),
+                MemorySegment.ofArray(c.payload().toArray(ValueLayout.JAVA_BYTE)));
+    }
+}
