@@ -24,13 +24,23 @@ final class ChildProcesses implements AutoCloseable {
     private final PrintStream out;
     private final PrintStream err;
     private final Duration grace;
+    private final String label;
     private final List<Process> processes = new ArrayList<>();
     private final List<Thread> pumps = new ArrayList<>();
 
     ChildProcesses(PrintStream out, PrintStream err, Duration grace) {
+        this(out, err, grace, "rank");
+    }
+
+    /**
+     * @param label what a child is called in output: {@code rank} gives {@code rank=R pid=PID} and
+     *              {@code [rank R]} prefixes; an empty label prints {@code pid=PID} and forwards output unprefixed
+     */
+    ChildProcesses(PrintStream out, PrintStream err, Duration grace, String label) {
         this.out = out;
         this.err = err;
         this.grace = grace;
+        this.label = label;
     }
 
     /** The command that starts a JVM running {@code mainClass} with this JVM's class path plus {@code classPath}. */
@@ -59,7 +69,7 @@ final class ChildProcesses implements AutoCloseable {
             p.getOutputStream().close();
             processes.add(p);
             synchronized (out) {
-                out.println("rank=" + rank + " pid=" + p.pid());
+                out.println((label.isEmpty() ? "" : label + "=" + rank + " ") + "pid=" + p.pid());
             }
             pumps.add(pump(p.getInputStream(), out, rank));
             pumps.add(pump(p.getErrorStream(), err, rank));
@@ -71,7 +81,7 @@ final class ChildProcesses implements AutoCloseable {
             try (var reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     synchronized (to) {
-                        to.println("[rank " + rank + "] " + line);
+                        to.println(label.isEmpty() ? line : "[" + label + " " + rank + "] " + line);
                     }
                 }
             } catch (IOException e) {
@@ -112,8 +122,8 @@ final class ChildProcesses implements AutoCloseable {
             stopAll();
         } else if (failed.isDone()) {
             int r = failed.getNow(-1);
-            err.println("nexar: rank " + r + " exited with code " + processes.get(r).exitValue()
-                    + "; stopping the other ranks");
+            err.println("nexar: " + (label.isEmpty() ? "process" : label + " " + r) + " exited with code " + processes.get(r).exitValue()
+                    + "; stopping the others");
             stopAll();
         }
         var codes = new int[n];

@@ -11,12 +11,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code nexar demo}: forms a cluster, moves data between every pair of ranks, verifies every byte, and prints a
- * short timing table. Until the network transport lands, the ranks run in this JVM over the in-process transport
- * (every frame still goes through the wire codec).
+ * {@code nexar demo}: launches 4 worker JVMs that form a cluster over QUIC on loopback (seed in this process),
+ * checks allReduce, broadcast and barrier results, and prints a short timing table ({@link DemoWorker}). With
+ * {@code --in-process}, the ranks run in this JVM instead and exchange point-to-point messages.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Form a cluster, exchange and verify messages between every pair of ranks, print timings.")
+        description = "Launch 4 processes that form a cluster over QUIC, check allreduce/broadcast/barrier, time them.")
 final class DemoCommand implements Callable<Integer> {
     private static final int[] SIZES = {64, 64 << 10, 1 << 20, 16 << 20};
 
@@ -29,16 +29,33 @@ final class DemoCommand implements Callable<Integer> {
             defaultValue = "200")
     int iterations;
 
+    @Option(names = "--in-process", description = "run the ranks in this JVM over the in-process transport")
+    boolean inProcess;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "loopback address: 127.0.0.1 or ::1")
+    String host;
+
     DemoCommand(CliContext context) {
         this.context = context;
     }
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         if (ranks < 2) {
             context.err().println("nexar demo: --np must be at least 2, got " + ranks);
             return ExitCodes.USAGE;
         }
+        if (inProcess) {
+            return inProcess();
+        }
+        context.out().printf("nexar demo: %d processes forming a cluster over QUIC on %s%n", ranks, host);
+        int code = LaunchCommand.run(context, ranks, host, java.time.Duration.ofMinutes(10),
+                new UserProgram("", DemoWorker.class.getName(), java.util.List.of()));
+        context.out().println(code == ExitCodes.OK ? "demo: ok" : "demo: FAILED");
+        return code;
+    }
+
+    private int inProcess() {
         NexarConfig config = NexarConfig.builder().environment(context.env())
                 .systemProperties(context.systemProperties()).build();
         var out = context.out();

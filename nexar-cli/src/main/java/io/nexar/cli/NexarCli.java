@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 @Command(name = "nexar", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "nexar-java: collectives and point-to-point messaging for the JVM.",
         footer = ExitCodes.HELP,
-        subcommands = {DemoCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SeedCommand.class, WorkerCommand.class, LaunchCommand.class, BenchCommand.class,
+            DemoCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
 public final class NexarCli {
 
     private NexarCli() {

@@ -31,7 +31,7 @@ class NexarCliTest {
 
     @Test
     void shouldRunTheDemoAndVerifyEveryPair() {
-        int code = run(Map.of(), "demo", "--iters", "3");
+        int code = run(Map.of(), "demo", "--in-process", "--iters", "3");
         assertThat(code).as(out() + err()).isZero();
         assertThat(out()).contains("ring pass      ok", "all pairs      ok", "12 messages of 4096 floats, 0 mismatching",
                 "16 MiB").endsWith("demo: ok" + System.lineSeparator());

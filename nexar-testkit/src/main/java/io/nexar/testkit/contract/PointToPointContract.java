@@ -353,16 +353,19 @@ public abstract class PointToPointContract {
     void shouldTranslateSubCommunicatorRanksAndNameThemInErrors() {
         try (var cluster = start(4)) {
             var blocked = new CountDownLatch(1);
+            var evensSplit = new CountDownLatch(2);
             assertThatThrownBy(() -> cluster.run(c -> {
                 // key -rank: the odd communicator is {world 3, world 1}
                 Communicator sub = c.split(c.rank() % 2, -c.rank());
                 if (c.rank() % 2 == 0) {
+                    evensSplit.countDown(); // their part of split's collectives is done: rank 3 may fail now
                     return null;
                 }
                 assertThat(sub.rank()).isEqualTo(c.rank() == 3 ? 0 : 1);
                 if (c.rank() == 3) {
                     sub.send(1, 1, new int[] {33});
                     assertThat(blocked.await(20, TimeUnit.SECONDS)).isTrue();
+                    assertThat(evensSplit.await(20, TimeUnit.SECONDS)).isTrue();
                     throw new IllegalStateException("boom on world rank 3");
                 }
                 var x = new int[1];

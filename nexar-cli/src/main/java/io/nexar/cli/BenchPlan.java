@@ -1,0 +1,227 @@
+package io.nexar.cli;
+
+import io.nexar.DataType;
+import io.nexar.ReduceOp;
+import io.nexar.internal.config.Units;
+import io.nexar.internal.config.ValueFormatException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * What one {@code nexar bench} run measures: validated, and passed to each worker JVM as {@code key=value} program
+ * arguments ({@link #toArgs()}, {@link #fromArgs}).
+ *
+ * @param ops the operations, in order
+ * @param sizes requested sizes in bytes, ascending; each operation rounds them to whole blocks ({@link #bytesFor})
+ * @param type element type
+ * @param redop reduce operator of the reducing operations
+ * @param iters timed iterations per size, at least 1
+ * @param warmup untimed iterations per size before them
+ * @param algo forced algorithm (a choice of the operation's {@code *.algorithm} key), or null for auto
+ * @param bulk bulk-lane mode passed to the transport as {@code nexar.bulk} ({@code quic}, {@code tls},
+ *             {@code tcp-plain}), or null for its default
+ * @param check whether results are compared with a reference
+ */
+record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
+                 String algo, String bulk, boolean check) {
+
+    /** The bulk-lane modes {@code --bulk} accepts. */
+    static final List<String> BULK_MODES = List.of("quic", "tls", "tcp-plain");
+
+    /** Validates every field; messages name the flag. */
+    BenchPlan {
+        ops = List.copyOf(ops);
+        sizes = List.copyOf(sizes);
+        if (ops.isEmpty()) {
+            throw new IllegalArgumentException("--op: no operation given");
+        }
+        if (sizes.isEmpty() && !ops.stream().allMatch(o -> o == BenchOp.BARRIER)) {
+            throw new IllegalArgumentException("--sizes: no size given");
+        }
+        if (iters < 1) {
+            throw new IllegalArgumentException("--iters must be at least 1, got " + iters);
+        }
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be at least 0, got " + warmup);
+        }
+        if (redop.isBitwise() && type.isFloatingPoint() && ops.stream().anyMatch(BenchOp::reduces)) {
+            throw new IllegalArgumentException("--redop " + name(redop) + " applies to integer types only, not "
+                    + name(type));
+        }
+        if (algo != null) {
+            if (ops.size() != 1 || ops.getFirst().algorithmKey() == null) {
+                throw new IllegalArgumentException("--algo needs one --op among allreduce, broadcast, allgather (the"
+                        + " others have a single algorithm), got --op " + ops.stream().map(BenchOp::cliName)
+                        .collect(Collectors.joining(",")));
+            }
+            var key = ops.getFirst().algorithmKey();
+            String given = algo.strip();
+            algo = key.choices().stream().filter(c -> c.equalsIgnoreCase(given)).findFirst().orElseThrow(() ->
+                    new IllegalArgumentException("--algo '" + given + "' is not an algorithm of " + key.key()
+                            + ": expected one of " + String.join(", ", key.choices())));
+        }
+        if (bulk != null && !BULK_MODES.contains(bulk)) {
+            throw new IllegalArgumentException("--bulk '" + bulk + "': expected one of " + String.join(", ",
+                    BULK_MODES));
+        }
+    }
+
+    /** Parses {@code --op}: one name or {@code all}. */
+    static List<BenchOp> parseOps(String text) {
+        if (text.strip().equalsIgnoreCase("all")) {
+            return List.of(BenchOp.values());
+        }
+        var ops = new ArrayList<BenchOp>();
+        for (String part : text.split(",")) {
+            ops.add(BenchOp.parse(part));
+        }
+        return ops;
+    }
+
+    /**
+     * The sizes from {@code --min-bytes}, {@code --max-bytes} and {@code --factor} (a geometric series, as
+     * nccl-tests' {@code -b -e -f}), or from {@code --sizes} when given (then the others must be left alone).
+     */
+    static List<Long> parseSizes(String min, String max, Integer factor, String list) {
+        var sizes = new TreeSet<Long>();
+        if (list != null) {
+            if (list.isBlank()) {
+                return List.of();
+            }
+            for (String part : list.split(",")) {
+                sizes.add(size("--sizes", part));
+            }
+            return List.copyOf(sizes);
+        }
+        long lo = size("--min-bytes", min);
+        long hi = size("--max-bytes", max);
+        int f = factor == null ? 2 : factor;
+        if (lo < 1) {
+            throw new IllegalArgumentException("--min-bytes must be at least 1 byte, got " + min);
+        }
+        if (hi < lo) {
+            throw new IllegalArgumentException("--max-bytes " + max + " is smaller than --min-bytes " + min);
+        }
+        if (f < 2) {
+            throw new IllegalArgumentException("--factor must be at least 2, got " + f);
+        }
+        for (long s = lo; s <= hi; s = s > hi / f ? hi + 1 : s * f) {
+            sizes.add(s);
+        }
+        return List.copyOf(sizes);
+    }
+
+    private static long size(String flag, String text) {
+        try {
+            long bytes = Units.parseSize(text);
+            if (bytes > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(flag + " " + text + " is above the 2GiB a bench buffer can hold");
+            }
+            return bytes;
+        } catch (ValueFormatException e) {
+            throw new IllegalArgumentException(flag + " \"" + text.strip() + "\": expected a size such as 8, 64KiB"
+                    + " or 16MiB");
+        }
+    }
+
+    /** Parses {@code --dtype}, for example {@code f32} or {@code bf16}. */
+    static DataType parseType(String text) {
+        for (DataType t : DataType.values()) {
+            if (name(t).equalsIgnoreCase(text.strip())) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("unknown --dtype '" + text + "': expected one of "
+                + java.util.Arrays.stream(DataType.values()).map(BenchPlan::name).collect(Collectors.joining(", ")));
+    }
+
+    /** Parses {@code --redop}, for example {@code sum}. */
+    static ReduceOp parseRedop(String text) {
+        for (ReduceOp op : ReduceOp.values()) {
+            if (name(op).equalsIgnoreCase(text.strip())) {
+                return op;
+            }
+        }
+        throw new IllegalArgumentException("unknown --redop '" + text + "': expected one of "
+                + java.util.Arrays.stream(ReduceOp.values()).map(BenchPlan::name).collect(Collectors.joining(", ")));
+    }
+
+    /** The lower-case name of a type or operator as printed, for example {@code f32} or {@code sum}. */
+    static String name(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The sizes {@code op} runs on {@code worldSize} ranks: each requested size rounded down to whole blocks of
+     * whole elements (at least one element per block), without repeats; {@code [0]} for barrier.
+     */
+    List<Long> bytesFor(BenchOp op, int worldSize) {
+        int blocks = op.blocks(worldSize);
+        if (blocks == 0) {
+            return List.of(0L);
+        }
+        long unit = (long) blocks * type.byteSize();
+        var out = new TreeSet<Long>();
+        for (long s : sizes) {
+            out.add(Math.max(1, s / unit) * unit);
+        }
+        return List.copyOf(out);
+    }
+
+    /** The largest buffer any operation needs on {@code worldSize} ranks, in bytes. */
+    long maxBytes(int worldSize) {
+        long max = type.byteSize();
+        for (BenchOp op : ops) {
+            for (long s : bytesFor(op, worldSize)) {
+                max = Math.max(max, s);
+            }
+        }
+        return max;
+    }
+
+    /** The program arguments that carry this plan to a worker, for example {@code op=allreduce}. */
+    List<String> toArgs() {
+        var args = new ArrayList<String>();
+        args.add("op=" + ops.stream().map(BenchOp::cliName).collect(Collectors.joining(",")));
+        args.add("sizes=" + sizes.stream().map(String::valueOf).collect(Collectors.joining(",")));
+        args.add("dtype=" + name(type));
+        args.add("redop=" + name(redop));
+        args.add("iters=" + iters);
+        args.add("warmup=" + warmup);
+        if (algo != null) {
+            args.add("algo=" + algo);
+        }
+        if (bulk != null) {
+            args.add("bulk=" + bulk);
+        }
+        args.add("check=" + check);
+        return args;
+    }
+
+    /**
+     * Reads a plan from {@link #toArgs()} arguments; arguments with other keys are returned in {@code rest}.
+     *
+     * @throws IllegalArgumentException if an argument is malformed
+     */
+    static BenchPlan fromArgs(List<String> args, Map<String, String> rest) {
+        var map = new LinkedHashMap<String, String>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq < 1) {
+                throw new IllegalArgumentException("bench argument '" + a + "' is not key=value");
+            }
+            map.put(a.substring(0, eq), a.substring(eq + 1));
+        }
+        var plan = new BenchPlan(parseOps(map.remove("op")), parseSizes(null, null, null, map.remove("sizes")),
+                parseType(map.remove("dtype")), parseRedop(map.remove("redop")),
+                Integer.parseInt(map.remove("iters")), Integer.parseInt(map.remove("warmup")), map.remove("algo"),
+                map.remove("bulk"), Boolean.parseBoolean(map.remove("check")));
+        rest.putAll(map);
+        return plan;
+    }
+}

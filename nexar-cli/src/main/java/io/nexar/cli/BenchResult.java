@@ -1,0 +1,74 @@
+package io.nexar.cli;
+
+import java.util.Locale;
+
+/**
+ * One measured row of {@code nexar bench}: one operation at one size. Times are the per-iteration maximum over ranks
+ * (each iteration starts after a barrier), summarised over the iterations.
+ *
+ * @param op the operation's name, for example {@code allreduce}
+ * @param sizeBytes nccl-tests' size S ({@link BenchOp}); 0 for barrier
+ * @param count elements in S ({@code S / element size}); 0 for barrier
+ * @param type element type name ({@code f32}), empty for barrier
+ * @param redop reduce operator name ({@code sum}), empty for operations that do not reduce
+ * @param algorithm the algorithm the collective engine selected (or the one forced with {@code --algo})
+ * @param medianUs median time of one call, in microseconds
+ * @param minUs fastest call, in microseconds
+ * @param maxUs slowest call, in microseconds
+ * @param algbwGBps {@code S / median time}, in GB/s (10^9 bytes per second)
+ * @param busbwGBps {@code algbw} times the operation's bus factor, in GB/s
+ * @param maxErr the largest error of any element on any rank ({@link BenchData#error}), or NaN if not checked
+ */
+record BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
+                   double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr) {
+
+    /** The CSV header, exactly as {@code --csv} writes it. */
+    static final String CSV_HEADER = "op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
+            + "time_us_max,algbw_GBps,busbw_GBps,max_err";
+
+    /** True if this row was checked. */
+    boolean checked() {
+        return !Double.isNaN(maxErr);
+    }
+
+    /** True if this row was checked and its error is within {@link BenchData#tolerance} of its type. */
+    boolean passed() {
+        if (!checked()) {
+            return false;
+        }
+        double tolerance = type.isEmpty() ? 0 : BenchData.tolerance(BenchPlan.parseType(type));
+        return maxErr <= tolerance;
+    }
+
+    /** This row as one CSV line, in {@link #CSV_HEADER}'s order (no field needs quoting). */
+    String toCsv() {
+        return String.join(",", op, Long.toString(sizeBytes), Long.toString(count), type, redop, algorithm,
+                fixed(medianUs, 3), fixed(minUs, 3), fixed(maxUs, 3), fixed(algbwGBps, 6), fixed(busbwGBps, 6),
+                checked() ? error(maxErr) : "");
+    }
+
+    /**
+     * Reads a line written by {@link #toCsv()}.
+     *
+     * @throws IllegalArgumentException if the line does not have the 12 fields
+     */
+    static BenchResult fromCsv(String line) {
+        String[] f = line.split(",", -1);
+        if (f.length != 12) {
+            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 12: " + line);
+        }
+        return new BenchResult(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4], f[5],
+                Double.parseDouble(f[6]), Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
+                Double.parseDouble(f[10]), f[11].isEmpty() ? Double.NaN : f[11].equals("inf") ? Double.POSITIVE_INFINITY
+                : Double.parseDouble(f[11]));
+    }
+
+    /** An error as printed: {@code 0}, or three significant digits such as {@code 5.96e-08}. */
+    static String error(double e) {
+        return e == 0 ? "0" : Double.isInfinite(e) ? "inf" : String.format(Locale.ROOT, "%.2e", e);
+    }
+
+    private static String fixed(double v, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+}

@@ -1,0 +1,230 @@
+package io.nexar.cli;
+
+import io.nexar.Communicator;
+import io.nexar.DataType;
+import io.nexar.Operation;
+import io.nexar.ReduceOp;
+import io.nexar.internal.collective.AlgorithmSelector;
+import io.nexar.internal.collective.OpSpec;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * Runs a {@link BenchPlan} on one rank; every rank of the communicator runs it at the same time.
+ *
+ * <p>Method. Two off-heap buffers of the largest size are allocated once and reused for every operation, size and
+ * iteration (no allocation per call, no page faults in the timed loop). For each size the input is filled with
+ * {@link BenchData}'s pattern, then {@code warmup} untimed calls run back to back, then {@code iters} timed calls, each
+ * preceded by a barrier. Each rank times its own calls; the per-iteration times are then combined with an allreduce
+ * MAX, so an iteration's time is that of the slowest rank (what an application waiting for the collective sees,
+ * including the skew with which ranks leave the barrier). The row reports the median, minimum and maximum of those
+ * per-iteration maxima. With {@code check}, the output of the last timed call is compared with the reference on every
+ * rank and the largest error over ranks is reported.
+ */
+final class BenchRunner {
+    private static final int SENDRECV_TAG = 0x6265;
+    private static final byte POISON = 0x7F;
+
+    private final Communicator comm;
+    private final BenchPlan plan;
+    private final AlgorithmSelector selector;
+    private final PrintStream progress;
+    private volatile String phase = "start-up";
+
+    /**
+     * @param selector the selector of the configuration the communicator runs with, to name the algorithm chosen
+     * @param progress where rank 0 prints a progress line per row (other ranks print nothing), or null
+     */
+    BenchRunner(Communicator comm, BenchPlan plan, AlgorithmSelector selector, PrintStream progress) {
+        this.comm = comm;
+        this.plan = plan;
+        this.selector = selector;
+        this.progress = comm.rank() == 0 ? progress : null;
+    }
+
+    /** What this rank is doing, for error messages, for example {@code allreduce 1024 B, iteration 3 of 20}. */
+    String phase() {
+        return phase;
+    }
+
+    /**
+     * Measures every operation and size of the plan.
+     *
+     * @param sink receives each row on rank 0 as soon as it is measured
+     * @return the rows on rank 0, an empty list on the other ranks
+     */
+    List<BenchResult> run(Consumer<BenchResult> sink) {
+        int n = comm.worldSize();
+        var results = new ArrayList<BenchResult>();
+        int total = plan.ops().stream().mapToInt(op -> plan.bytesFor(op, n).size()).sum();
+        int done = 0;
+        long[] times = new long[plan.iters()];
+        try (Arena arena = Arena.ofShared()) {
+            long max = plan.maxBytes(n);
+            MemorySegment in = arena.allocate(max, 64);
+            MemorySegment out = arena.allocate(max, 64);
+            for (BenchOp op : plan.ops()) {
+                var data = new BenchData(plan.type(), plan.redop(), op.reduces());
+                for (long bytes : plan.bytesFor(op, n)) {
+                    done++;
+                    if (progress != null) {
+                        progress.printf(Locale.ROOT, "bench: [%d/%d] %s %d B%n", done, total, op.cliName(), bytes);
+                    }
+                    BenchResult r = measure(op, bytes, in, out, data, times);
+                    if (comm.rank() == 0) {
+                        results.add(r);
+                        sink.accept(r);
+                    }
+                }
+            }
+        }
+        phase = "done";
+        return results;
+    }
+
+    private BenchResult measure(BenchOp op, long bytes, MemorySegment in, MemorySegment out, BenchData data,
+                                long[] times) {
+        int n = comm.worldSize();
+        int rank = comm.rank();
+        DataType type = plan.type();
+        ReduceOp redop = plan.redop();
+        long count = bytes / type.byteSize();
+        long block = op == BenchOp.BARRIER ? 0 : count / op.blocks(n);
+        long blockBytes = block * type.byteSize();
+        String what = op.cliName() + " " + bytes + " B";
+        phase = what + ", filling buffers";
+        MemorySegment src = in.asSlice(0, bytes);
+        MemorySegment dst = out.asSlice(0, op == BenchOp.REDUCESCATTER ? blockBytes : bytes);
+        dst.fill(POISON);
+        long inCount = op == BenchOp.ALLGATHER ? block : count;
+        if (op == BenchOp.BROADCAST) {
+            if (rank == 0) {
+                data.fill(dst, 0, count);
+            }
+        } else if (op != BenchOp.BARRIER) {
+            data.fill(src, rank, inCount);
+        }
+        int next = (rank + 1) % n;
+        int prev = (rank + n - 1) % n;
+        MemorySegment gathered = src.asSlice(0, blockBytes);
+        Runnable call = switch (op) {
+            case ALLREDUCE -> () -> comm.allReduce(src, dst, type, count, redop);
+            case BROADCAST -> () -> comm.broadcast(dst, type, count, 0);
+            case REDUCE -> () -> comm.reduce(src, dst, type, count, redop, 0);
+            case ALLGATHER -> () -> comm.allGather(gathered, dst, type, block);
+            case REDUCESCATTER -> () -> comm.reduceScatter(src, dst, type, block, redop);
+            case ALLTOALL -> () -> comm.allToAll(src, dst, type, block);
+            case BARRIER -> comm::barrier;
+            case SENDRECV -> () -> {
+                comm.send(next, SENDRECV_TAG, src);
+                comm.recv(prev, SENDRECV_TAG, dst);
+            };
+        };
+        for (int i = 0; i < plan.warmup(); i++) {
+            phase = what + ", warm-up " + (i + 1) + " of " + plan.warmup();
+            call.run();
+        }
+        for (int i = 0; i < times.length; i++) {
+            phase = what + ", iteration " + (i + 1) + " of " + times.length;
+            comm.barrier();
+            long t0 = System.nanoTime();
+            call.run();
+            times[i] = System.nanoTime() - t0;
+        }
+        phase = what + ", combining times";
+        comm.allReduce(times, ReduceOp.MAX);
+        double err = Double.NaN;
+        if (plan.check()) {
+            phase = what + ", checking";
+            double[] e = {verify(op, dst, data, count, block)};
+            comm.allReduce(e, ReduceOp.MAX);
+            err = e[0];
+        }
+        long[] sorted = times.clone();
+        Arrays.sort(sorted);
+        int k = sorted.length;
+        double medianNs = k % 2 == 1 ? sorted[k / 2] : (sorted[k / 2 - 1] + sorted[k / 2]) / 2.0;
+        double algbw = bytes / medianNs;
+        boolean barrier = op == BenchOp.BARRIER;
+        return new BenchResult(op.cliName(), bytes, count, barrier ? "" : BenchPlan.name(type),
+                op.reduces() ? BenchPlan.name(redop) : "", algorithm(op, count, block), medianNs / 1e3,
+                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err);
+    }
+
+    /** The largest error of this rank's output. */
+    private double verify(BenchOp op, MemorySegment dst, BenchData data, long count, long block) {
+        int n = comm.worldSize();
+        int rank = comm.rank();
+        double err = 0;
+        switch (op) {
+            case ALLREDUCE, REDUCE -> {
+                if (op == BenchOp.ALLREDUCE || rank == 0) {
+                    for (long i = 0; i < count; i++) {
+                        err = Math.max(err, data.error(dst, i, data.expected(n, i)));
+                    }
+                }
+            }
+            case BROADCAST -> {
+                for (long i = 0; i < count; i++) {
+                    err = Math.max(err, data.error(dst, i, data.moved(0, i)));
+                }
+            }
+            case REDUCESCATTER -> {
+                for (long i = 0; i < block; i++) {
+                    err = Math.max(err, data.error(dst, i, data.expected(n, rank * block + i)));
+                }
+            }
+            case ALLGATHER, ALLTOALL -> {
+                for (int j = 0; j < n; j++) {
+                    long from = op == BenchOp.ALLGATHER ? 0 : rank * block;
+                    for (long i = 0; i < block; i++) {
+                        err = Math.max(err, data.error(dst, j * block + i, data.moved(j, from + i)));
+                    }
+                }
+            }
+            case SENDRECV -> {
+                int prev = (rank + n - 1) % n;
+                for (long i = 0; i < count; i++) {
+                    err = Math.max(err, data.error(dst, i, data.moved(prev, i)));
+                }
+            }
+            case BARRIER -> err = 0;
+        }
+        return err;
+    }
+
+    /** The short name of the algorithm the engine selects for this call, as {@code --algo} names it. */
+    private String algorithm(BenchOp op, long count, long block) {
+        if (op == BenchOp.SENDRECV) {
+            return "p2p";
+        }
+        DataType type = plan.type();
+        ReduceOp redop = op.reduces() ? plan.redop() : null;
+        OpSpec spec = switch (op) {
+            case ALLREDUCE -> new OpSpec(Operation.ALL_REDUCE, type, redop, count, -1, null, null, false);
+            case BROADCAST -> new OpSpec(Operation.BROADCAST, type, null, count, 0, null, null, true);
+            case REDUCE -> new OpSpec(Operation.REDUCE, type, redop, count, 0, null, null, false);
+            case ALLGATHER, REDUCESCATTER, ALLTOALL ->
+                    new OpSpec(op.operation(), type, redop, block, -1, null, null, false);
+            case BARRIER -> new OpSpec(Operation.BARRIER, DataType.U8, null, 0, -1, null, null, false);
+            case SENDRECV -> throw new AssertionError(op);
+        };
+        String name = selector.select(spec, comm.worldSize()).name().toLowerCase(Locale.ROOT).replace('_', '-');
+        String suffix = switch (op) {
+            case ALLREDUCE -> "-allreduce";
+            case BROADCAST -> "-broadcast";
+            case REDUCE -> "-reduce";
+            case ALLGATHER -> "-allgather";
+            case REDUCESCATTER -> "-reduce-scatter";
+            case ALLTOALL -> "-all-to-all";
+            case BARRIER, SENDRECV -> "-barrier";
+        };
+        return name.endsWith(suffix) ? name.substring(0, name.length() - suffix.length()) : name;
+    }
+}

@@ -1,0 +1,85 @@
+package io.nexar.cli;
+
+import io.nexar.transport.quic.formation.SeedOptions;
+import io.nexar.transport.quic.formation.SeedServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code nexar launch -n N MAIN_CLASS [ARGS...]}: starts a seed in this process and N worker JVMs on this machine
+ * (loopback), hands each the join string and its rank through the environment ({@code NEXAR_JOIN},
+ * {@code NEXAR_RANK}, {@code NEXAR_WORLD_SIZE}), prints {@code rank=R pid=PID} per child, forwards their output
+ * prefixed with {@code [rank R]}, and exits non-zero if any child fails (after stopping the others).
+ */
+@Command(name = "launch", mixinStandardHelpOptions = true,
+        description = "Start a seed and N worker JVMs on this machine running MAIN_CLASS_OR_JAR.")
+final class LaunchCommand implements Callable<Integer> {
+    private final CliContext context;
+
+    @Option(names = {"-n", "--np"}, required = true, description = "number of worker processes")
+    int ranks;
+
+    @Option(names = {"-cp", "--classpath"}, description = "extra class path for the program")
+    String classPath;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1",
+            description = "loopback address to form the cluster on: 127.0.0.1 or ::1 (default ${DEFAULT-VALUE})")
+    String host;
+
+    @Option(names = "--timeout", defaultValue = "30m",
+            description = "stop every worker after this long (default ${DEFAULT-VALUE})")
+    String timeout;
+
+    @Parameters(arity = "1..*", paramLabel = "MAIN_CLASS_OR_JAR [ARGS]", description = "program and its arguments")
+    List<String> command;
+
+    LaunchCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (ranks < 1) {
+            context.err().println("nexar launch: -n must be at least 1, got " + ranks);
+            return ExitCodes.USAGE;
+        }
+        Duration limit = Flags.duration("--timeout", timeout);
+        UserProgram program = UserProgram.of(classPath, command);
+        return run(context, ranks, host, limit, program);
+    }
+
+    /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
+    static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program)
+            throws Exception {
+        String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
+        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60)).build();
+        try (SeedServer seed = SeedServer.start(options);
+             var children = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5))) {
+            String join = seed.joinString();
+            Thread hook = Thread.ofPlatform().unstarted(children::close);
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                children.start(ranks, r -> program.command(), r -> Map.of("NEXAR_JOIN", join,
+                        "NEXAR_RANK", String.valueOf(r), "NEXAR_WORLD_SIZE", String.valueOf(ranks)));
+                int[] codes = children.await(limit);
+                int failed = 0;
+                for (int code : codes) {
+                    failed += code == 0 ? 0 : 1;
+                }
+                if (failed > 0) {
+                    context.err().println("nexar: " + failed + " of " + ranks + " ranks failed; exit codes by rank: "
+                            + java.util.Arrays.toString(codes));
+                    return ExitCodes.FAILED;
+                }
+                return ExitCodes.OK;
+            } finally {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+        }
+    }
+}

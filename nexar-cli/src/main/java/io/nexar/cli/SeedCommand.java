@@ -1,0 +1,70 @@
+package io.nexar.cli;
+
+import io.nexar.transport.quic.PeerInfo;
+import io.nexar.transport.quic.formation.SeedOptions;
+import io.nexar.transport.quic.formation.SeedServer;
+import io.nexar.transport.quic.security.ClusterCa;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code nexar seed}: owns the cluster CA, prints the join string on a line starting with {@code join: }, admits
+ * {@code --world-size} workers, hands each its rank, certificate and the peer table, and exits once the cluster has
+ * formed (the seed is not on the data path).
+ */
+@Command(name = "seed", mixinStandardHelpOptions = true,
+        description = "Start a seed: print the join string, admit N workers, hand out ranks and certificates.")
+final class SeedCommand implements Callable<Integer> {
+    private final CliContext context;
+
+    @Option(names = {"-n", "--world-size"}, required = true, description = "number of workers to admit")
+    int worldSize;
+
+    @Option(names = "--bind", defaultValue = "0.0.0.0:0",
+            description = "HOST:PORT to listen on ([v6]:port for IPv6; port 0 picks one; default ${DEFAULT-VALUE})")
+    String bind;
+
+    @Option(names = "--ca-cert", description = "PEM file of the operator's cluster CA certificate")
+    Path caCert;
+
+    @Option(names = "--ca-key", description = "PEM file of the operator's cluster CA private key")
+    Path caKey;
+
+    @Option(names = "--formation-timeout", defaultValue = "120s",
+            description = "how long to wait for all workers (default ${DEFAULT-VALUE})")
+    String formationTimeout;
+
+    SeedCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (worldSize < 1) {
+            context.err().println("nexar seed: --world-size must be at least 1, got " + worldSize);
+            return ExitCodes.USAGE;
+        }
+        if ((caCert == null) != (caKey == null)) {
+            context.err().println("nexar seed: --ca-cert and --ca-key go together");
+            return ExitCodes.USAGE;
+        }
+        Duration deadline = Flags.duration("--formation-timeout", formationTimeout);
+        ClusterCa ca = caCert == null ? ClusterCa.generate() : ClusterCa.load(caCert, caKey);
+        var options = SeedOptions.builder(worldSize).bind(bind).ca(ca).formationDeadline(deadline).build();
+        try (SeedServer seed = SeedServer.start(options)) {
+            context.out().println("join: " + seed.joinString());
+            context.out().flush();
+            List<PeerInfo> peers = seed.awaitFormed(deadline.plusSeconds(5));
+            context.out().println("formed: " + peers.size() + " workers");
+            for (PeerInfo p : peers) {
+                context.out().println("  rank " + p.rank() + " member " + p.memberId() + " quic "
+                        + Flags.address(p.quicAddress()));
+            }
+            return ExitCodes.OK;
+        }
+    }
+}

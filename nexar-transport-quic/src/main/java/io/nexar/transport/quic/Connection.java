@@ -1,0 +1,361 @@
+package io.nexar.transport.quic;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.AttributeKey;
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.GoodbyeReason;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.transport.Lane;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One QUIC connection to one peer, and the handler of its {@link QuicChannel}. All methods run on the channel's event
+ * loop unless their Javadoc says otherwise.
+ *
+ * <pre>
+ *  dialer (lower rank)                                    acceptor (higher rank)
+ *  connect, TLS 1.3 both certificates, ALPN nexar/1 ───▶  trust manager: chain to the cluster CA
+ *  check: peer names the member of the table entry        check: member is a lower rank, not yet connected
+ *  open stream 4*i for lane i, write HELLO on each  ───▶  lane = stream id / 4; HELLO must name that rank
+ *  HELLO on all four lanes: ready                   ◀───  answer HELLO on each lane; four HELLOs: ready
+ * </pre>
+ *
+ * <p>{@link DialedConnection} and {@link AcceptedConnection} add each role's identity checks. A refused identity
+ * closes the connection with application error {@link Texts#REFUSED} and a reason the other side
+ * reports. Goodbye (a normal close, or a rank that failed) is followed by a FIN on every lane, and the peer is
+ * reported down only when every lane (and its bulk lane) has been read to its end, so messages sent before the
+ * Goodbye are delivered first; sends to it fail at once. A protocol error reports the peer at once. The reason also
+ * travels in the CONNECTION_CLOSE, for a peer that never reads the Goodbye.
+ */
+abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOwner {
+    static final AttributeKey<Connection> KEY = AttributeKey.valueOf("nexar.connection");
+    private static final Logger LOG = LoggerFactory.getLogger(Connection.class);
+
+    static final int LANES = Lane.values().length;
+    final QuicTransport transport;
+    final AtomicReferenceArray<LaneStream> lanes = new AtomicReferenceArray<>(LANES);
+    QuicChannel channel;
+    private String remote;
+    volatile PeerLink link;
+    private volatile boolean done;
+    private volatile long lastSentNanos = System.nanoTime();
+    private int hellos;
+    private long incarnation;
+    private boolean ready;
+    private String leavingWhy;
+    private int finishedLanes;
+    private QuicConnectionCloseEvent closeEvent;
+    private String localCloseWhy;
+    boolean closedByPeer;
+    Throwable handshakeFailure;
+
+    Connection(QuicTransport transport) {
+        this.transport = transport;
+    }
+
+    /** The peer's link; null before the peer is verified. Any thread. */
+    @Override
+    public PeerLink link() {
+        return link;
+    }
+
+    /** True once the QUIC connection is closed. Any thread. */
+    @Override
+    public boolean isDone() {
+        return done;
+    }
+
+    /** The lane's stream (after ready). Any thread. */
+    LaneStream lane(Lane lane) {
+        return lanes.get(lane.ordinal());
+    }
+
+    /** The QUIC channel (after the handler was added). */
+    QuicChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        channel = (QuicChannel) ctx.channel();
+        channel.attr(KEY).set(this);
+        remote();
+        // Not channelInactive: a connection whose handshake failed never became active, but it still closes.
+        channel.closeFuture().addListener(f -> onClosed());
+    }
+
+    // ------------------------------------------------------------------ establishing
+
+    /** The member the dialled peer-table entry names; null for an accepted connection. Any thread. */
+    abstract String expectedMember();
+
+    /** The trust manager refused the peer's certificate during the handshake. */
+    abstract void refusedInHandshake(String reason);
+
+    /** The connection closed before its peer was identified and attached; {@code why} completes "rank N ...". */
+    abstract void closedUnidentified(String why);
+
+    /** Whether this side answers each lane's Hello (the acceptor does). */
+    abstract boolean answersHello();
+
+    /** The peer's address as text. */
+    String remote() {
+        if (remote == null && channel != null && channel.remoteSocketAddress() != null) {
+            remote = Texts.format(channel.remoteSocketAddress());
+        }
+        return remote;
+    }
+
+    LaneStream addLane(QuicStreamChannel s, Lane lane) {
+        var ls = new LaneStream(this, lane, s, transport.tuning().laneHighWaterBytes());
+        s.pipeline().addLast(ls);
+        lanes.set(lane.ordinal(), ls);
+        return ls;
+    }
+
+    /** The first frame of a lane: it must be the peer's Hello. */
+    @Override
+    public void onHello(LaneStream ls, Message m) {
+        if (!(m instanceof Message.Hello h)) {
+            throw protocolError("began lane " + ls.lane() + " with " + m.type() + " instead of HELLO");
+        }
+        if (h.rank() != link.peer) {
+            throw protocolError("says in its HELLO that it is rank " + h.rank());
+        }
+        if (h.worldSize() != transport.worldSize()) {
+            throw protocolError("has world size " + h.worldSize() + ", this rank has " + transport.worldSize());
+        }
+        if (hellos > 0 && h.incarnation() != incarnation) {
+            throw protocolError("changed its incarnation between lanes");
+        }
+        incarnation = h.incarnation();
+        if (answersHello()) {
+            ls.writeNow(transport.hello());
+        }
+        if (++hellos == LANES) {
+            ready = true;
+            link.markReady(incarnation);
+        }
+    }
+
+    // ------------------------------------------------------------------ running
+
+    @Override
+    public Delivery deliver(Message m) {
+        return transport.handler().onMessage(link.peer, m);
+    }
+
+    @Override
+    public ProtocolException protocolError(String what) {
+        int peer = link == null ? -1 : link.peer;
+        return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), "failed: rank " + peer + " "
+                + what);
+    }
+
+    @Override
+    public void onGoodbye(Message.Goodbye g) {
+        String detail = g.detail();
+        switch (g.reason()) {
+            case CLOSE, FAILURE -> {
+                // Sends to it fail now; receivers hear of it once every lane is read to its end, so what it sent
+                // before it left (or failed) is delivered first. A failing peer's lanes end at once too.
+                leavingWhy = (g.reason() == GoodbyeReason.CLOSE ? "left (" : "failed (") + detail + ")";
+                link.down(leavingWhy, null, false);
+                checkDrained();
+            }
+            case PROTOCOL_ERROR -> {
+                link.down("closed the connection, saying this rank broke the protocol: " + detail, null,
+                        !transport.isClosing());
+                closeWith(GoodbyeReason.CLOSE.code(), "", null);
+            }
+        }
+    }
+
+    /** A lane was read to its end (FIN, or its stream closed). */
+    @Override
+    public void laneFinished(LaneStream lane) {
+        finishedLanes++;
+        if (done || !channel.isOpen()) {
+            return; // the connection is closing: onClosed reports
+        }
+        if (leavingWhy == null && !transport.isClosing()) {
+            fail("closed lane " + lane.name() + " without saying goodbye", null);
+            return;
+        }
+        checkDrained();
+    }
+
+    /** Reports a leaving peer once all it sent was read: every lane, and its bulk lane if it has one. */
+    void checkDrained() {
+        if (leavingWhy != null && finishedLanes == LANES && link.bulkDrained() && !done) {
+            link.report(null);
+            closeWith(GoodbyeReason.CLOSE.code(), "", null);
+        }
+    }
+
+    /** Reading a lane failed: a protocol violation by the peer, or an error of the inbound handler. */
+    @Override
+    public void laneFailed(LaneStream lane, RuntimeException e) {
+        if (e instanceof ProtocolException pe) {
+            LOG.warn("rank {}: {}", transport.rank(), pe.getMessage());
+            String detail = Texts.truncate(pe.getMessage());
+            LaneStream control = lanes.get(0);
+            if (control != null && ready) {
+                control.writeNow(new Message.Goodbye(GoodbyeReason.PROTOCOL_ERROR, detail));
+            }
+            down("broke the protocol: " + pe.getMessage(), pe);
+            closeWith(GoodbyeReason.PROTOCOL_ERROR.code(), detail, null);
+        } else {
+            LOG.error("rank {}: delivering from lane {} failed", transport.rank(), lane.name(), e);
+            fail("was disconnected after an error on lane " + lane.name() + ": " + e, e);
+        }
+    }
+
+    /** A write failed; unless the peer is already gone or leaving, the connection is lost. */
+    @Override
+    public void writeFailed(LaneStream lane, Throwable cause) {
+        if (!done && leavingWhy == null && !transport.isClosing() && link != null && !link.isDown()) {
+            fail("was disconnected (writing lane " + lane.name() + " failed: " + cause + ")", cause);
+        }
+    }
+
+    /** The peer is lost: mark it down and close the connection telling it why. */
+    void fail(String why, Throwable cause) {
+        down(why, cause);
+        closeWith(GoodbyeReason.FAILURE.code(), "rank " + transport.rank() + ": rank "
+                + (link == null ? "?" : link.peer) + " " + why, null);
+    }
+
+    private void down(String why, Throwable cause) {
+        PeerLink l = link;
+        if (l != null) {
+            l.down(why, cause, !transport.isClosing());
+        } else {
+            closedUnidentified(why);
+        }
+    }
+
+    /** Records that something was sent (any thread). */
+    @Override
+    public void noteSent() {
+        lastSentNanos = System.nanoTime();
+    }
+
+    /** Sends a heartbeat if nothing was sent for {@code idleNanos}, to keep the QUIC connection alive. */
+    void keepAlive(long idleNanos, long sequence) {
+        long now = System.nanoTime();
+        if (ready && !done && link != null && !link.isDown() && now - lastSentNanos >= idleNanos) {
+            lanes.get(Lane.CONTROL.ordinal()).writeNow(new Message.Heartbeat(sequence, now));
+        }
+    }
+
+    /** Wakes senders waiting for room on any lane (any thread). */
+    void wakeSenders() {
+        for (int i = 0; i < LANES; i++) {
+            LaneStream ls = lanes.get(i);
+            if (ls != null) {
+                ls.wakeSenders();
+            }
+        }
+    }
+
+    /**
+     * This transport is closing (normally, or because its rank failed): say Goodbye, then end every lane; the peer
+     * closes the connection once it has read them, or the transport closes it when {@code close.timeout} runs out.
+     */
+    void leave(GoodbyeReason reason, String detail) {
+        if (done) {
+            return;
+        }
+        String text = Texts.truncate(detail);
+        if (!ready) {
+            closeWith(reason.code(), text, null);
+            return;
+        }
+        lanes.get(Lane.CONTROL.ordinal()).writeNow(new Message.Goodbye(reason, text));
+        for (int i = 0; i < LANES; i++) {
+            lanes.get(i).finishOutput();
+        }
+        LaneStream bulk = link.bulk();
+        if (bulk != null) {
+            bulk.finishOutput();
+        }
+    }
+
+    /** Closes the QUIC connection with an application error {@code code} and a reason the peer will report. */
+    void closeWith(int code, String reason, String why) {
+        LOG.debug("rank {}: closing the connection with {} (code {}: {})", transport.rank(), remote(), code, reason);
+        if (localCloseWhy == null) {
+            localCloseWhy = why != null ? why : "was disconnected by this rank";
+        }
+        if (channel.isOpen()) {
+            // Flush the UDP socket once closed: a close from inside a read would otherwise leave the
+            // CONNECTION_CLOSE datagram unflushed until the socket's next read.
+            var udp = channel.parent();
+            channel.close(true, code, Unpooled.copiedBuffer(Texts.truncate(reason), StandardCharsets.UTF_8))
+                    .addListener(f -> udp.flush());
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof SslHandshakeCompletionEvent h && !h.isSuccess()) {
+            handshakeFailure = h.cause();
+        }
+        if (evt instanceof QuicConnectionCloseEvent e) {
+            // The peer closed the connection: nothing more can arrive, so skip quiche's draining period (three
+            // probe timeouts) and report the peer now.
+            closeEvent = e;
+            ctx.channel().close();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.debug("rank {}: QUIC connection error", transport.rank(), cause);
+    }
+
+    private void onClosed() {
+        done = true;
+        String why = leavingWhy != null ? leavingWhy : describe(closeEvent);
+        closedByPeer = closeEvent != null;
+        LOG.debug("rank {}: connection with {} closed: {}", transport.rank(), remote(), why);
+        PeerLink l = link;
+        if (l != null) {
+            LaneStream bulk = l.bulk();
+            if (bulk != null) {
+                bulk.channel().close();
+            }
+            l.down(ready ? why : "at " + remote() + " " + why, null, false);
+            if (!transport.isClosing()) {
+                l.report(null);
+            }
+        } else {
+            closedUnidentified(closeEvent != null || handshakeFailure == null ? why
+                    : "failed its TLS handshake: " + handshakeFailure.getMessage());
+        }
+        wakeSenders();
+        transport.connectionClosed(this);
+    }
+
+    /** Completes "rank N ..." for this connection's close, or a dial's failure with {@code e}. */
+    String describe(QuicConnectionCloseEvent e) {
+        if (e == null && localCloseWhy != null) {
+            return localCloseWhy;
+        }
+        return Texts.describeClose(e, channel != null && channel.isTimedOut(), transport.tuning().idleTimeout());
+    }
+}

@@ -1,0 +1,91 @@
+package io.nexar.transport.quic;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.internal.util.Deadline;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Waits for every link of a transport to become ready, and turns what went wrong into one
+ * {@link ClusterFormationException}: the first link that failed (fail fast, naming the rank and why), or, at the
+ * deadline, the ranks still missing together with every connection attempt that was refused (an attempt with a bad
+ * certificate does not stop formation: the genuine peer may still connect).
+ */
+final class Formation {
+    private Formation() {
+    }
+
+    static void await(QuicTransport transport, PeerLink[] links, Deadline deadline) {
+        var firstFailure = new CompletableFuture<PeerLink.FormationFailure>();
+        var readies = new ArrayList<CompletableFuture<Void>>();
+        for (PeerLink l : links) {
+            if (l != null) {
+                readies.add(l.ready());
+                l.ready().whenComplete((v, e) -> {
+                    if (e != null) {
+                        firstFailure.complete(unwrap(e, l.peer));
+                    }
+                });
+            }
+        }
+        var all = CompletableFuture.allOf(readies.toArray(CompletableFuture[]::new));
+        try {
+            CompletableFuture.anyOf(all, firstFailure).get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw timedOut(transport, links, deadline);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClusterFormationException(transport.context(-1), "failed: interrupted while connecting", e);
+        } catch (ExecutionException e) {
+            // a link failed: reported below
+        }
+        PeerLink.FormationFailure f = firstFailure.getNow(null);
+        if (f == null) {
+            for (PeerLink l : links) { // allOf failed before our callback ran
+                if (l != null && l.ready().isCompletedExceptionally()) {
+                    f = unwrap(l.ready().handle((v, e) -> e).join(), l.peer);
+                    break;
+                }
+            }
+        }
+        if (f != null) {
+            throw new ClusterFormationException(transport.context(f.peer), "failed: " + f.getMessage());
+        }
+    }
+
+    private static ClusterFormationException timedOut(QuicTransport transport, PeerLink[] links, Deadline deadline) {
+        var missing = new ArrayList<Integer>();
+        for (PeerLink l : links) {
+            if (l != null && !l.ready().isDone()) {
+                missing.add(l.peer);
+            }
+        }
+        var sb = new StringBuilder("failed: ");
+        sb.append(missing.size() == 1 ? "rank " + missing.getFirst() + " was" : "ranks " + join(missing) + " were")
+                .append(" not connected within ").append(deadline.timeout().toMillis()).append("ms");
+        List<String> refused = transport.refusals();
+        if (!refused.isEmpty()) {
+            sb.append("; failed attempts: ").append(String.join("; ", refused));
+        }
+        return new ClusterFormationException(transport.context(missing.isEmpty() ? -1 : missing.getFirst()),
+                sb.toString());
+    }
+
+    private static PeerLink.FormationFailure unwrap(Throwable e, int peer) {
+        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return t instanceof PeerLink.FormationFailure f ? f : new PeerLink.FormationFailure(peer, "failed: " + t);
+    }
+
+    private static String join(List<Integer> ranks) {
+        var sb = new StringBuilder();
+        for (int i = 0; i < ranks.size(); i++) {
+            sb.append(i == 0 ? "" : i == ranks.size() - 1 ? " and " : ", ").append(ranks.get(i));
+        }
+        return sb.toString();
+    }
+}

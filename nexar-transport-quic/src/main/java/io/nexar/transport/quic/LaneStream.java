@@ -1,0 +1,393 @@
+package io.nexar.transport.quic;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.nexar.ErrorContext;
+import io.nexar.OperationCancelledException;
+import io.nexar.OperationTimeoutException;
+import io.nexar.internal.protocol.FrameDecoder;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One lane of one connection: a long-lived bidirectional QUIC stream, or the TCP bulk lane's connection, carrying
+ * length-prefixed frames in order. It reports to its {@link LaneOwner} ({@link Connection} or
+ * {@link BulkConnection}).
+ *
+ * <p><b>Receiving</b> (event loop only). Bytes go through a {@link FrameDecoder}, which checks every length prefix
+ * against {@code maxFrameBytes} before it reserves memory. The first frame must be the peer's Hello; Goodbye goes to
+ * the owner; every other message goes to the {@link io.nexar.internal.transport.InboundHandler}. When the handler
+ * answers {@link Delivery#FULL}, the lane keeps a copy of that message and the unread rest of its input, turns
+ * {@code autoRead} off on this stream only (quiche then stops extending the stream's flow-control window, TCP its
+ * receive window, so the sender soon waits) and offers the message again on a timer that backs off from 100 us to
+ * 2 ms. Once the message and the kept input are delivered, reading resumes. Other lanes are not affected.
+ *
+ * <p><b>Sending</b> (any thread). {@link #send} encodes the message into a new buffer (so the caller's memory may be
+ * reused when it returns) and writes it. Bytes written but not yet taken by quiche (or the socket) are counted; while
+ * they exceed the high-water mark a sender waits, at most until its deadline. Quiche itself holds at most the peer's
+ * flow-control window (TCP its socket buffers), so memory per lane is bounded by window + high water + one frame per
+ * concurrent sender. Frames of concurrent senders never interleave: each is one write.
+ */
+final class LaneStream extends ChannelInboundHandlerAdapter {
+    private static final long FIRST_RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+    private static final long MAX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** Thrown through the decoder to stop at a refused message; never escapes this class. */
+    private static final RuntimeException REFUSED = new RuntimeException("refused", null, false, false) { };
+
+    private final LaneOwner connection;
+    private final Lane lane;
+    private final String name;
+    private final Channel channel;
+    private final int highWaterBytes;
+    private final boolean heapFrames;
+
+    // ---- event loop only
+    private FrameDecoder decoder;
+    private boolean helloSeen;
+    private Message held;
+    private final ArrayDeque<ByteBuf> backlog = new ArrayDeque<>();
+    private boolean paused;
+    private boolean inputDone;
+    private boolean finishReported;
+    private long retryNanos = FIRST_RETRY_NANOS;
+
+    // ---- senders
+    private final AtomicLong queuedBytes = new AtomicLong();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition room = lock.newCondition();
+    private volatile int waiters;
+
+    /**
+     * @param lane the QUIC lane, or null for the TCP bulk lane
+     * @param channel a {@link QuicStreamChannel}, or a TCP channel
+     */
+    LaneStream(LaneOwner connection, Lane lane, Channel channel, int highWaterBytes) {
+        this.connection = connection;
+        this.lane = lane;
+        this.name = lane == null ? "BULK" : lane.name();
+        this.channel = channel;
+        this.highWaterBytes = highWaterBytes;
+        this.heapFrames = channel.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
+    }
+
+    /** The QUIC lane, or null for the bulk lane. */
+    Lane lane() {
+        return lane;
+    }
+
+    /** The lane's name for messages: the {@link Lane} name, or {@code BULK}. */
+    String name() {
+        return name;
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    /**
+     * Starts reading once the peer is known and verified (event loop), first decoding what arrived before.
+     *
+     * @param peer the peer's rank, or -1 while it is not known yet (a plain TCP bulk lane, identified by its Hello)
+     */
+    void start(int peer, long maxFrameBytes) {
+        decoder = new FrameDecoder(peer, maxFrameBytes);
+        while (!backlog.isEmpty()) {
+            if (!feed(backlog.poll())) {
+                return; // paused: reading resumes once the refused message is taken
+            }
+        }
+        channel.config().setAutoRead(true);
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    /**
+     * Encodes {@code message} and writes it, first waiting while too many bytes of this lane are queued.
+     *
+     * @throws io.nexar.PeerFailedException if the peer goes down before there is room
+     * @throws OperationTimeoutException if there is no room before the deadline
+     * @throws OperationCancelledException if the calling thread is interrupted while waiting
+     */
+    void send(Message message, Deadline deadline, ErrorContext context) {
+        int size = Math.toIntExact(MessageCodec.encodedSize(message));
+        awaitRoom(deadline, context);
+        connection.link().checkUp(context);
+        write(encode(message, size));
+    }
+
+    /** Writes {@code message} without waiting for room (event loop: Hello, Goodbye, keep-alive heartbeats). */
+    void writeNow(Message message) {
+        write(encode(message, Math.toIntExact(MessageCodec.encodedSize(message))));
+    }
+
+    /** Writes raw bytes as they are, bypassing the codec: only for tests of the receiver's checks. */
+    void writeRaw(byte[] bytes) {
+        write(Unpooled.wrappedBuffer(bytes));
+    }
+
+    /**
+     * Ends this lane's output after everything already written: a FIN after the queued frames on a QUIC stream; on
+     * TCP, a close once the queued frames are written (TLS then sends its close_notify).
+     */
+    void finishOutput() {
+        if (channel instanceof QuicStreamChannel) {
+            channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));
+        } else {
+            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private ByteBuf encode(Message message, int size) {
+        // The JDK's TLS engine reads heap buffers; QUIC (quiche) and plain sockets want direct ones.
+        ByteBuf buf = heapFrames ? channel.alloc().heapBuffer(size, size) : channel.alloc().directBuffer(size, size);
+        try {
+            MessageCodec.encode(message, MemorySegment.ofBuffer(buf.nioBuffer(0, size)));
+            buf.writerIndex(size);
+            return buf;
+        } catch (RuntimeException e) {
+            buf.release();
+            throw e;
+        }
+    }
+
+    private void write(ByteBuf frame) {
+        int n = frame.readableBytes();
+        queuedBytes.addAndGet(n);
+        connection.noteSent();
+        channel.writeAndFlush(frame).addListener(f -> {
+            queuedBytes.addAndGet(-n);
+            if (!f.isSuccess()) {
+                connection.writeFailed(this, f.cause());
+            }
+            wakeSenders();
+        });
+    }
+
+    private void awaitRoom(Deadline deadline, ErrorContext context) {
+        if (queuedBytes.get() < highWaterBytes) {
+            return;
+        }
+        lock.lock();
+        try {
+            waiters++;
+            while (queuedBytes.get() >= highWaterBytes) {
+                connection.link().checkUp(context);
+                long left = deadline.remainingNanos();
+                if (left <= 0) {
+                    int peer = connection.link().peer;
+                    throw new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
+                            + " to take more data on lane " + name + " (its flow-control window stayed full; is it"
+                            + " posting receives?)");
+                }
+                room.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new OperationCancelledException(context, "was interrupted while waiting for rank "
+                    + connection.link().peer + " to take more data");
+        } finally {
+            waiters--;
+            lock.unlock();
+        }
+    }
+
+    /** Bytes written but not yet taken by quiche or the socket (any thread; for tests and diagnostics). */
+    long queuedBytes() {
+        return queuedBytes.get();
+    }
+
+    /** The high-water mark of {@link #queuedBytes()} above which senders wait. */
+    int highWaterBytes() {
+        return highWaterBytes;
+    }
+
+    /** Wakes senders waiting for room, for example because the peer went down. Any thread. */
+    void wakeSenders() {
+        if (waiters > 0) {
+            lock.lock();
+            try {
+                room.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving (event loop)
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf buf = (ByteBuf) msg;
+        if (connection.isDone()) {
+            buf.release();
+            return;
+        }
+        if (decoder == null) { // not identified yet (a TCP bulk lane): keep it, read no more until start()
+            backlog.add(buf);
+            channel.config().setAutoRead(false);
+            return;
+        }
+        if (paused) {
+            backlog.add(buf);
+            return;
+        }
+        feed(buf);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        wakeSenders();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        wakeSenders();
+        inputEnded();
+    }
+
+    /**
+     * The peer finished this lane (FIN). Netty keeps a half-closed QUIC stream open, so close it here: a lane ends
+     * only when its peer leaves, and a stream left open would leak.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof ChannelInputShutdownReadComplete) {
+            inputEnded();
+            ctx.close();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    private void inputEnded() {
+        inputDone = true;
+        if (!paused && !finishReported) {
+            finishReported = true;
+            connection.laneFinished(this);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        connection.writeFailed(this, cause);
+    }
+
+    /** Decodes {@code buf}; returns false if a message was refused and the lane is now paused. */
+    private boolean feed(ByteBuf buf) {
+        ByteBuffer in = buf.nioBuffer();
+        int start = in.position();
+        try {
+            decoder.feed(in, this::onFrame);
+            buf.release();
+            return true;
+        } catch (RuntimeException e) {
+            if (e == REFUSED) {
+                buf.skipBytes(in.position() - start);
+                backlog.addFirst(buf);
+                pause();
+                return false;
+            }
+            buf.release();
+            dropBacklog();
+            connection.laneFailed(this, e);
+            return false;
+        }
+    }
+
+    private void onFrame(Message m) {
+        if (connection.isDone()) {
+            return;
+        }
+        if (!helloSeen) {
+            helloSeen = true;
+            connection.onHello(this, m);
+            return;
+        }
+        switch (m) {
+            case Message.Hello h -> throw connection.protocolError("sent a second HELLO on lane " + name);
+            case Message.Goodbye g -> connection.onGoodbye(g);
+            default -> {
+                if (connection.deliver(m) == Delivery.FULL) {
+                    held = copy(m);
+                    throw REFUSED;
+                }
+            }
+        }
+    }
+
+    private void pause() {
+        retryNanos = FIRST_RETRY_NANOS;
+        if (!paused) {
+            paused = true;
+            channel.config().setAutoRead(false);
+        }
+        channel.eventLoop().schedule(this::retry, retryNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void retry() {
+        if (connection.isDone()) {
+            dropBacklog();
+            return;
+        }
+        Delivery d;
+        try {
+            d = connection.deliver(held);
+        } catch (RuntimeException e) {
+            dropBacklog();
+            connection.laneFailed(this, e);
+            return;
+        }
+        if (d == Delivery.FULL) {
+            retryNanos = Math.min(2 * retryNanos, MAX_RETRY_NANOS);
+            channel.eventLoop().schedule(this::retry, retryNanos, TimeUnit.NANOSECONDS);
+            return;
+        }
+        held = null;
+        while (!backlog.isEmpty()) {
+            if (!feed(backlog.poll())) {
+                return; // paused again; a retry is scheduled
+            }
+        }
+        paused = false;
+        if (inputDone) {
+            inputEnded();
+        } else {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    private void dropBacklog() {
+        held = null;
+        ByteBuf b;
+        while ((b = backlog.poll()) != null) {
+            b.release();
+        }
+    }
+
+    /**
+     * A copy of a decoded message that outlives its input buffer: encoded into a heap array and decoded from it, so
+     * every message type (and every payload view) is covered. Only refused messages are copied, one per lane.
+     */
+    private Message copy(Message m) {
+        MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(MessageCodec.encodedSize(m))]);
+        MessageCodec.encode(m, frame);
+        return MessageCodec.decode(decoder.peer(), frame, decoder.maxFrameBytes());
+    }
+}

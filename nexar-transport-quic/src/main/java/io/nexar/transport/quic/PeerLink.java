@@ -1,0 +1,205 @@
+package io.nexar.transport.quic;
+
+import io.nexar.ErrorContext;
+import io.nexar.PeerFailedException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.util.Deadline;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Everything this rank knows about one peer rank for the transport's lifetime: the one {@link Connection} to it,
+ * whether that connection is ready (Hello received on every lane), and, once the peer is gone, why.
+ *
+ * <p>Threading: the connection is attached on its event loop; {@link #send} runs on user threads; {@link #down} may
+ * run anywhere and reports to the {@link InboundHandler} exactly once. A peer that went down stays down: nexar has
+ * no reconnection (a restarted process is a new member).
+ */
+final class PeerLink {
+    /** The peer's rank. */
+    final int peer;
+    private final InboundHandler handler;
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final AtomicReference<String> down = new AtomicReference<>();
+    private final AtomicBoolean reported = new AtomicBoolean();
+    private volatile Connection connection;
+    private volatile long incarnation;
+    private final long bulkThreshold;
+    private volatile LaneStream bulk;
+    private volatile boolean bulkFinished;
+
+    PeerLink(int peer, InboundHandler handler) {
+        this(peer, handler, Long.MAX_VALUE);
+    }
+
+    /** @param bulkThreshold messages of at least this many bytes use the bulk lane, once there is one */
+    PeerLink(int peer, InboundHandler handler, long bulkThreshold) {
+        this.peer = peer;
+        this.handler = handler;
+        this.bulkThreshold = bulkThreshold;
+    }
+
+    /** Completes when the connection is ready; fails with a {@link FormationFailure} if it cannot be formed. */
+    CompletableFuture<Void> ready() {
+        return ready;
+    }
+
+    /** The attached connection, or null. */
+    Connection connection() {
+        return connection;
+    }
+
+    /**
+     * Attaches {@code c} as this peer's connection (event loop).
+     *
+     * @return false if another connection is attached already (a duplicate) or the peer is down
+     */
+    synchronized boolean attach(Connection c) {
+        if (connection != null || down.get() != null) {
+            return false;
+        }
+        connection = c;
+        return true;
+    }
+
+    /** The connection said Hello on every lane; {@code incarnation} is the peer's (its bulk lane must match). */
+    void markReady(long peerIncarnation) {
+        incarnation = peerIncarnation;
+        ready.complete(null);
+    }
+
+    /** The peer's incarnation, from its QUIC Hello (after ready). */
+    long incarnation() {
+        return incarnation;
+    }
+
+    /** True once the QUIC connection is ready and the peer is up. */
+    boolean isReady() {
+        return ready.isDone() && !ready.isCompletedExceptionally() && !isDown();
+    }
+
+    /** Attaches the verified TCP bulk lane (its event loop); false if there is one already or the peer is down. */
+    synchronized boolean attachBulk(LaneStream lane) {
+        if (bulk != null || !isReady()) {
+            return false;
+        }
+        bulk = lane;
+        return true;
+    }
+
+    /** The bulk lane, or null. Any thread. */
+    LaneStream bulk() {
+        return bulk;
+    }
+
+    /** The bulk lane's input ended. */
+    void bulkFinished() {
+        bulkFinished = true;
+    }
+
+    /** True if there is no bulk lane or it was read to its end (a leaving peer is reported only then). */
+    boolean bulkDrained() {
+        return bulk == null || bulkFinished;
+    }
+
+    /** Formation of this link failed; {@code why} completes "rank N ...". */
+    void failFormation(String why) {
+        ready.completeExceptionally(new FormationFailure(peer, why));
+    }
+
+    /** True once the peer is down. */
+    boolean isDown() {
+        return down.get() != null;
+    }
+
+    /** Why the peer is down, or null. */
+    String downReason() {
+        return down.get();
+    }
+
+    /**
+     * Marks the peer down. The first reason wins: it fails formation if that was still under way and wakes waiting
+     * senders, whose sends then fail. If {@code report}, the handler is told (see {@link #report}).
+     *
+     * @param why completes "rank N ...", for example {@code left (it closed its communicator)}
+     * @param cause the underlying error, or null
+     * @param report false when the handler must not hear of it yet (a peer that said goodbye is reported once its
+     *        lanes are read to their end) or at all (this transport is closing)
+     */
+    void down(String why, Throwable cause, boolean report) {
+        if (down.compareAndSet(null, why)) {
+            ready.completeExceptionally(new FormationFailure(peer, why));
+            Connection c = connection;
+            if (c != null) {
+                c.wakeSenders();
+            }
+            LaneStream b = bulk;
+            if (b != null) {
+                b.wakeSenders();
+            }
+        }
+        if (report) {
+            report(cause);
+        }
+    }
+
+    /** Tells the handler, once, that the peer is down, with the first reason given to {@link #down}. */
+    void report(Throwable cause) {
+        String why = down.get();
+        if (why != null && reported.compareAndSet(false, true)) {
+            handler.onPeerDown(peer, why, cause);
+        }
+    }
+
+    /**
+     * Sends one message on {@code lane}.
+     *
+     * @throws PeerFailedException if the peer is down
+     * @throws IllegalStateException if the link was never formed
+     */
+    void send(Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        checkUp(context);
+        Connection c = connection;
+        if (c == null || !ready.isDone()) {
+            throw new IllegalStateException("rank " + peer + " is not connected yet: call connect() first");
+        }
+        LaneStream b = bulk;
+        if (b != null && !bulkFinished && (lane == Lane.P2P || lane == Lane.COLLECTIVE)
+                && totalBytes(message) >= bulkThreshold) {
+            b.send(message, deadline, context);
+        } else {
+            c.lane(lane).send(message, deadline, context);
+        }
+    }
+
+    /** The size of the whole message a chunk belongs to (every chunk of a message takes the same path), or -1. */
+    private static long totalBytes(Message m) {
+        return switch (m) {
+            case Message.Data d -> d.totalBytes();
+            case Message.Collective c -> c.totalBytes();
+            default -> -1;
+        };
+    }
+
+    /** Throws {@link PeerFailedException} if the peer is down. */
+    void checkUp(ErrorContext context) {
+        String why = down.get();
+        if (why != null) {
+            throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + why);
+        }
+    }
+
+    /** Why a link could not be formed. Carries no stack: the formation error that reports it has one. */
+    static final class FormationFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final int peer;
+
+        FormationFailure(int peer, String why) {
+            super("rank " + peer + " " + why, null, false, false);
+            this.peer = peer;
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package io.nexar.transport.quic;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicChannelOption;
+import io.netty.handler.codec.quic.QuicClosedChannelException;
+import io.netty.handler.codec.quic.SegmentedDatagramPacketAllocator;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.nexar.internal.protocol.GoodbyeReason;
+import io.nexar.internal.util.Deadline;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The network side of one {@link QuicTransport}: its event loops, its two UDP sockets (one listening, one shared by
+ * every connection it dials), its live connections, the keep-alive timer, and the orderly shutdown of all of them.
+ *
+ * <p>Threading: {@link #dial} and the keep-alive hand work to event loops; {@link #leaveAll} and {@link #shutdown}
+ * block their caller (never an event loop) for at most their deadline.
+ */
+final class QuicEndpoint {
+    private final QuicTransport transport;
+    private final QuicTuning tuning;
+    private final NettyIo io;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicLong keepAliveSequence = new AtomicLong();
+    private Channel server;
+    private Channel client;
+    private BulkEndpoint bulk;
+    private volatile ScheduledFuture<?> keepAlive;
+
+    private QuicEndpoint(QuicTransport transport, QuicTuning tuning) {
+        this.transport = transport;
+        this.tuning = tuning;
+        this.io = new NettyIo("nexar-quic-r" + transport.rank(), tuning);
+    }
+
+    /**
+     * Starts the event loops and binds the listening socket to {@code address} and the dialling socket to an
+     * ephemeral port of the same host; everything is shut down again if that fails.
+     */
+    static QuicEndpoint bind(QuicTransport transport, MemberCredentials credentials, InetSocketAddress address,
+                             QuicTuning tuning, BulkLaneOptions bulk, Duration closeTimeout) throws Exception {
+        var e = new QuicEndpoint(transport, tuning);
+        try {
+            e.server = e.io.bindUdp(address, QuicCodecs.server(credentials, transport.verifier(), tuning,
+                    e.io.segments(), () -> e.track(new AcceptedConnection(transport))));
+            e.client = e.io.bindUdp(new InetSocketAddress(address.getAddress(), 0),
+                    QuicCodecs.client(credentials, transport.verifier(), tuning));
+            if (bulk.mode() != BulkLaneOptions.Mode.OFF) {
+                e.bulk = BulkEndpoint.bind(transport, credentials, bulk, e.io, address);
+            }
+            return e;
+        } catch (Exception failure) {
+            e.shutdown(closeTimeout);
+            throw failure;
+        }
+    }
+
+    /** The listening address. */
+    InetSocketAddress localAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    /** The TCP bulk lane's listening address, or null without a bulk lane. */
+    InetSocketAddress bulkAddress() {
+        return bulk == null ? null : bulk.localAddress();
+    }
+
+    /** Sets up the bulk lanes this rank dials (see {@link BulkEndpoint#connectAll}); nothing without a bulk lane. */
+    void connectBulk(PeerLink[] links, PeerTable table, Deadline deadline) {
+        if (bulk != null) {
+            bulk.connectAll(links, table, deadline);
+        }
+    }
+
+    /** How the sockets are driven, for logs. */
+    String describe() {
+        return (io.epoll() ? "epoll" : "nio") + ", UDP payload " + tuning.maxUdpPayloadBytes() + " bytes, GSO "
+                + (io.segments() != SegmentedDatagramPacketAllocator.NONE) + ", bulk lane "
+                + (bulk == null ? "off" : "TCP " + Texts.format(bulk.localAddress()));
+    }
+
+    private Connection track(Connection c) {
+        connections.add(c);
+        return c;
+    }
+
+    /** A connection closed: forget it. */
+    void closed(Connection c) {
+        connections.remove(c);
+    }
+
+    /**
+     * Dials {@code link}'s peer at {@code address}; the outcome reaches the link (ready, or a formation failure
+     * naming the address and why).
+     */
+    void dial(PeerLink link, InetSocketAddress address, Deadline deadline) {
+        var c = new DialedConnection(transport, link);
+        long millis = Math.clamp(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()), 1, Integer.MAX_VALUE);
+        var b = QuicChannel.newBootstrap(client).handler(c).attr(Connection.KEY, c)
+                .streamHandler(QuicCodecs.rejectStreams())
+                .remoteAddress(address).option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) millis);
+        if (io.segments() != SegmentedDatagramPacketAllocator.NONE) {
+            b.option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR, io.segments());
+        }
+        b.connect().addListener(f -> {
+            if (f.isSuccess()) {
+                track(c);
+                c.onDialed();
+                return;
+            }
+            Throwable cause = f.cause();
+            String why = cause instanceof QuicClosedChannelException q && q.event() != null ? c.describe(q.event())
+                    : cause instanceof ConnectTimeoutException ? "did not answer within " + millis + "ms"
+                    : "could not be reached: " + cause;
+            link.failFormation("at " + Texts.format(address) + " " + why);
+        });
+    }
+
+    /** Sends a heartbeat on every connection that sent nothing for {@link QuicTuning#keepAliveInterval()}. */
+    void startKeepAlive() {
+        long interval = tuning.keepAliveInterval().toNanos();
+        keepAlive = io.group().next().scheduleAtFixedRate(() -> {
+            for (Connection c : connections) {
+                c.channel().eventLoop().execute(() -> c.keepAlive(interval, keepAliveSequence.getAndIncrement()));
+            }
+        }, interval, interval, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Says goodbye on every connection and waits, at most until {@code deadline}, for them to close: after a normal
+     * close each peer closes the connection once it has read everything; what is still open then is closed.
+     */
+    void leaveAll(GoodbyeReason reason, String detail, Deadline deadline) {
+        ScheduledFuture<?> k = keepAlive;
+        if (k != null) {
+            k.cancel(false);
+        }
+        List<ChannelFuture> open = new ArrayList<>();
+        for (Connection c : connections) {
+            c.channel().eventLoop().execute(() -> c.leave(reason, detail));
+            open.add(c.channel().closeFuture());
+        }
+        for (ChannelFuture f : open) {
+            f.awaitUninterruptibly(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()));
+        }
+        for (Connection c : connections) {
+            c.channel().eventLoop().execute(() -> c.closeWith(reason.code(), detail, null));
+            c.channel().closeFuture().awaitUninterruptibly(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()));
+        }
+    }
+
+    /** Closes both sockets and stops the event loops, waiting at most {@code timeout}; false if threads remain. */
+    boolean shutdown(Duration timeout) throws InterruptedException {
+        Deadline deadline = Deadline.after(timeout);
+        if (bulk != null) {
+            bulk.shutdown(timeout.dividedBy(2));
+        }
+        for (Channel ch : new Channel[] {server, client}) {
+            if (ch != null) {
+                ch.close().awaitUninterruptibly(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()));
+            }
+        }
+        return io.shutdown(Duration.ofNanos(Math.max(deadline.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(1))));
+    }
+
+    /** True on one of this endpoint's event-loop threads. */
+    boolean inEventLoop() {
+        for (EventExecutor e : io.group()) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,380 @@
+package io.nexar.transport.quic;
+
+import io.netty.channel.EventLoop;
+import io.nexar.ClusterFormationException;
+import io.nexar.CommunicatorClosedException;
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.Operation;
+import io.nexar.internal.protocol.GoodbyeReason;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.security.PeerVerifier;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The QUIC transport of one rank: one QUIC connection (mutual TLS 1.3, ALPN {@value QuicTuning#ALPN}) to every other
+ * rank, with one long-lived ordered bidirectional stream per {@link Lane}, so lanes never block each other.
+ *
+ * <p>Life cycle: construct, {@link #bind()} (the UDP sockets exist, so the address can be published), then
+ * {@link #connect} with the peer table; {@link #send} after that; {@link #close()} or {@link #fail} at the end. The
+ * lower rank of each pair dials the higher one, so a pair never has two connections and two ranks never dial each
+ * other at once; an acceptor refuses a connection from a higher rank, from a member that is not in the table, or
+ * from a rank already connected. Both ends check that the peer's certificate chains to the cluster CA and names the
+ * member that the peer table gives for that rank; then each lane starts with a Hello. Sends to the own rank are
+ * delivered in-process. A connection on which nothing was sent for a while carries a heartbeat on the control lane,
+ * so the QUIC idle timeout only closes connections whose peer is gone.
+ *
+ * <p>Threading: two Netty event-loop threads ({@code nexar-quic-r<rank>-io-<n>}: the listening and the dialling UDP
+ * socket) move frames and call the {@link InboundHandler}; they never block. {@link #send} runs on the caller's
+ * thread: it copies the message into a direct buffer and waits (bounded by the deadline) only while its lane has too
+ * much queued; see {@link LaneStream}. {@link #connect} and {@link #close()} block the caller and must not run on an
+ * event loop.
+ *
+ * <p>Failure: a connection that closes, times out, is reset or breaks the protocol marks its peer down once: the
+ * handler's {@link InboundHandler#onPeerDown} is called and sends to that peer throw
+ * {@link io.nexar.PeerFailedException}. A peer that closes normally is reported only after every message it sent
+ * before its Goodbye was delivered. The handler is not closed by this transport: its owner closes it.
+ */
+public final class QuicTransport implements Transport {
+    private static final Logger LOG = LoggerFactory.getLogger(QuicTransport.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final int rank;
+    private final int worldSize;
+    private final MemberCredentials credentials;
+    private final NexarConfig config;
+    private final InetSocketAddress bindAddress;
+    private final InboundHandler handler;
+    private final QuicTuning tuning;
+    private final BulkLaneOptions bulkOptions;
+    private final PeerVerifier verifier;
+    private final long incarnation = RANDOM.nextLong();
+    private final PeerLink[] links;
+    private final Loopback loopback;
+    private final CompletableFuture<PeerTable> tableFuture = new CompletableFuture<>();
+    private final List<String> refusals = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private volatile String closedWhy;
+    private volatile PeerTable table;
+    private volatile QuicEndpoint endpoint;
+    private boolean connectCalled;
+
+    /**
+     * Creates the transport with the default bulk lane ({@link BulkLaneOptions#defaults()}: TLS over TCP for
+     * messages of 1 MiB or more, with peers whose table entry has a bulk address); nothing is bound or started until
+     * {@link #bind()}.
+     *
+     * @param rank this rank
+     * @param worldSize the number of ranks
+     * @param credentials this member's key, certificate chain and cluster CA
+     * @param config frame limit ({@code max.frame.size}) and close timeout ({@code close.timeout})
+     * @param bindAddress the UDP address to listen on; port 0 picks a free port; IPv4 or IPv6
+     * @param handler receives inbound messages on event-loop threads; must not block
+     * @throws IllegalArgumentException if rank is not in [0, worldSize)
+     */
+    public QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config,
+                         InetSocketAddress bindAddress, InboundHandler handler) {
+        this(rank, worldSize, credentials, config, bindAddress, handler, BulkLaneOptions.defaults());
+    }
+
+    /**
+     * Creates the transport; nothing is bound or started until {@link #bind()}.
+     *
+     * @param bulk the bulk lane: off, TLS (the default) or plain TCP, and its threshold
+     * @see #QuicTransport(int, int, MemberCredentials, NexarConfig, InetSocketAddress, InboundHandler)
+     */
+    public QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config,
+                         InetSocketAddress bindAddress, InboundHandler handler, BulkLaneOptions bulk) {
+        if (worldSize < 1 || rank < 0 || rank >= worldSize) {
+            throw new IllegalArgumentException("rank " + rank + " is not in [0, " + worldSize + ")");
+        }
+        this.rank = rank;
+        this.worldSize = worldSize;
+        this.credentials = Objects.requireNonNull(credentials, "credentials");
+        this.config = Objects.requireNonNull(config, "config");
+        this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.bulkOptions = Objects.requireNonNull(bulk, "bulk");
+        this.tuning = QuicTuning.forBindAddress(bindAddress.getAddress());
+        this.verifier = new PeerVerifier(credentials.clusterCa());
+        this.links = new PeerLink[worldSize];
+        long threshold = bulk.mode() == BulkLaneOptions.Mode.OFF ? Long.MAX_VALUE : bulk.thresholdBytes();
+        for (int p = 0; p < worldSize; p++) {
+            links[p] = p == rank ? null : new PeerLink(p, handler, threshold);
+        }
+        this.loopback = new Loopback(rank, handler, config.maxFrameBytes());
+    }
+
+    /**
+     * Binds the UDP sockets and starts the event loops; connections from peers are accepted from now on (and
+     * identified once {@link #connect} gives the peer table).
+     *
+     * @return the QUIC address peers dial: publish it in the peer table
+     * @throws ClusterFormationException if the address cannot be bound
+     * @throws IllegalStateException if called twice or after close
+     */
+    public synchronized InetSocketAddress bind() {
+        if (endpoint != null || closing.get()) {
+            throw new IllegalStateException("bind() may be called once, before close()");
+        }
+        try {
+            endpoint = QuicEndpoint.bind(this, credentials, bindAddress, tuning, bulkOptions, config.closeTimeout());
+        } catch (Exception e) {
+            closing.set(true);
+            closed.complete(null);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new ClusterFormationException(context(-1), "failed: cannot bind UDP " + Texts.format(bindAddress)
+                    + ": " + e, e);
+        }
+        LOG.debug("rank {} listens on QUIC {} ({})", rank, Texts.format(endpoint.localAddress()), endpoint.describe());
+        return endpoint.localAddress();
+    }
+
+    /** The bound QUIC address, or null before {@link #bind()}. */
+    public InetSocketAddress localAddress() {
+        QuicEndpoint e = endpoint;
+        return e == null ? null : e.localAddress();
+    }
+
+    /** The TCP bulk lane's address (publish it in the peer table), or null without a bulk lane or before bind. */
+    public InetSocketAddress bulkAddress() {
+        QuicEndpoint e = endpoint;
+        return e == null ? null : e.bulkAddress();
+    }
+
+    /**
+     * Forms a connection to every other rank: dials the higher ranks, accepts the lower ones, verifies every peer's
+     * identity against {@code peers} and exchanges Hellos. Returns when every link is ready.
+     *
+     * @param peers one entry per rank (this rank's entry must name this member)
+     * @param deadline when to give up
+     * @throws ClusterFormationException naming the rank and why, at the first refused or failed link, or naming
+     *         the ranks still missing (and any refused attempts) when the deadline passes
+     * @throws IllegalArgumentException if the table does not fit this rank, world size or identity
+     * @throws IllegalStateException if not bound, or called twice
+     */
+    public void connect(List<PeerInfo> peers, Deadline deadline) {
+        assertNotEventLoop();
+        PeerTable t;
+        synchronized (this) {
+            if (endpoint == null || connectCalled || closing.get()) {
+                throw new IllegalStateException("connect() may be called once, after bind() and before close()");
+            }
+            connectCalled = true;
+            t = PeerTable.of(peers, rank, worldSize, credentials.memberId());
+            table = t;
+        }
+        tableFuture.complete(t);
+        for (int p = rank + 1; p < worldSize; p++) {
+            endpoint.dial(links[p], t.get(p).quicAddress(), deadline);
+        }
+        Formation.await(this, links, deadline);
+        endpoint.connectBulk(links, t, deadline);
+        synchronized (this) {
+            if (!closing.get()) {
+                endpoint.startKeepAlive();
+            }
+        }
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int worldSize() {
+        return worldSize;
+    }
+
+    /** A random number identifying this start of the transport; sent in every Hello. */
+    public long incarnation() {
+        return incarnation;
+    }
+
+    @Override
+    public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        Objects.checkIndex(peer, worldSize);
+        if (closing.get()) {
+            throw new CommunicatorClosedException(context, "failed: " + closedWhy);
+        }
+        if (peer == rank) {
+            loopback.send(message, deadline, context);
+        } else {
+            links[peer].send(lane, message, deadline, context);
+        }
+    }
+
+    /** Closes normally: peers see this rank leave once they have read everything it sent. Idempotent. */
+    @Override
+    public void close() {
+        shutDown(GoodbyeReason.CLOSE, "it closed its communicator");
+    }
+
+    /**
+     * Closes because this rank failed: peers see it fail (not leave) once they have read what it sent, which on a
+     * healthy link takes milliseconds. Idempotent (the first close or fail wins).
+     */
+    public void fail(Throwable cause) {
+        shutDown(GoodbyeReason.FAILURE, String.valueOf(cause));
+    }
+
+    private void shutDown(GoodbyeReason reason, String detail) {
+        assertNotEventLoop();
+        if (!closing.compareAndSet(false, true)) {
+            closed.join();
+            return;
+        }
+        closedWhy = reason == GoodbyeReason.CLOSE ? "the transport was closed" : "this rank failed: " + detail;
+        // Peers get most of close.timeout to read what we sent; stopping the event loops gets the rest.
+        Duration total = config.closeTimeout();
+        Duration forLoops = total.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? total.dividedBy(4)
+                : Duration.ofSeconds(1);
+        QuicEndpoint e;
+        synchronized (this) {
+            e = endpoint;
+        }
+        try {
+            tableFuture.complete(null);
+            for (PeerLink l : links) {
+                if (l != null) {
+                    l.down("is unreachable (this rank closed its transport)", null, false);
+                }
+            }
+            if (e != null) {
+                e.leaveAll(reason, detail, Deadline.after(total.minus(forLoops)));
+            }
+        } finally {
+            try {
+                if (e != null && !e.shutdown(forLoops)) {
+                    LOG.warn("rank {}: QUIC event loops did not stop within {}", rank, total);
+                }
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            } finally {
+                closed.complete(null);
+            }
+        }
+    }
+
+    /**
+     * Test hook: dials {@code peer} once more, outside its link, as a duplicate or misbehaving dialer would; the
+     * returned future fails with the formation failure the acceptor caused.
+     */
+    CompletableFuture<Void> dialAgain(int peer, Deadline deadline) {
+        var stray = new PeerLink(peer, new InboundHandler() { // its failure must not reach the real handler
+            @Override
+            public Delivery onMessage(int from, Message message) {
+                return Delivery.ACCEPTED;
+            }
+
+            @Override
+            public boolean deliverWaiting(int from, Message message, long deadlineNanos) {
+                return true;
+            }
+
+            @Override
+            public void onPeerDown(int from, String why, Throwable cause) {
+            }
+        });
+        endpoint.dial(stray, table.get(peer).quicAddress(), deadline);
+        return stray.ready();
+    }
+
+    /** Test hook: writes raw bytes on a lane to {@code peer}, bypassing the codec. */
+    void writeRaw(int peer, Lane lane, byte[] bytes) {
+        Connection c = links[peer].connection();
+        c.channel().eventLoop().execute(() -> c.lane(lane).writeRaw(bytes));
+    }
+
+    // ------------------------------------------------------------------ for Connection and Formation
+
+    void connectionClosed(Connection c) {
+        QuicEndpoint e = endpoint;
+        if (e != null) {
+            e.closed(c);
+        }
+    }
+
+    /** Runs {@code action} on {@code loop} once the peer table is known (with null if the transport closed first). */
+    void whenTableKnown(EventLoop loop, Consumer<PeerTable> action) {
+        tableFuture.whenComplete((t, e) -> {
+            try {
+                loop.execute(() -> action.accept(e == null ? t : null));
+            } catch (RejectedExecutionException shuttingDown) {
+                LOG.debug("rank {}: event loop is stopping", rank);
+            }
+        });
+    }
+
+    void recordRefusal(String why) {
+        refusals.add(why);
+        LOG.warn("rank {}: {}", rank, why);
+    }
+
+    List<String> refusals() {
+        return List.copyOf(refusals);
+    }
+
+    PeerLink link(int peer) {
+        return links[peer];
+    }
+
+    PeerTable table() {
+        return table;
+    }
+
+    PeerVerifier verifier() {
+        return verifier;
+    }
+
+    QuicTuning tuning() {
+        return tuning;
+    }
+
+    InboundHandler handler() {
+        return handler;
+    }
+
+    long maxFrameBytes() {
+        return config.maxFrameBytes();
+    }
+
+    boolean isClosing() {
+        return closing.get();
+    }
+
+    Message.Hello hello() {
+        return new Message.Hello(WireFormat.VERSION, rank, worldSize, incarnation);
+    }
+
+    ErrorContext context(int peer) {
+        return new ErrorContext(Operation.FORMATION, rank, worldSize, -1, -1, -1, peer);
+    }
+
+    private void assertNotEventLoop() {
+        QuicEndpoint e = endpoint;
+        if (e != null && e.inEventLoop()) {
+            throw new IllegalStateException("blocking transport call on its own event loop");
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.nexar.transport.quic;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.Communicator;
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.Operation;
+import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.comm.TransportCommunicator;
+import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.transport.InboundRouter;
+import io.nexar.internal.util.Deadline;
+import io.nexar.spi.TransportProvider;
+import io.nexar.transport.quic.formation.Enrolment;
+import io.nexar.transport.quic.formation.WorkerEnrolment;
+import io.nexar.transport.quic.security.JoinString;
+import io.netty.handler.codec.quic.Quic;
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
+import java.time.Duration;
+
+/**
+ * The QUIC transport as a {@link TransportProvider}, found by {@code Nexar.join()} through
+ * {@link java.util.ServiceLoader}: enrols with the seed (CSR, certificate, peer table), binds QUIC and the TLS bulk
+ * lane, connects to every other member and returns the world communicator.
+ *
+ * <p>Enrolment must publish this member's addresses before it has a rank or a certificate, which the transport
+ * needs before it binds; so the ports are reserved first (bound once and released) and bound again by the
+ * transport. On a busy machine another process could take a port in between; the transport then fails to bind with
+ * a clear {@link ClusterFormationException} and the job can be restarted.
+ */
+public final class QuicTransportProvider implements TransportProvider {
+
+    @Override
+    public String name() {
+        return "quic";
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return Quic.isAvailable();
+    }
+
+    @Override
+    public String detail() {
+        return Quic.isAvailable() ? "native QUIC (quiche) loaded" : "native QUIC not loaded: "
+                + Quic.unavailabilityCause();
+    }
+
+    @Override
+    public Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout) {
+        Deadline deadline = Deadline.after(formationTimeout);
+        JoinString join = JoinString.parse(joinString);
+        InetAddress bindHost = bindHost(join);
+        InetSocketAddress quic = new InetSocketAddress(bindHost, reserveUdpPort(bindHost));
+        BulkLaneOptions bulk = BulkLaneOptions.defaults().withPort(reserveTcpPort(bindHost));
+        Enrolment enrolment = WorkerEnrolment.join(joinString, requestedRank, quic,
+                new InetSocketAddress(bindHost, bulk.port()), Duration.ofNanos(deadline.remainingNanos()));
+        var router = new InboundRouter(new Mailbox(config.unexpectedMaxBytes()),
+                new CollectiveEngine(config.unexpectedMaxBytes()));
+        var transport = new QuicTransport(enrolment.rank(), enrolment.worldSize(), enrolment.credentials(), config,
+                quic, router, bulk);
+        try {
+            transport.bind();
+            transport.connect(enrolment.peers(), deadline);
+        } catch (RuntimeException e) {
+            transport.close();
+            router.close("formation failed");
+            throw e;
+        }
+        return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, 0, () -> {
+            transport.close();
+            router.close("the communicator was closed");
+        });
+    }
+
+    /** The seed's loopback address for a local cluster; otherwise the wildcard of the seed's address family. */
+    private static InetAddress bindHost(JoinString join) {
+        try {
+            InetAddress seed = InetAddress.getByName(join.host());
+            if (seed.isLoopbackAddress()) {
+                return seed;
+            }
+            return InetAddress.getByName(seed instanceof Inet6Address ? "::" : "0.0.0.0");
+        } catch (UnknownHostException e) {
+            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot resolve the seed"
+                    + " host " + join.host() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int reserveUdpPort(InetAddress host) {
+        try (var socket = new DatagramSocket(new InetSocketAddress(host, 0))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot bind a UDP port on "
+                    + host.getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static int reserveTcpPort(InetAddress host) {
+        try (var socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(host, 0));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot bind a TCP port on "
+                    + host.getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+}

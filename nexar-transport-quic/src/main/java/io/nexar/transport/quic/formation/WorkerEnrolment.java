@@ -1,0 +1,292 @@
+package io.nexar.transport.quic.formation;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.EnrolmentCodec;
+import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
+import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
+import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
+import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
+import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.Message;
+import io.nexar.transport.quic.MemberCredentials;
+import io.nexar.transport.quic.PeerInfo;
+import io.nexar.transport.quic.security.ClusterCa;
+import io.nexar.transport.quic.security.JoinString;
+import io.nexar.transport.quic.security.MemberKeys;
+import io.nexar.transport.quic.security.PeerVerifier;
+import io.nexar.transport.quic.security.PinnedCaTrustManager;
+import io.nexar.transport.quic.security.TlsMaterial;
+import java.io.ByteArrayInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A worker's side of enrolment: connect to the seed named by a join string (retrying with backoff while it is
+ * unreachable), authenticate it by the pinned CA fingerprint, prove the join token, send a CSR for a key generated
+ * here, and receive the rank, the certificate chain and the peer table.
+ *
+ * <p>Every failure is a {@link ClusterFormationException} whose message says what happened: the seed presented
+ * another CA than the join string pins, the seed refused the join (with its reason), the seed stayed unreachable,
+ * or the deadline passed waiting for the cluster to form. Only an unreachable seed is retried; a refusal or an
+ * authentication failure is final.
+ */
+public final class WorkerEnrolment {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WorkerEnrolment.class);
+    private static final long FIRST_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 2000;
+    private static final int CONNECT_TIMEOUT_MILLIS = 5000;
+
+    private WorkerEnrolment() {
+    }
+
+    /**
+     * Joins the cluster of {@code joinString}; blocks until the cluster has formed or {@code deadline} passes.
+     *
+     * @param joinString {@code nexar://HOST:PORT?token=...&ca=sha256:...}
+     * @param requestedRank the rank to ask for, or -1 for any
+     * @param quicAddress where this worker listens for QUIC; a wildcard address is replaced by the seed with the
+     *                    address this worker connects from
+     * @param bulkAddress where this worker listens for the TCP bulk lane, or null
+     * @param deadline how long to try, from now
+     * @return the rank, world size, credentials and peer table
+     * @throws IllegalArgumentException if the join string or an argument is malformed
+     * @throws ClusterFormationException if the join fails
+     */
+    public static Enrolment join(String joinString, int requestedRank, InetSocketAddress quicAddress,
+                                 InetSocketAddress bulkAddress, Duration deadline) {
+        JoinString js = JoinString.parse(joinString);
+        if (requestedRank < -1) {
+            throw new IllegalArgumentException("requestedRank " + requestedRank + " is less than -1 (any rank)");
+        }
+        Objects.requireNonNull(quicAddress, "quicAddress");
+        if (quicAddress.isUnresolved() || bulkAddress != null && bulkAddress.isUnresolved()) {
+            throw new IllegalArgumentException("advertised addresses must be resolved IP addresses");
+        }
+        if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+            throw new IllegalArgumentException("deadline " + deadline + " is not a positive duration");
+        }
+        var attempt = new WorkerAttempt(js, requestedRank, quicAddress, bulkAddress, deadline,
+                System.nanoTime() + deadline.toNanos());
+        return attempt.run();
+    }
+
+    /** One join, with its retries. */
+    private static final class WorkerAttempt {
+        private final JoinString js;
+        private final int requestedRank;
+        private final InetSocketAddress quicAddress;
+        private final InetSocketAddress bulkAddress;
+        private final Duration deadline;
+        private final long endNanos;
+        private final String seed;
+        private final MemberKeys keys = MemberKeys.generate();
+        private final byte[] csr = keys.csr();
+
+        WorkerAttempt(JoinString js, int requestedRank, InetSocketAddress quicAddress, InetSocketAddress bulkAddress,
+                      Duration deadline, long endNanos) {
+            this.js = js;
+            this.requestedRank = requestedRank;
+            this.quicAddress = quicAddress;
+            this.bulkAddress = bulkAddress;
+            this.deadline = deadline;
+            this.endNanos = endNanos;
+            this.seed = (js.host().indexOf(':') >= 0 ? "[" + js.host() + "]" : js.host()) + ":" + js.port();
+        }
+
+        Enrolment run() {
+            long backoff = FIRST_BACKOFF_MILLIS;
+            int attempts = 0;
+            while (true) {
+                attempts++;
+                var tm = new PinnedCaTrustManager(js.caFingerprint(), ClusterCa.SEED_MEMBER_ID);
+                SSLSocket socket = null;
+                try {
+                    socket = connect(tm);
+                    return enrol(socket, tm);
+                } catch (Unreachable e) {
+                    long leftMillis = (endNanos - System.nanoTime()) / 1_000_000;
+                    if (leftMillis <= 0) {
+                        throw failure("seed at " + seed + " unreachable after " + attempts + " attempts within "
+                                + deadline + ": " + e.getCause().getMessage(), e.getCause());
+                    }
+                    LOG.debug("seed at {} unreachable (attempt {}): {}; retrying in {} ms", seed, attempts,
+                            e.getCause().toString(), Math.min(backoff, leftMillis));
+                    pause(Math.min(backoff, leftMillis));
+                    backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+                } finally {
+                    close(socket);
+                }
+            }
+        }
+
+        /** Connects and handshakes. Failures before the seed is authenticated are retryable, except the pin. */
+        private SSLSocket connect(PinnedCaTrustManager tm) {
+            SSLContext context = TlsMaterial.sslContext(tm);
+            SSLSocket socket = null;
+            try {
+                socket = (SSLSocket) context.getSocketFactory().createSocket();
+                socket.setSSLParameters(TlsMaterial.clientParameters());
+                socket.connect(js.seedAddress(), (int) Math.min(CONNECT_TIMEOUT_MILLIS, leftMillis()));
+                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis()));
+                socket.startHandshake();
+                return socket;
+            } catch (IOException e) {
+                close(socket);
+                if (tm.failure() != null) {
+                    String why = tm.failure().getMessage();
+                    throw failure("seed at " + seed + (why.startsWith("presented") ? " " : ": ") + why,
+                            tm.failure());
+                }
+                throw new Unreachable(e);
+            }
+        }
+
+        private Enrolment enrol(SSLSocket socket, PinnedCaTrustManager tm) {
+            try {
+                var in = socket.getInputStream();
+                var out = socket.getOutputStream();
+                Message first = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
+                if (!(first instanceof JoinChallenge challenge)) {
+                    throw refusedOrUnexpected(first, "JOIN_CHALLENGE");
+                }
+                byte[] proof = js.token().proof(challenge.nonce(), csr);
+                FrameIo.write(out, new JoinRequest(proof, requestedRank, csr, quicAddress, bulkAddress));
+                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis()));
+                Message answer = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
+                if (!(answer instanceof JoinAccepted accepted)) {
+                    throw refusedOrUnexpected(answer, "JOIN_ACCEPTED");
+                }
+                MemberCredentials credentials = credentials(accepted, tm.pinnedCa());
+                Message table = FrameIo.read(in, -1, EnrolmentCodec.maxPeerTableFrameBytes(accepted.worldSize()));
+                if (!(table instanceof PeerTable peers)) {
+                    throw refusedOrUnexpected(table, "PEER_TABLE");
+                }
+                List<PeerInfo> infos = peers(peers, accepted);
+                socket.setSoTimeout(1000); // bounds close(), which waits for the seed's close_notify
+                LOG.info("joined the cluster at {} as rank {} of {} (member {})", seed, accepted.rank(),
+                        accepted.worldSize(), accepted.memberId());
+                return new Enrolment(accepted.rank(), accepted.worldSize(), credentials, infos);
+            } catch (SocketTimeoutException e) {
+                throw failure("deadline of " + deadline + " passed waiting for the seed at " + seed
+                        + " to form the cluster", e);
+            } catch (EOFException e) {
+                throw failure("seed at " + seed + " closed the connection before answering", e);
+            } catch (ProtocolException e) {
+                throw failure("seed at " + seed + " violated the enrolment protocol: " + e.getMessage(), e);
+            } catch (SSLException e) {
+                throw failure("TLS with the seed at " + seed + " failed: " + e.getMessage(), e);
+            } catch (IOException e) {
+                throw failure("connection to the seed at " + seed + " failed: " + e.getMessage(), e);
+            }
+        }
+
+        private ClusterFormationException refusedOrUnexpected(Message m, String expected) {
+            if (m instanceof JoinRefused r) {
+                return failure("seed at " + seed + " refused the join: " + r.reason() + " (" + r.code() + ")");
+            }
+            return failure("seed at " + seed + " sent " + m.type() + ", expected " + expected);
+        }
+
+        /** Checks the issued chain against the pinned CA and this worker's key. */
+        private MemberCredentials credentials(JoinAccepted a, X509Certificate ca) {
+            if (requestedRank >= 0 && a.rank() != requestedRank) {
+                throw failure("seed at " + seed + " assigned rank " + a.rank() + " instead of the requested "
+                        + requestedRank);
+            }
+            List<X509Certificate> chain = new ArrayList<>();
+            try {
+                var factory = CertificateFactory.getInstance("X.509");
+                for (byte[] der : a.certChain()) {
+                    chain.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(der)));
+                }
+                if (!ClusterCa.fingerprint(chain.getLast()).equals(js.caFingerprint())) {
+                    throw new CertificateException("the chain does not end with the pinned CA " + js.caFingerprint());
+                }
+                new PeerVerifier(ca).verify(chain, a.memberId());
+            } catch (GeneralSecurityException | ClassCastException e) {
+                throw failure("seed at " + seed + " issued an unusable certificate: " + e.getMessage(), e);
+            }
+            try {
+                return keys.credentials(chain, ca, a.memberId());
+            } catch (IllegalArgumentException e) {
+                throw failure("seed at " + seed + " issued a certificate for another key", e);
+            }
+        }
+
+        private List<PeerInfo> peers(PeerTable table, JoinAccepted a) {
+            if (table.entries().size() != a.worldSize()) {
+                throw failure("seed at " + seed + " sent a peer table of " + table.entries().size()
+                        + " ranks for a world of " + a.worldSize());
+            }
+            var out = new ArrayList<PeerInfo>(table.entries().size());
+            for (PeerTable.Entry e : table.entries()) {
+                out.add(new PeerInfo(e.rank(), e.memberId(), e.quicAddress(), e.bulkAddress()));
+            }
+            if (!out.get(a.rank()).memberId().equals(a.memberId())) {
+                throw failure("seed at " + seed + " lists member " + out.get(a.rank()).memberId() + " at rank "
+                        + a.rank() + ", which it assigned to this worker (" + a.memberId() + ")");
+            }
+            return out;
+        }
+
+        /** Milliseconds to the deadline, at least 1 (a socket timeout of 0 would mean forever). */
+        private long leftMillis() {
+            return Math.max(1, (endNanos - System.nanoTime()) / 1_000_000);
+        }
+
+        private void pause(long millis) {
+            try {
+                Thread.sleep(millis); // production backoff between connection attempts, not a test wait
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failure("interrupted while waiting to retry the seed at " + seed, e);
+            }
+        }
+
+        private static ClusterFormationException failure(String detail) {
+            return failure(detail, null);
+        }
+
+        private static ClusterFormationException failure(String detail, Throwable cause) {
+            return new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: " + detail, cause);
+        }
+
+        private static void close(SSLSocket socket) {
+            if (socket != null) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // the enrolment is over either way
+                }
+            }
+        }
+    }
+
+    /** A retryable failure to reach the seed. */
+    private static final class Unreachable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unreachable(IOException cause) {
+            super(cause);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package io.nexar.transport.quic.security;
+
+import java.net.InetSocketAddress;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * What a worker needs to join a cluster, in one line the seed prints (like {@code kubeadm join}):
+ *
+ * <pre>
+ * nexar://HOST:PORT?token=SECRET&amp;ca=sha256:FINGERPRINT
+ * nexar://10.0.0.5:7400?token=q7Xv...43 chars...&amp;ca=sha256:3f2a...64 hex digits...
+ * nexar://[::1]:7400?token=...&amp;ca=sha256:...
+ * </pre>
+ *
+ * HOST is a host name, an IPv4 address or a bracketed IPv6 address; PORT is 1 to 65535; SECRET is the
+ * {@link JoinToken} in base64url; FINGERPRINT is the SHA-256 of the cluster CA certificate
+ * ({@link ClusterCa#fingerprint()}), which the worker pins: it accepts the seed only if the seed presents that CA.
+ *
+ * <p>{@link #toString()} hides the token; {@link #format()} gives the whole string. Immutable.
+ *
+ * @param host the seed's host name or IP address, without brackets
+ * @param port the seed's TCP port
+ * @param token the join secret
+ * @param caFingerprint {@code sha256:} and 64 lowercase hex digits
+ */
+public record JoinString(String host, int port, JoinToken token, String caFingerprint) {
+
+    /** The scheme and separator every join string starts with. */
+    public static final String PREFIX = "nexar://";
+    private static final String FINGERPRINT_PREFIX = "sha256:";
+    private static final int FINGERPRINT_HEX_DIGITS = 64;
+
+    /**
+     * Checks every field; the fingerprint is normalised to lowercase.
+     *
+     * @throws IllegalArgumentException if a field is malformed, naming it
+     */
+    public JoinString {
+        Objects.requireNonNull(token, "token");
+        checkHost(host);
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("join string port " + port + " is not in [1, 65535]");
+        }
+        caFingerprint = checkFingerprint(caFingerprint);
+    }
+
+    /**
+     * Parses a join string.
+     *
+     * @throws IllegalArgumentException naming what is wrong (scheme, host, port, missing or repeated token or ca,
+     *         fingerprint algorithm, length or digits, unknown parameter); the message never contains the token
+     */
+    public static JoinString parse(String text) {
+        Objects.requireNonNull(text, "text");
+        String s = text.strip();
+        if (!s.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
+            throw new IllegalArgumentException("join string must start with " + PREFIX);
+        }
+        s = s.substring(PREFIX.length());
+        int q = s.indexOf('?');
+        if (q < 0) {
+            throw new IllegalArgumentException("join string has no parameters: expected ?token=...&ca=sha256:...");
+        }
+        String authority = s.substring(0, q);
+        String host;
+        String portText;
+        if (authority.startsWith("[")) {
+            int close = authority.indexOf(']');
+            if (close < 0 || close + 1 >= authority.length() || authority.charAt(close + 1) != ':') {
+                throw new IllegalArgumentException("join string IPv6 host must be written [ADDRESS]:PORT");
+            }
+            host = authority.substring(1, close);
+            portText = authority.substring(close + 2);
+        } else {
+            int colon = authority.lastIndexOf(':');
+            if (colon < 0) {
+                throw new IllegalArgumentException("join string has no port: expected HOST:PORT");
+            }
+            host = authority.substring(0, colon);
+            if (host.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("join string IPv6 host must be in brackets: [ADDRESS]:PORT");
+            }
+            portText = authority.substring(colon + 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(portText);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("join string port \"" + portText + "\" is not a number");
+        }
+        String token = null;
+        String ca = null;
+        for (String param : s.substring(q + 1).split("&", -1)) {
+            int eq = param.indexOf('=');
+            String name = eq < 0 ? param : param.substring(0, eq);
+            String value = eq < 0 ? "" : param.substring(eq + 1);
+            switch (name) {
+                case "token" -> {
+                    if (token != null) {
+                        throw new IllegalArgumentException("join string has two token parameters");
+                    }
+                    token = value;
+                }
+                case "ca" -> {
+                    if (ca != null) {
+                        throw new IllegalArgumentException("join string has two ca parameters");
+                    }
+                    ca = value;
+                }
+                default -> throw new IllegalArgumentException("join string has an unknown parameter \"" + name
+                        + "\"; only token and ca are defined");
+            }
+        }
+        if (token == null || token.isEmpty()) {
+            throw new IllegalArgumentException("join string is missing the token parameter (token=SECRET)");
+        }
+        if (ca == null || ca.isEmpty()) {
+            throw new IllegalArgumentException("join string is missing the ca parameter (ca=sha256:FINGERPRINT):"
+                    + " without it the seed cannot be authenticated");
+        }
+        return new JoinString(host, port, JoinToken.parse(token), ca);
+    }
+
+    /** The whole join string, secret included. */
+    public String format() {
+        String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+        return PREFIX + h + ":" + port + "?token=" + token.encoded() + "&ca=" + caFingerprint;
+    }
+
+    /** The seed's address; resolved now (a host name is looked up). */
+    public InetSocketAddress seedAddress() {
+        return new InetSocketAddress(host, port);
+    }
+
+    /** The join string with the token replaced by {@code ***}, safe to log. */
+    @Override
+    public String toString() {
+        String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+        return PREFIX + h + ":" + port + "?token=***&ca=" + caFingerprint;
+    }
+
+    private static void checkHost(String host) {
+        if (host == null || host.isEmpty()) {
+            throw new IllegalArgumentException("join string host is empty");
+        }
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.'
+                    || c == '-' || c == ':' || c == '%' || c == '_';
+            if (!ok) {
+                throw new IllegalArgumentException("join string host \"" + host + "\" has character '" + c + "'");
+            }
+        }
+    }
+
+    private static String checkFingerprint(String fp) {
+        if (fp == null) {
+            throw new IllegalArgumentException("join string CA fingerprint is missing");
+        }
+        String lower = fp.toLowerCase(Locale.ROOT);
+        if (!lower.startsWith(FINGERPRINT_PREFIX)) {
+            int colon = lower.indexOf(':');
+            throw new IllegalArgumentException("join string CA fingerprint must start with sha256:"
+                    + (colon > 0 ? ", not " + lower.substring(0, colon + 1) : ""));
+        }
+        String hex = lower.substring(FINGERPRINT_PREFIX.length());
+        if (hex.length() != FINGERPRINT_HEX_DIGITS) {
+            throw new IllegalArgumentException("join string CA fingerprint has " + hex.length()
+                    + " hex digits; a SHA-256 fingerprint has " + FINGERPRINT_HEX_DIGITS);
+        }
+        for (int i = 0; i < hex.length(); i++) {
+            char c = hex.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+                throw new IllegalArgumentException("join string CA fingerprint has a non-hex character '" + c + "'");
+            }
+        }
+        return lower;
+    }
+}

@@ -1,0 +1,166 @@
+package io.nexar.transport.quic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nexar.NexarConfig;
+import io.nexar.internal.comm.TransportCommunicator;
+import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.util.Deadline;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The TCP bulk lane: both paths mixed in order, its own back-pressure bound, identity checks and fallback. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class QuicBulkLaneTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final NexarConfig CONFIG = NexarConfig.builder().ignoreEnvironment()
+            .p2pTimeout(Duration.ofSeconds(20)).chunkBytes(4096).build();
+
+    @Test
+    void shouldKeepPerTagOrderWhenMessagesAlternateBetweenTcpAndQuic() {
+        long seed = Long.getLong("nexar.test.seed", 0xB01CL);
+        System.out.println("shouldKeepPerTagOrderWhenMessagesAlternateBetweenTcpAndQuic seed=" + seed);
+        int[] sizes = new Random(seed).ints(200, 0, 12_000).toArray(); // threshold 2 KiB: both paths, interleaved
+        for (var mode : List.of(BulkLaneOptions.Mode.TLS, BulkLaneOptions.Mode.TCP_PLAIN)) {
+            try (var cluster = QuicTestCluster.start(2, CONFIG, LOOPBACK, new BulkLaneOptions(mode, 2048))) {
+                assertThat(cluster.transport(0).link(1).bulk()).as("%s bulk lane", mode).isNotNull();
+                cluster.run(c -> {
+                    int other = 1 - c.rank();
+                    Thread sender = Thread.ofVirtual().start(() -> {
+                        for (int i = 0; i < sizes.length; i++) {
+                            c.send(other, i % 3, pattern(sizes[i], c.rank() * 1000 + i));
+                        }
+                    });
+                    for (int tag = 2; tag >= 0; tag--) {
+                        for (int i = tag; i < sizes.length; i += 3) {
+                            var got = new byte[12_000];
+                            int n = c.recv(other, tag, got);
+                            assertThat(Arrays.copyOf(got, n)).as("%s seed %d message %d", mode, seed, i)
+                                    .isEqualTo(pattern(sizes[i], other * 1000 + i));
+                        }
+                    }
+                    sender.join();
+                    return null;
+                });
+            }
+        }
+    }
+
+    @Test
+    void shouldBoundWhatTheBulkLaneBuffersForAReceiverThatDoesNotReceive() throws Exception {
+        long store = 1 << 20;
+        int size = 1 << 20;
+        int messages = 64; // 64 MiB: far more than the store, the queue and both socket buffers together
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).chunkBytes(256 << 10).build();
+        var mailboxes = List.of(new Mailbox(store), new Mailbox(store));
+        var transports = QuicTestCluster.form(2, config, LOOPBACK, QuicTestCluster::credentials, mailboxes::get,
+                BulkLaneOptions.defaults());
+        var sender = new TransportCommunicator(transports.get(0), mailboxes.get(0), config, 0, () -> { });
+        var receiver = new TransportCommunicator(transports.get(1), mailboxes.get(1), config, 0, () -> { });
+        var sent = new AtomicInteger();
+        try {
+            Thread bulk = Thread.ofVirtual().start(() -> {
+                for (int i = 0; i < messages; i++) {
+                    sender.send(1, 2, pattern(size, i));
+                    sent.incrementAndGet();
+                }
+            });
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (mailboxes.get(1).storedBytes() < store - config.chunkBytes() && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            // The sender must end up waiting for room: its lane's queue is full because the socket takes no more.
+            LaneStream lane = transports.get(0).link(1).bulk();
+            while ((bulk.getState() != Thread.State.TIMED_WAITING || lane.queuedBytes() < lane.highWaterBytes())
+                    && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            assertThat(lane.queuedBytes()).as("bytes queued on the bulk lane").isGreaterThanOrEqualTo(
+                    lane.highWaterBytes());
+            System.out.printf("bulk lane: %d of %d MiB sent while rank 1 receives nothing (store %d KiB)%n",
+                    sent.get(), messages, mailboxes.get(1).storedBytes() >> 10);
+            assertThat(sent.get()).as("messages sent while nobody receives").isLessThan(messages / 2);
+            assertThat(mailboxes.get(1).storedBytes()).isLessThanOrEqualTo(store + config.chunkBytes());
+            var got = new byte[size];
+            for (int i = 0; i < messages; i++) {
+                assertThat(receiver.recv(0, 2, got)).isEqualTo(size);
+                assertThat(got).as("message %d", i).isEqualTo(pattern(size, i));
+            }
+            bulk.join();
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
+    void shouldStayOnQuicWhenTheBulkAddressIsUnreachableOrAnotherMember() throws Exception {
+        var config = CONFIG.toBuilder().build();
+        try (var unused = new ServerSocket(0, 1, LOOPBACK)) {
+            int closedPort;
+            try (var probe = new ServerSocket(0, 1, LOOPBACK)) {
+                closedPort = probe.getLocalPort();
+            }
+            var transports = new ArrayList<QuicTransport>();
+            var quic = new ArrayList<InetSocketAddress>();
+            var bulk = new ArrayList<InetSocketAddress>();
+            for (int r = 0; r < 3; r++) {
+                var t = new QuicTransport(r, 3, QuicTestCluster.credentials(r), config, new InetSocketAddress(LOOPBACK,
+                        0), new Mailbox(1 << 20), new BulkLaneOptions(BulkLaneOptions.Mode.TLS, 2048));
+                transports.add(t);
+                quic.add(t.bind());
+                bulk.add(t.bulkAddress());
+            }
+            // Rank 1's bulk address is rank 2's (the wrong member answers); rank 2's is a closed port.
+            var peers = List.of(new PeerInfo(0, "m0", quic.get(0), bulk.get(0)),
+                    new PeerInfo(1, "m1", quic.get(1), bulk.get(2)),
+                    new PeerInfo(2, "m2", quic.get(2), new InetSocketAddress(LOOPBACK, closedPort)));
+            try {
+                var threads = new ArrayList<Thread>();
+                Deadline deadline = Deadline.after(Duration.ofSeconds(15));
+                for (QuicTransport t : transports) {
+                    threads.add(Thread.ofVirtual().start(() -> t.connect(peers, deadline)));
+                }
+                for (Thread th : threads) {
+                    th.join();
+                }
+                assertThat(transports.get(0).link(1).bulk()).as("0-1: rank 2 answered at rank 1's address").isNull();
+                assertThat(transports.get(1).link(0).bulk()).isNull();
+                assertThat(transports.get(0).link(2).bulk()).as("0-2: nobody listens").isNull();
+                assertThat(transports.get(1).link(2).bulk()).isNull();
+                // Large messages still arrive, on QUIC, in both directions.
+                var comms = new ArrayList<TransportCommunicator>();
+                for (QuicTransport t : transports) {
+                    comms.add(new TransportCommunicator(t, (Mailbox) t.handler(), config, 0, () -> { }));
+                }
+                Thread back = Thread.ofVirtual().start(() -> comms.get(1).send(0, 1, pattern(100_000, 1)));
+                comms.get(0).send(1, 1, pattern(100_000, 0));
+                var got = new byte[100_000];
+                comms.get(1).recv(0, 1, got);
+                assertThat(got).isEqualTo(pattern(100_000, 0));
+                comms.get(0).recv(1, 1, got);
+                assertThat(got).isEqualTo(pattern(100_000, 1));
+                back.join();
+            } finally {
+                transports.forEach(QuicTransport::close);
+            }
+        }
+    }
+
+    private static byte[] pattern(int size, int id) {
+        var b = new byte[size];
+        for (int i = 0; i < size; i++) {
+            b[i] = (byte) (i * 31 + id * 7 + (i >>> 9));
+        }
+        return b;
+    }
+}

@@ -1,0 +1,19 @@
+package io.nexar.transport.quic;
+
+import io.nexar.NexarConfig;
+import io.nexar.testkit.TestCluster;
+import io.nexar.testkit.contract.PointToPointContract;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/** The point-to-point contract over QUIC on ::1. */
+class QuicIpv6PointToPointTest extends PointToPointContract {
+    @Override
+    protected TestCluster start(int worldSize, NexarConfig config) {
+        try {
+            return QuicTestCluster.start(worldSize, config, InetAddress.getByName("::1"));
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

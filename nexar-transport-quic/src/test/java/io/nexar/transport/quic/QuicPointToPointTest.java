@@ -1,0 +1,14 @@
+package io.nexar.transport.quic;
+
+import io.nexar.NexarConfig;
+import io.nexar.testkit.TestCluster;
+import io.nexar.testkit.contract.PointToPointContract;
+import java.net.InetAddress;
+
+/** The point-to-point contract over QUIC on 127.0.0.1. */
+class QuicPointToPointTest extends PointToPointContract {
+    @Override
+    protected TestCluster start(int worldSize, NexarConfig config) {
+        return QuicTestCluster.start(worldSize, config, InetAddress.getLoopbackAddress());
+    }
+}

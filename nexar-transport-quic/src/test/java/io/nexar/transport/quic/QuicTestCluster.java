@@ -1,0 +1,237 @@
+package io.nexar.transport.quic;
+
+import io.nexar.Communicator;
+import io.nexar.NexarConfig;
+import io.nexar.internal.comm.TransportCommunicator;
+import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.InboundRouter;
+import io.nexar.internal.util.Deadline;
+import io.nexar.testkit.RankBody;
+import io.nexar.testkit.RankFailedException;
+import io.nexar.testkit.TestCluster;
+import io.nexar.transport.quic.security.ClusterCa;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntFunction;
+
+/**
+ * {@code n} {@link QuicTransport}s in one JVM on a loopback address (127.0.0.1 or ::1), each with its own
+ * {@link InboundRouter} (a {@link Mailbox} and a {@link CollectiveEngine}) and world communicator, formed over real
+ * QUIC (and, by default, the TLS bulk lane) with certificates from a test CA. Runs bodies on virtual threads like
+ * {@link io.nexar.testkit.LocalCluster}: when a body throws, its rank's transport fails (peers get a failure Goodbye
+ * and fail fast) and the run throws a {@link RankFailedException}.
+ */
+final class QuicTestCluster implements TestCluster {
+    /** One CA for the whole test JVM: generating keys is the slow part of starting a cluster. */
+    static final ClusterCa CA = ClusterCa.generate();
+    private static final Map<String, MemberCredentials> CREDENTIALS = new ConcurrentHashMap<>();
+    private static final Duration RUN_TIMEOUT = Duration.ofSeconds(45);
+    private static final Duration FORM_TIMEOUT = Duration.ofSeconds(15);
+
+    private final List<QuicTransport> transports;
+    private final List<InboundRouter> routers;
+    private final List<Communicator> communicators;
+
+    private QuicTestCluster(List<QuicTransport> transports, List<InboundRouter> routers, NexarConfig config) {
+        this.transports = transports;
+        this.routers = routers;
+        var list = new ArrayList<Communicator>();
+        for (int r = 0; r < transports.size(); r++) {
+            QuicTransport t = transports.get(r);
+            InboundRouter in = routers.get(r);
+            list.add(new TransportCommunicator(t, in.mailbox(), in.engine(), config, 0, () -> {
+                t.close();
+                in.close("the communicator was closed");
+            }));
+        }
+        this.communicators = List.copyOf(list);
+    }
+
+    /** The credentials of member {@code "m<rank>"} issued by {@link #CA} (cached). */
+    static MemberCredentials credentials(int rank) {
+        return CREDENTIALS.computeIfAbsent("m" + rank, CA::issueSelf);
+    }
+
+    /** Starts {@code worldSize} ranks on {@code host} with the default bulk lane (TLS, 1 MiB). */
+    static QuicTestCluster start(int worldSize, NexarConfig config, InetAddress host) {
+        return start(worldSize, config, host, BulkLaneOptions.defaults());
+    }
+
+    /** Starts {@code worldSize} ranks on {@code host}, each with a mailbox and a collective engine. */
+    static QuicTestCluster start(int worldSize, NexarConfig config, InetAddress host, BulkLaneOptions bulk) {
+        var routers = new ArrayList<InboundRouter>();
+        for (int r = 0; r < worldSize; r++) {
+            routers.add(new InboundRouter(new Mailbox(config.unexpectedMaxBytes()),
+                    new CollectiveEngine(config.unexpectedMaxBytes())));
+        }
+        var transports = form(worldSize, config, host, QuicTestCluster::credentials, routers::get, bulk);
+        return new QuicTestCluster(transports, routers, config);
+    }
+
+    /**
+     * Binds and connects {@code worldSize} transports concurrently (one virtual thread per rank) and returns them,
+     * or closes them all and throws the first rank's formation error.
+     */
+    static List<QuicTransport> form(int worldSize, NexarConfig config, InetAddress host,
+                                    IntFunction<MemberCredentials> credentials, IntFunction<InboundHandler> handlers) {
+        return form(worldSize, config, host, credentials, handlers, BulkLaneOptions.defaults());
+    }
+
+    /** {@link #form(int, NexarConfig, InetAddress, IntFunction, IntFunction)} with the given bulk lane. */
+    static List<QuicTransport> form(int worldSize, NexarConfig config, InetAddress host,
+                                    IntFunction<MemberCredentials> credentials, IntFunction<InboundHandler> handlers,
+                                    BulkLaneOptions bulk) {
+        var transports = new ArrayList<QuicTransport>();
+        var peers = new ArrayList<PeerInfo>();
+        for (int r = 0; r < worldSize; r++) {
+            MemberCredentials c = credentials.apply(r);
+            var t = new QuicTransport(r, worldSize, c, config, new InetSocketAddress(host, 0), handlers.apply(r), bulk);
+            transports.add(t);
+            peers.add(new PeerInfo(r, "m" + r, t.bind(), t.bulkAddress()));
+        }
+        var errors = new AtomicReferenceArray<RuntimeException>(worldSize);
+        var threads = new ArrayList<Thread>();
+        Deadline deadline = Deadline.after(FORM_TIMEOUT);
+        for (int r = 0; r < worldSize; r++) {
+            final int rank = r;
+            threads.add(Thread.ofVirtual().name("form-rank-" + r).start(() -> {
+                try {
+                    transports.get(rank).connect(peers, deadline);
+                } catch (RuntimeException e) {
+                    errors.set(rank, e);
+                }
+            }));
+        }
+        joinAll(threads);
+        for (int r = 0; r < worldSize; r++) {
+            if (errors.get(r) != null) {
+                transports.forEach(QuicTransport::close);
+                throw errors.get(r);
+            }
+        }
+        return transports;
+    }
+
+    private static void joinAll(List<Thread> threads) {
+        for (Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while forming the cluster", e);
+            }
+        }
+    }
+
+    /** The transport of {@code rank}. */
+    QuicTransport transport(int rank) {
+        return transports.get(rank);
+    }
+
+    @Override
+    public int worldSize() {
+        return transports.size();
+    }
+
+    @Override
+    public Communicator communicator(int rank) {
+        return communicators.get(rank);
+    }
+
+    @Override
+    public <T> Map<Integer, T> onEachRank(RankBody<T> body) {
+        int n = worldSize();
+        var results = new AtomicReferenceArray<T>(n);
+        var failures = new ConcurrentLinkedQueue<Failure>();
+        var done = new CountDownLatch(n);
+        var threads = new Thread[n];
+        for (int rank = 0; rank < n; rank++) {
+            final int r = rank;
+            threads[rank] = Thread.ofVirtual().name("nexar-quic-test-rank-" + rank).unstarted(() -> {
+                try {
+                    results.set(r, body.run(communicators.get(r)));
+                } catch (Throwable t) {
+                    failures.add(new Failure(r, t));
+                    transports.get(r).fail(t);
+                    routers.get(r).close("this rank failed: " + t);
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        for (Thread t : threads) {
+            t.start();
+        }
+        boolean finished;
+        try {
+            finished = done.await(RUN_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            finished = false;
+        }
+        if (!finished) {
+            throw timedOut(threads, failures);
+        }
+        if (!failures.isEmpty()) {
+            Failure first = failures.peek();
+            var e = new RankFailedException(first.rank, "rank " + first.rank + " of " + n + " failed: "
+                    + first.error, first.error);
+            failures.stream().skip(1).forEach(f -> e.addSuppressed(
+                    new RankFailedException(f.rank, "then rank " + f.rank + " failed: " + f.error, f.error)));
+            close();
+            throw e;
+        }
+        var out = new TreeMap<Integer, T>();
+        for (int rank = 0; rank < n; rank++) {
+            out.put(rank, results.get(rank));
+        }
+        return out;
+    }
+
+    private RankFailedException timedOut(Thread[] threads, ConcurrentLinkedQueue<Failure> failures) {
+        var sb = new StringBuilder("QuicTestCluster run did not finish within ").append(RUN_TIMEOUT)
+                .append("; still running:");
+        for (int rank = 0; rank < threads.length; rank++) {
+            if (threads[rank].isAlive()) {
+                sb.append("\n  rank ").append(rank).append(" at ");
+                Arrays.stream(threads[rank].getStackTrace()).limit(12).forEach(f -> sb.append("\n      ").append(f));
+            }
+        }
+        Failure first = failures.peek();
+        var e = new RankFailedException(first == null ? -1 : first.rank, sb.toString(),
+                first == null ? null : first.error);
+        for (Thread t : threads) {
+            t.interrupt();
+        }
+        close();
+        return e;
+    }
+
+    @Override
+    public long unexpectedBytes(int rank) {
+        return routers.get(rank).mailbox().storedBytes();
+    }
+
+    @Override
+    public void close() {
+        for (Communicator c : communicators) {
+            c.close();
+        }
+    }
+
+    private record Failure(int rank, Throwable error) {
+    }
+}
