@@ -66,7 +66,14 @@ public enum ConfigKey {
             "Allgather algorithm; auto picks by size (allgather.small.size)."),
     /** {@code allgather.small.size}, read into {@link NexarConfig#allGatherSmallBytes()}. */
     ALLGATHER_SMALL_SIZE("allgather.small.size", Type.SIZE, "64KiB", between("0B", "4194304TiB"),
-            "Allgather outputs up to this size use recursive doubling, larger ones the ring.");
+            "Allgather outputs up to this size use recursive doubling, larger ones the ring."),
+    /** {@code bulk}, read into {@link NexarConfig#bulk()}. */
+    BULK("bulk", Type.ENUM, "tls", oneOf("tls", "tcp-plain", "quic"),
+            "Lane for large payloads: tls (one TCP connection per pair with mutual TLS 1.3), tcp-plain (unencrypted,"
+                    + " logged as a warning; isolated networks only) or quic (no bulk lane)."),
+    /** {@code bulk.threshold}, read into {@link NexarConfig#bulkThresholdBytes()}. */
+    BULK_THRESHOLD("bulk.threshold", Type.SIZE, "1MiB", between("0B", "4194304TiB"),
+            "Messages of at least this size take the bulk lane (when bulk is tls or tcp-plain).");
 
     /** The kind of value a key takes, which decides how its text is parsed and formatted. */
     public enum Type {

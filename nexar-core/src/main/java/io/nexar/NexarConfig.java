@@ -41,6 +41,8 @@ import java.util.Properties;
  * @param broadcastLargeBytes {@link ConfigKey#BROADCAST_LARGE_SIZE}
  * @param allGatherAlgorithm {@link ConfigKey#ALLGATHER_ALGORITHM}: auto, ring or recursive-doubling
  * @param allGatherSmallBytes {@link ConfigKey#ALLGATHER_SMALL_SIZE}
+ * @param bulk {@link ConfigKey#BULK}: tls, tcp-plain or quic
+ * @param bulkThresholdBytes {@link ConfigKey#BULK_THRESHOLD}
  * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
  *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
  */
@@ -48,7 +50,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                           long unexpectedMaxBytes, Duration collectiveTimeout, boolean collectiveDeterministic,
                           String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
-                          String allGatherAlgorithm, long allGatherSmallBytes, Map<ConfigKey, ConfigSource> sources) {
+                          String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
+                          Map<ConfigKey, ConfigSource> sources) {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -83,6 +86,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.BROADCAST_LARGE_SIZE, broadcastLargeBytes, sources);
         check(ConfigKey.ALLGATHER_ALGORITHM, Objects.requireNonNull(allGatherAlgorithm, "allGatherAlgorithm"), sources);
         check(ConfigKey.ALLGATHER_SMALL_SIZE, allGatherSmallBytes, sources);
+        check(ConfigKey.BULK, Objects.requireNonNull(bulk, "bulk"), sources);
+        check(ConfigKey.BULK_THRESHOLD, bulkThresholdBytes, sources);
         if (chunkBytes > maxFrameBytes - FRAME_HEADROOM_BYTES) {
             throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, sources),
                     Units.formatSize(chunkBytes),
@@ -109,7 +114,9 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (String) ConfigKey.BROADCAST_ALGORITHM.parsedDefault(),
                 (Long) ConfigKey.BROADCAST_LARGE_SIZE.parsedDefault(),
                 (String) ConfigKey.ALLGATHER_ALGORITHM.parsedDefault(),
-                (Long) ConfigKey.ALLGATHER_SMALL_SIZE.parsedDefault(), sources);
+                (Long) ConfigKey.ALLGATHER_SMALL_SIZE.parsedDefault(),
+                (String) ConfigKey.BULK.parsedDefault(),
+                (Long) ConfigKey.BULK_THRESHOLD.parsedDefault(), sources);
     }
 
     /** The built-in defaults only; the environment and system properties are not read. */
@@ -211,6 +218,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case BROADCAST_LARGE_SIZE -> broadcastLargeBytes;
             case ALLGATHER_ALGORITHM -> allGatherAlgorithm;
             case ALLGATHER_SMALL_SIZE -> allGatherSmallBytes;
+            case BULK -> bulk;
+            case BULK_THRESHOLD -> bulkThresholdBytes;
         };
     }
 
@@ -433,6 +442,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Long) resolved.get(ConfigKey.BROADCAST_LARGE_SIZE),
                     (String) resolved.get(ConfigKey.ALLGATHER_ALGORITHM),
                     (Long) resolved.get(ConfigKey.ALLGATHER_SMALL_SIZE),
+                    (String) resolved.get(ConfigKey.BULK),
+                    (Long) resolved.get(ConfigKey.BULK_THRESHOLD),
                     sources);
         }
 

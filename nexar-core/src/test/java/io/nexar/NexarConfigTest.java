@@ -44,6 +44,8 @@ class NexarConfigTest {
         m.put(ConfigKey.BROADCAST_LARGE_SIZE, List.of("1MiB", "2MiB", "3MiB"));
         m.put(ConfigKey.ALLGATHER_ALGORITHM, List.of("ring", "recursive-doubling", "ring"));
         m.put(ConfigKey.ALLGATHER_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
+        m.put(ConfigKey.BULK, List.of("quic", "tcp-plain", "tls"));
+        m.put(ConfigKey.BULK_THRESHOLD, List.of("1KiB", "2KiB", "3KiB"));
         return m;
     }
 
@@ -166,7 +168,9 @@ class NexarConfigTest {
                 broadcast.algorithm       auto    default
                 broadcast.large.size      512KiB  default
                 allgather.algorithm       auto    default
-                allgather.small.size      64KiB   default""");
+                allgather.small.size      64KiB   default
+                bulk                      tls     default
+                bulk.threshold            1MiB    default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
                 ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
                 ConfigKey.CLOSE_TIMEOUT, ConfigSource.BUILDER,
@@ -350,7 +354,7 @@ class NexarConfigTest {
                 .containsExactly("p2p.timeout", "close.timeout", "max.frame.size", "chunk.size",
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
-                        "broadcast.large.size", "allgather.algorithm", "allgather.small.size");
+                        "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold");
     }
 
     @Test
@@ -359,10 +363,10 @@ class NexarConfigTest {
                 .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB", "> 0s",
                         "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
-                        "auto, ring, recursive-doubling", "0B to 4194304TiB");
+                        "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "enum", "size",
-                        "size", "size", "enum", "size", "enum", "size");
+                        "size", "size", "enum", "size", "enum", "size", "enum", "size");
     }
 
     @ParameterizedTest

@@ -23,7 +23,14 @@ final class InfoCommand implements Callable<Integer> {
         out.println("jdk: " + Runtime.version() + " (" + System.getProperty("java.vendor") + ", "
                 + System.getProperty("java.home") + ")");
         out.println("os: " + System.getProperty("os.name") + " " + System.getProperty("os.arch"));
-        out.println("transports: in-process (available); QUIC: not built into this version");
+        out.println("transports:");
+        out.println("  in-process: available (LocalCluster, tests)");
+        var network = io.nexar.Nexar.transports();
+        if (network.isEmpty()) {
+            out.println("  no network transport on the class path");
+        }
+        network.forEach(p -> out.println("  " + p.name() + ": " + (p.isAvailable() ? "available" : "unavailable")
+                + " (" + p.detail() + ")"));
         out.println("configuration:");
         config.describe().lines().forEach(l -> out.println("  " + l));
         return ExitCodes.OK;

@@ -58,9 +58,11 @@ public final class QuicTransportProvider implements TransportProvider {
         JoinString join = JoinString.parse(joinString);
         InetAddress bindHost = bindHost(join);
         InetSocketAddress quic = new InetSocketAddress(bindHost, reserveUdpPort(bindHost));
-        BulkLaneOptions bulk = BulkLaneOptions.defaults().withPort(reserveTcpPort(bindHost));
+        BulkLaneOptions bulk = bulkOptions(config);
+        bulk = bulk.mode() == BulkLaneOptions.Mode.OFF ? bulk : bulk.withPort(reserveTcpPort(bindHost));
         Enrolment enrolment = WorkerEnrolment.join(joinString, requestedRank, quic,
-                new InetSocketAddress(bindHost, bulk.port()), Duration.ofNanos(deadline.remainingNanos()));
+                bulk.mode() == BulkLaneOptions.Mode.OFF ? null : new InetSocketAddress(bindHost, bulk.port()),
+                Duration.ofNanos(deadline.remainingNanos()));
         var router = new InboundRouter(new Mailbox(config.unexpectedMaxBytes()),
                 new CollectiveEngine(config.unexpectedMaxBytes()));
         var transport = new QuicTransport(enrolment.rank(), enrolment.worldSize(), enrolment.credentials(), config,
@@ -77,6 +79,16 @@ public final class QuicTransportProvider implements TransportProvider {
             transport.close();
             router.close("the communicator was closed");
         });
+    }
+
+    /** Settings {@code bulk} and {@code bulk.threshold}. */
+    static BulkLaneOptions bulkOptions(NexarConfig config) {
+        var mode = switch (config.bulk()) {
+            case "tcp-plain" -> BulkLaneOptions.Mode.TCP_PLAIN;
+            case "quic" -> BulkLaneOptions.Mode.OFF;
+            default -> BulkLaneOptions.Mode.TLS;
+        };
+        return new BulkLaneOptions(mode, config.bulkThresholdBytes());
     }
 
     /** The seed's loopback address for a local cluster; otherwise the wildcard of the seed's address family. */
