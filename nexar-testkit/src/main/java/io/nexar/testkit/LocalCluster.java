@@ -7,14 +7,8 @@ import io.nexar.internal.transport.InProcessFabric;
 import io.nexar.internal.transport.InProcessTransport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A cluster of {@code n} ranks inside one JVM, connected by the in-process transport (no network, but every frame
@@ -92,73 +86,8 @@ public final class LocalCluster implements TestCluster {
      */
     @Override
     public <T> Map<Integer, T> onEachRank(RankBody<T> body) {
-        int n = worldSize();
-        var results = new AtomicReferenceArray<T>(n);
-        var failures = new ConcurrentLinkedQueue<Failure>();
-        var done = new CountDownLatch(n);
-        var threads = new Thread[n];
-        for (int rank = 0; rank < n; rank++) {
-            final int r = rank;
-            threads[rank] = Thread.ofVirtual().name("nexar-local-rank-" + rank).unstarted(() -> {
-                try {
-                    results.set(r, body.run(communicators.get(r)));
-                } catch (Throwable t) {
-                    failures.add(new Failure(r, t));
-                    fabric.endpoint(r).fail(t);
-                } finally {
-                    done.countDown();
-                }
-            });
-        }
-        for (Thread t : threads) {
-            t.start();
-        }
-        boolean finished;
-        try {
-            finished = done.await(runTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            finished = false;
-        }
-        if (!finished) {
-            throw timedOut(threads, failures);
-        }
-        if (!failures.isEmpty()) {
-            Failure first = failures.peek();
-            var e = new RankFailedException(first.rank, "rank " + first.rank + " of " + n + " failed: "
-                    + first.error, first.error);
-            failures.stream().skip(1).forEach(f -> e.addSuppressed(
-                    new RankFailedException(f.rank, "then rank " + f.rank + " failed: " + f.error, f.error)));
-            close();
-            throw e;
-        }
-        var out = new TreeMap<Integer, T>();
-        for (int rank = 0; rank < n; rank++) {
-            out.put(rank, results.get(rank));
-        }
-        return out;
-    }
-
-    private RankFailedException timedOut(Thread[] threads, ConcurrentLinkedQueue<Failure> failures) {
-        var sb = new StringBuilder("LocalCluster run did not finish within ").append(runTimeout)
-                .append("; still running:");
-        var stuck = new ArrayList<Integer>();
-        for (int rank = 0; rank < threads.length; rank++) {
-            if (threads[rank].isAlive()) {
-                stuck.add(rank);
-                sb.append("\n  rank ").append(rank).append(" at ");
-                Arrays.stream(threads[rank].getStackTrace()).limit(12)
-                        .forEach(f -> sb.append("\n      ").append(f));
-            }
-        }
-        Failure first = failures.peek();
-        var e = new RankFailedException(first == null ? -1 : first.rank, sb.toString(),
-                first == null ? null : first.error);
-        for (Thread t : threads) {
-            t.interrupt();
-        }
-        close();
-        return e;
+        return RankRunner.run("LocalCluster", "nexar-local-rank-", communicators, runTimeout, body,
+                (rank, error) -> fabric.endpoint(rank).fail(error), this::close);
     }
 
     @Override
@@ -174,6 +103,4 @@ public final class LocalCluster implements TestCluster {
         }
     }
 
-    private record Failure(int rank, Throwable error) {
-    }
 }

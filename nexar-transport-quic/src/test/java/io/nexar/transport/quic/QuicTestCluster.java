@@ -10,20 +10,16 @@ import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.util.Deadline;
 import io.nexar.testkit.RankBody;
 import io.nexar.testkit.RankFailedException;
+import io.nexar.testkit.RankRunner;
 import io.nexar.testkit.TestCluster;
 import io.nexar.transport.quic.security.ClusterCa;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntFunction;
 
@@ -153,71 +149,11 @@ final class QuicTestCluster implements TestCluster {
 
     @Override
     public <T> Map<Integer, T> onEachRank(RankBody<T> body) {
-        int n = worldSize();
-        var results = new AtomicReferenceArray<T>(n);
-        var failures = new ConcurrentLinkedQueue<Failure>();
-        var done = new CountDownLatch(n);
-        var threads = new Thread[n];
-        for (int rank = 0; rank < n; rank++) {
-            final int r = rank;
-            threads[rank] = Thread.ofVirtual().name("nexar-quic-test-rank-" + rank).unstarted(() -> {
-                try {
-                    results.set(r, body.run(communicators.get(r)));
-                } catch (Throwable t) {
-                    failures.add(new Failure(r, t));
-                    transports.get(r).fail(t);
-                    routers.get(r).close("this rank failed: " + t);
-                } finally {
-                    done.countDown();
-                }
-            });
-        }
-        for (Thread t : threads) {
-            t.start();
-        }
-        boolean finished;
-        try {
-            finished = done.await(RUN_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            finished = false;
-        }
-        if (!finished) {
-            throw timedOut(threads, failures);
-        }
-        if (!failures.isEmpty()) {
-            Failure first = failures.peek();
-            var e = new RankFailedException(first.rank, "rank " + first.rank + " of " + n + " failed: "
-                    + first.error, first.error);
-            failures.stream().skip(1).forEach(f -> e.addSuppressed(
-                    new RankFailedException(f.rank, "then rank " + f.rank + " failed: " + f.error, f.error)));
-            close();
-            throw e;
-        }
-        var out = new TreeMap<Integer, T>();
-        for (int rank = 0; rank < n; rank++) {
-            out.put(rank, results.get(rank));
-        }
-        return out;
-    }
-
-    private RankFailedException timedOut(Thread[] threads, ConcurrentLinkedQueue<Failure> failures) {
-        var sb = new StringBuilder("QuicTestCluster run did not finish within ").append(RUN_TIMEOUT)
-                .append("; still running:");
-        for (int rank = 0; rank < threads.length; rank++) {
-            if (threads[rank].isAlive()) {
-                sb.append("\n  rank ").append(rank).append(" at ");
-                Arrays.stream(threads[rank].getStackTrace()).limit(12).forEach(f -> sb.append("\n      ").append(f));
-            }
-        }
-        Failure first = failures.peek();
-        var e = new RankFailedException(first == null ? -1 : first.rank, sb.toString(),
-                first == null ? null : first.error);
-        for (Thread t : threads) {
-            t.interrupt();
-        }
-        close();
-        return e;
+        return RankRunner.run("QuicTestCluster", "nexar-quic-test-rank-", communicators, RUN_TIMEOUT, body,
+                (rank, error) -> {
+                    transports.get(rank).fail(error);
+                    routers.get(rank).close("this rank failed: " + error);
+                }, this::close);
     }
 
     @Override
@@ -232,6 +168,4 @@ final class QuicTestCluster implements TestCluster {
         }
     }
 
-    private record Failure(int rank, Throwable error) {
-    }
 }
