@@ -43,11 +43,22 @@ final class ChildProcesses implements AutoCloseable {
         this.label = label;
     }
 
-    /** The command that starts a JVM running {@code mainClass} with this JVM's class path plus {@code classPath}. */
+    /** Environment variable with extra JVM options for every child JVM, split at whitespace (e.g. JFR). */
+    static final String WORKER_JAVA_OPTS = "NEXAR_WORKER_JAVA_OPTS";
+
+    /**
+     * The command that starts a JVM running {@code mainClass} with this JVM's class path plus {@code classPath}. JVM
+     * options from {@value #WORKER_JAVA_OPTS} come before the main class (a JFR file name can use {@code %p}, the
+     * child's pid, to tell the ranks apart).
+     */
     static List<String> javaCommand(String classPath, String mainClass, List<String> args) {
         var cmd = new ArrayList<String>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        String extra = System.getenv(WORKER_JAVA_OPTS);
+        if (extra != null && !extra.isBlank()) {
+            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        }
         String own = System.getProperty("java.class.path");
         cmd.add("-cp");
         cmd.add(classPath == null || classPath.isEmpty() ? own : classPath + java.io.File.pathSeparator + own);
