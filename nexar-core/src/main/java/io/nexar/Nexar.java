@@ -36,7 +36,8 @@ public final class Nexar {
         var launch = LaunchEnvironment.from(System.getenv());
         String joinString = launch.joinString().orElseThrow(() -> new ClusterFormationException(
                 ErrorContext.of(Operation.JOIN), "failed: no join string: set NEXAR_JOIN to the line that"
-                + " `nexar seed` prints after 'join: ', or start this program with `nexar launch` or `nexar worker`"));
+                + " `nexar seed` prints after 'join: ' (or NEXAR_SEED / MASTER_ADDR+MASTER_PORT with NEXAR_TOKEN and"
+                + " NEXAR_CA_FINGERPRINT), or start this program with `nexar launch` or `nexar worker`"));
         return join(joinString, launch.rank().orElse(-1), NexarConfig.fromEnvironment());
     }
 

@@ -15,7 +15,8 @@ import java.util.OptionalInt;
  * <table>
  *   <caption>Variables, highest precedence first</caption>
  *   <tr><th>value</th><th>variables</th></tr>
- *   <tr><td>join string</td><td>NEXAR_JOIN</td></tr>
+ *   <tr><td>join string</td><td>NEXAR_JOIN; or built from the seed address (below), NEXAR_TOKEN and
+ *   NEXAR_CA_FINGERPRINT, so torchrun-style jobs need only those two extra variables</td></tr>
  *   <tr><td>rank</td><td>NEXAR_RANK, RANK (torchrun), SLURM_PROCID, OMPI_COMM_WORLD_RANK</td></tr>
  *   <tr><td>world size</td><td>NEXAR_WORLD_SIZE, WORLD_SIZE (torchrun), SLURM_NTASKS, OMPI_COMM_WORLD_SIZE</td></tr>
  *   <tr><td>seed address</td><td>NEXAR_SEED (host:port), MASTER_ADDR + MASTER_PORT (torchrun)</td></tr>
@@ -56,7 +57,29 @@ public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, O
                             + sources.getLast().replaceFirst(".* from ", "") + ")");
         }
         Optional<String> seed = seedAddress(env, sources);
+        if (join.isEmpty() && seed.isPresent()) {
+            join = composedJoin(env, seed.get(), sources);
+        }
         return new LaunchEnvironment(join, rank, world, seed, sources);
+    }
+
+    /** {@code nexar://SEED?token=T&ca=F} from NEXAR_TOKEN and NEXAR_CA_FINGERPRINT, when both are set. */
+    private static Optional<String> composedJoin(Map<String, String> env, String seed, List<String> sources) {
+        String token = env.get("NEXAR_TOKEN");
+        String ca = env.get("NEXAR_CA_FINGERPRINT");
+        boolean hasToken = token != null && !token.isBlank();
+        boolean hasCa = ca != null && !ca.isBlank();
+        if (!hasToken && !hasCa) {
+            return Optional.empty();
+        }
+        if (!hasToken || !hasCa) {
+            String missing = hasToken ? "NEXAR_CA_FINGERPRINT" : "NEXAR_TOKEN";
+            throw new InvalidConfigurationException(missing, "", "a value: NEXAR_TOKEN and NEXAR_CA_FINGERPRINT go"
+                    + " together (the seed prints both in its join string)");
+        }
+        String fingerprint = ca.strip().startsWith("sha256:") ? ca.strip() : "sha256:" + ca.strip();
+        sources.add("join string from the seed address, NEXAR_TOKEN and NEXAR_CA_FINGERPRINT");
+        return Optional.of("nexar://" + seed + "?token=" + token.strip() + "&ca=" + fingerprint);
     }
 
     private static OptionalInt firstInt(Map<String, String> env, List<String> names, int min, String what,

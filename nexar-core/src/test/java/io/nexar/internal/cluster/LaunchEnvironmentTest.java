@@ -34,6 +34,19 @@ class LaunchEnvironmentTest {
     }
 
     @Test
+    void shouldBuildTheJoinStringFromTorchrunVariablesTokenAndFingerprint() {
+        var e = LaunchEnvironment.from(Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_ADDR", "10.0.0.5",
+                "MASTER_PORT", "29500", "NEXAR_TOKEN", "tok", "NEXAR_CA_FINGERPRINT", "ab12"));
+        assertThat(e.joinString()).hasValue("nexar://10.0.0.5:29500?token=tok&ca=sha256:ab12");
+        assertThat(e.sources()).contains("join string from the seed address, NEXAR_TOKEN and NEXAR_CA_FINGERPRINT");
+        assertThat(LaunchEnvironment.from(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1")).joinString()).isEmpty();
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_TOKEN", "tok")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("configure failed: NEXAR_CA_FINGERPRINT=\"\": expected a value: NEXAR_TOKEN and"
+                        + " NEXAR_CA_FINGERPRINT go together (the seed prints both in its join string)");
+    }
+
+    @Test
     void shouldReadSlurmAndOpenMpiVariables() {
         var slurm = LaunchEnvironment.from(Map.of("SLURM_PROCID", "3", "SLURM_NTASKS", "4"));
         assertThat(slurm.rank()).hasValue(3);
