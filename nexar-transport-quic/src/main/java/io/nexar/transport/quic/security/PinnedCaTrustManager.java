@@ -1,13 +1,10 @@
 package io.nexar.transport.quic.security;
 
-import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * The worker's trust in the seed during enrolment, before it has any certificate of its own: the seed's chain is
@@ -19,7 +16,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * ({@link #failure()}), so the caller can report the precise reason rather than the TLS alert. One manager serves
  * one connection attempt at a time.
  */
-public final class PinnedCaTrustManager extends X509ExtendedTrustManager {
+public final class PinnedCaTrustManager extends ChainOnlyTrustManager {
 
     private final String fingerprint;
     private final String expectedMemberId;
@@ -76,34 +73,10 @@ public final class PinnedCaTrustManager extends X509ExtendedTrustManager {
         }
     }
 
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-            throws CertificateException {
-        checkServerTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-            throws CertificateException {
-        checkServerTrusted(chain, authType);
-    }
-
     /** Always refuses: this manager is for the client end of enrolment only. */
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
         throw new CertificateException("a pinned-CA trust manager authenticates servers only");
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-            throws CertificateException {
-        checkClientTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-            throws CertificateException {
-        checkClientTrusted(chain, authType);
     }
 
     @Override
