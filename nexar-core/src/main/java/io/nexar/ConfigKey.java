@@ -73,7 +73,22 @@ public enum ConfigKey {
                     + " logged as a warning; isolated networks only) or quic (no bulk lane)."),
     /** {@code bulk.threshold}, read into {@link NexarConfig#bulkThresholdBytes()}. */
     BULK_THRESHOLD("bulk.threshold", Type.SIZE, "1MiB", between("0B", "4194304TiB"),
-            "Messages of at least this size take the bulk lane (when bulk is tls or tcp-plain).");
+            "Messages of at least this size take the bulk lane (when bulk is tls or tcp-plain)."),
+    /** {@code heartbeat.interval}, read into {@link NexarConfig#heartbeatInterval()}. */
+    HEARTBEAT_INTERVAL("heartbeat.interval", Type.DURATION, "1s", between("10ms", "1h"),
+            "A heartbeat goes to each peer on the control lane when nothing else was sent to it for this long."),
+    /** {@code heartbeat.timeout}, read into {@link NexarConfig#heartbeatTimeout()}. */
+    HEARTBEAT_TIMEOUT("heartbeat.timeout", Type.DURATION, "5s", between("20ms", "1h"),
+            "A peer from which nothing (heartbeat or data) was received for this long is declared failed; must be "
+                    + "greater than heartbeat.interval. A closed or reset connection counts at once."),
+    /** {@code recovery.policy}, read into {@link NexarConfig#recoveryPolicy()}. */
+    RECOVERY_POLICY("recovery.policy", Type.ENUM, "abort", oneOf("abort", "manual", "automatic"),
+            "What a failed rank does to the survivors: abort (every operation fails naming it), manual (operations "
+                    + "that need it fail; the application calls shrink()) or automatic (the survivors agree on the "
+                    + "failed set and continue on a rebuilt world communicator). See docs/failure-model.md."),
+    /** {@code recovery.timeout}, read into {@link NexarConfig#recoveryTimeout()}. */
+    RECOVERY_TIMEOUT("recovery.timeout", Type.DURATION, "30s", greaterThan("0s"),
+            "Deadline of one agreement on the failed set (shrink() or an automatic recovery).");
 
     /** The kind of value a key takes, which decides how its text is parsed and formatted. */
     public enum Type {

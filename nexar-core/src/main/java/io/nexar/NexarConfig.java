@@ -43,6 +43,10 @@ import java.util.Properties;
  * @param allGatherSmallBytes {@link ConfigKey#ALLGATHER_SMALL_SIZE}
  * @param bulk {@link ConfigKey#BULK}: tls, tcp-plain or quic
  * @param bulkThresholdBytes {@link ConfigKey#BULK_THRESHOLD}
+ * @param heartbeatInterval {@link ConfigKey#HEARTBEAT_INTERVAL}
+ * @param heartbeatTimeout {@link ConfigKey#HEARTBEAT_TIMEOUT}; greater than {@code heartbeatInterval}
+ * @param recoveryPolicy {@link ConfigKey#RECOVERY_POLICY}: abort, manual or automatic
+ * @param recoveryTimeout {@link ConfigKey#RECOVERY_TIMEOUT}
  * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
  *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
  */
@@ -51,7 +55,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                           String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
                           String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
-                          Map<ConfigKey, ConfigSource> sources) {
+                          Duration heartbeatInterval, Duration heartbeatTimeout, String recoveryPolicy,
+                          Duration recoveryTimeout, Map<ConfigKey, ConfigSource> sources) {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -88,6 +93,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.ALLGATHER_SMALL_SIZE, allGatherSmallBytes, sources);
         check(ConfigKey.BULK, Objects.requireNonNull(bulk, "bulk"), sources);
         check(ConfigKey.BULK_THRESHOLD, bulkThresholdBytes, sources);
+        check(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), sources);
+        check(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout"), sources);
+        check(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(recoveryPolicy, "recoveryPolicy"), sources);
+        check(ConfigKey.RECOVERY_TIMEOUT, Objects.requireNonNull(recoveryTimeout, "recoveryTimeout"), sources);
+        if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
+            throw new InvalidConfigurationException(setting(ConfigKey.HEARTBEAT_TIMEOUT, sources),
+                    Units.formatDuration(heartbeatTimeout), "a duration greater than "
+                            + setting(ConfigKey.HEARTBEAT_INTERVAL, sources) + " "
+                            + Units.formatDuration(heartbeatInterval));
+        }
         if (chunkBytes > maxFrameBytes - FRAME_HEADROOM_BYTES) {
             throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, sources),
                     Units.formatSize(chunkBytes),
@@ -116,7 +131,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (String) ConfigKey.ALLGATHER_ALGORITHM.parsedDefault(),
                 (Long) ConfigKey.ALLGATHER_SMALL_SIZE.parsedDefault(),
                 (String) ConfigKey.BULK.parsedDefault(),
-                (Long) ConfigKey.BULK_THRESHOLD.parsedDefault(), sources);
+                (Long) ConfigKey.BULK_THRESHOLD.parsedDefault(),
+                (Duration) ConfigKey.HEARTBEAT_INTERVAL.parsedDefault(),
+                (Duration) ConfigKey.HEARTBEAT_TIMEOUT.parsedDefault(),
+                (String) ConfigKey.RECOVERY_POLICY.parsedDefault(),
+                (Duration) ConfigKey.RECOVERY_TIMEOUT.parsedDefault(), sources);
+    }
+
+    /** {@link #recoveryPolicy()} as the enum. */
+    public RecoveryPolicy policy() {
+        return RecoveryPolicy.fromKey(recoveryPolicy);
     }
 
     /** The built-in defaults only; the environment and system properties are not read. */
@@ -220,6 +244,10 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case ALLGATHER_SMALL_SIZE -> allGatherSmallBytes;
             case BULK -> bulk;
             case BULK_THRESHOLD -> bulkThresholdBytes;
+            case HEARTBEAT_INTERVAL -> heartbeatInterval;
+            case HEARTBEAT_TIMEOUT -> heartbeatTimeout;
+            case RECOVERY_POLICY -> recoveryPolicy;
+            case RECOVERY_TIMEOUT -> recoveryTimeout;
         };
     }
 
@@ -392,6 +420,41 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#HEARTBEAT_INTERVAL} and {@link ConfigKey#HEARTBEAT_TIMEOUT}: how often peers are sent
+         * a heartbeat on an otherwise idle link, and after how much silence a peer is declared failed.
+         *
+         * @param interval 10ms to 1h
+         * @param timeout 20ms to 1h, greater than {@code interval} (checked by {@link #build()})
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder heartbeat(Duration interval, Duration timeout) {
+            typed(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(interval, "interval"));
+            return typed(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#RECOVERY_POLICY}: what a failed rank does to the survivors.
+         *
+         * @param policy the policy
+         * @return this builder
+         */
+        public Builder recoveryPolicy(RecoveryPolicy policy) {
+            return typed(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(policy, "policy").key());
+        }
+
+        /**
+         * Sets {@link ConfigKey#RECOVERY_TIMEOUT}: the deadline of one agreement on the failed set.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder recoveryTimeout(Duration timeout) {
+            return typed(ConfigKey.RECOVERY_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
          * Sets {@link ConfigKey#COLLECTIVE_DETERMINISTIC}: reductions fold every element in rank order.
          *
          * @param deterministic true for rank-order folds
@@ -444,6 +507,10 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Long) resolved.get(ConfigKey.ALLGATHER_SMALL_SIZE),
                     (String) resolved.get(ConfigKey.BULK),
                     (Long) resolved.get(ConfigKey.BULK_THRESHOLD),
+                    (Duration) resolved.get(ConfigKey.HEARTBEAT_INTERVAL),
+                    (Duration) resolved.get(ConfigKey.HEARTBEAT_TIMEOUT),
+                    (String) resolved.get(ConfigKey.RECOVERY_POLICY),
+                    (Duration) resolved.get(ConfigKey.RECOVERY_TIMEOUT),
                     sources);
         }
 

@@ -46,6 +46,10 @@ class NexarConfigTest {
         m.put(ConfigKey.ALLGATHER_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
         m.put(ConfigKey.BULK, List.of("quic", "tcp-plain", "tls"));
         m.put(ConfigKey.BULK_THRESHOLD, List.of("1KiB", "2KiB", "3KiB"));
+        m.put(ConfigKey.HEARTBEAT_INTERVAL, List.of("100ms", "200ms", "300ms"));
+        m.put(ConfigKey.HEARTBEAT_TIMEOUT, List.of("2s", "3s", "4s"));
+        m.put(ConfigKey.RECOVERY_POLICY, List.of("manual", "automatic", "abort"));
+        m.put(ConfigKey.RECOVERY_TIMEOUT, List.of("10s", "20s", "40s"));
         return m;
     }
 
@@ -170,7 +174,11 @@ class NexarConfigTest {
                 allgather.algorithm       auto    default
                 allgather.small.size      64KiB   default
                 bulk                      tls     default
-                bulk.threshold            1MiB    default""");
+                bulk.threshold            1MiB    default
+                heartbeat.interval        1s      default
+                heartbeat.timeout         5s      default
+                recovery.policy           abort   default
+                recovery.timeout          30s     default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
                 ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
                 ConfigKey.CLOSE_TIMEOUT, ConfigSource.BUILDER,
@@ -338,6 +346,17 @@ class NexarConfigTest {
                 Map.of()).unexpectedMaxBytes()).isEqualTo(1L << 62);
     }
 
+    @Test
+    void shouldRequireAHeartbeatTimeoutAboveTheInterval() {
+        assertThatThrownBy(() -> isolated().environment(Map.of("NEXAR_HEARTBEAT_INTERVAL", "2s",
+                "NEXAR_HEARTBEAT_TIMEOUT", "2s")).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("NEXAR_HEARTBEAT_TIMEOUT=\"2s\"")
+                .hasMessageContaining("greater than NEXAR_HEARTBEAT_INTERVAL 2s");
+        assertThat(isolated().recoveryPolicy(RecoveryPolicy.AUTOMATIC).build().policy())
+                .isEqualTo(RecoveryPolicy.AUTOMATIC);
+    }
+
     // ---- the table ------------------------------------------------------------------------------------------------
 
     @Test
@@ -354,7 +373,8 @@ class NexarConfigTest {
                 .containsExactly("p2p.timeout", "close.timeout", "max.frame.size", "chunk.size",
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
-                        "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold");
+                        "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
+                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy", "recovery.timeout");
     }
 
     @Test
@@ -363,10 +383,12 @@ class NexarConfigTest {
                 .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB", "> 0s",
                         "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
-                        "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB");
+                        "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
+                        "10ms to 1h", "20ms to 1h", "abort, manual, automatic", "> 0s");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "enum", "size",
-                        "size", "size", "enum", "size", "enum", "size", "enum", "size");
+                        "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "duration", "enum",
+                        "duration");
     }
 
     @ParameterizedTest

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * {@link MessageCodec} encodes and decodes them; docs/protocol.md lists every byte.
  */
 public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
-        Message.Collective, Message.CollectiveAbort,
+        Message.Collective, Message.CollectiveAbort, Message.Agree,
         EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
@@ -118,6 +118,25 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.COLLECTIVE_ABORT;
+        }
+    }
+
+    /**
+     * One step of the agreement on the failed members of a communicator (control lane; docs/failure-model.md).
+     * Ranks are world ranks, each set sorted and without duplicates.
+     *
+     * @param communicator the communicator being shrunk, {@code >= 0}
+     * @param generation how many recoveries preceded this one in the communicator's lineage (for reports)
+     * @param kind the step
+     * @param failed PROPOSE: the sender's failed set; ACCEPT and ACK: the ballot; DECIDE: empty
+     * @param acceptedBallot PROPOSE: the ballot of the value the sender accepted last, or null if none; else null
+     * @param value PROPOSE: the value accepted last (empty if none); ACCEPT and DECIDE: the value; ACK: empty
+     */
+    record Agree(int communicator, int generation, AgreeKind kind, int[] failed, int[] acceptedBallot, int[] value)
+            implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.AGREE;
         }
     }
 }

@@ -28,6 +28,8 @@ import java.util.Objects;
  * COLLECTIVE       | communicator i32 | opSeq u64 | step i32 | operation u8 | dataType u8 | reduceOp u8 | root i32 |
  *                  | count i64 | totalBytes u64 | offset u64 | payload ... |
  * COLLECTIVE_ABORT | communicator i32 | opSeq u64 | reason u8 | field u8 | detail length u16 | detail (UTF-8) |
+ * AGREE            | communicator i32 | generation i32 | kind u8 | hasAccepted u8 | nFailed u16 | nBallot u16 |
+ *                  | nValue u16 | ranks i32 x (nFailed + nBallot + nValue) |
  * JOIN_* (0x40-0x44), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
@@ -71,6 +73,8 @@ public final class MessageCodec {
             case Message.Goodbye g -> GOODBYE_DETAIL_OFFSET + utf8Length(g.detail());
             case Message.Collective c -> COLLECTIVE_HEADER_BYTES + c.payload().byteSize();
             case Message.CollectiveAbort a -> ABORT_DETAIL_OFFSET + utf8Length(a.detail());
+            case Message.Agree a -> AGREE_RANKS_OFFSET + 4L * (a.failed().length + ballot(a).length
+                    + a.value().length);
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -142,6 +146,21 @@ public final class MessageCodec {
                 dst.set(SHORT_LE, ABORT_DETAIL_LENGTH_OFFSET, (short) text.length);
                 MemorySegment.copy(text, 0, dst, BYTE, ABORT_DETAIL_OFFSET, text.length);
             }
+            case Message.Agree a -> {
+                dst.set(INT_LE, AGREE_COMMUNICATOR_OFFSET, a.communicator());
+                dst.set(INT_LE, AGREE_GENERATION_OFFSET, a.generation());
+                dst.set(BYTE, AGREE_KIND_OFFSET, (byte) a.kind().code());
+                dst.set(BYTE, AGREE_HAS_ACCEPTED_OFFSET, (byte) (a.acceptedBallot() == null ? 0 : 1));
+                int[][] sets = {a.failed(), ballot(a), a.value()};
+                long at = AGREE_RANKS_OFFSET;
+                for (int i = 0; i < 3; i++) {
+                    dst.set(SHORT_LE, AGREE_COUNTS_OFFSET + 2L * i, (short) sets[i].length);
+                    for (int r : sets[i]) {
+                        dst.set(INT_LE, at, r);
+                        at += 4;
+                    }
+                }
+            }
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return size;
@@ -207,6 +226,7 @@ public final class MessageCodec {
                         frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
             }
             case COLLECTIVE_ABORT -> decodeAbort(peer, frame);
+            case AGREE -> decodeAgree(peer, frame);
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE ->
                     EnrolmentCodec.decode(peer, type, frame);
         };
@@ -331,6 +351,59 @@ public final class MessageCodec {
     }
 
     /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
+    private static Message.Agree decodeAgree(int peer, MemorySegment frame) {
+        requireSize(peer, MessageType.AGREE, frame, AGREE_RANKS_OFFSET, false);
+        int code = frame.get(BYTE, AGREE_KIND_OFFSET) & 0xFF;
+        AgreeKind kind = AgreeKind.fromCode(code);
+        if (kind == null) {
+            throw error(peer, "unknown AGREE kind " + hex(code) + " from " + source(peer));
+        }
+        int hasAccepted = frame.get(BYTE, AGREE_HAS_ACCEPTED_OFFSET) & 0xFF;
+        if (hasAccepted > 1) {
+            throw error(peer, "AGREE from " + source(peer) + " has hasAccepted " + hex(hasAccepted) + ", expected 0 or 1");
+        }
+        int[] counts = new int[3];
+        long total = 0;
+        for (int i = 0; i < 3; i++) {
+            counts[i] = frame.get(SHORT_LE, AGREE_COUNTS_OFFSET + 2L * i) & 0xFFFF;
+            total += counts[i];
+        }
+        requireSize(peer, MessageType.AGREE, frame, AGREE_RANKS_OFFSET + 4 * total, true);
+        int[][] sets = new int[3][];
+        long at = AGREE_RANKS_OFFSET;
+        for (int i = 0; i < 3; i++) {
+            sets[i] = new int[counts[i]];
+            for (int j = 0; j < counts[i]; j++) {
+                sets[i][j] = frame.get(INT_LE, at);
+                at += 4;
+            }
+        }
+        return new Message.Agree(frame.get(INT_LE, AGREE_COMMUNICATOR_OFFSET),
+                frame.get(INT_LE, AGREE_GENERATION_OFFSET), kind, sets[0], hasAccepted == 1 ? sets[1] : null,
+                sets[2]);
+    }
+
+    /** An AGREE's accepted ballot as it travels: empty when there is none. */
+    private static int[] ballot(Message.Agree a) {
+        return a.acceptedBallot() == null ? new int[0] : a.acceptedBallot();
+    }
+
+    /** Null if {@code ranks} is a valid AGREE set: sorted, no duplicates, non-negative, at most AGREE_MAX_SET. */
+    private static String setProblem(String name, int[] ranks) {
+        if (ranks == null) {
+            return name + " is null";
+        }
+        if (ranks.length > AGREE_MAX_SET) {
+            return name + " has " + ranks.length + " ranks, more than " + AGREE_MAX_SET;
+        }
+        for (int i = 0; i < ranks.length; i++) {
+            if (ranks[i] < 0 || (i > 0 && ranks[i] <= ranks[i - 1])) {
+                return name + " is not a sorted set of non-negative ranks";
+            }
+        }
+        return null;
+    }
+
     private static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
         long size = frame.byteSize();
         if (size < bytes || (exact && size > bytes)) {
@@ -438,6 +511,18 @@ public final class MessageCodec {
                     yield "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
                 }
                 yield null;
+            }
+            case Message.Agree a -> {
+                if (a.communicator() < 0) {
+                    yield "communicator " + a.communicator() + " is negative";
+                } else if (a.generation() < 0) {
+                    yield "generation " + a.generation() + " is negative";
+                } else if (a.kind() == null) {
+                    yield "kind is null";
+                }
+                String p = setProblem("failed", a.failed());
+                p = p != null ? p : setProblem("acceptedBallot", ballot(a));
+                yield p != null ? p : setProblem("value", a.value());
             }
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };

@@ -13,6 +13,8 @@ public enum MessageType {
     COLLECTIVE(0x11),
     /** {@link Message.CollectiveAbort}: the sender failed a collective operation; fail it too. */
     COLLECTIVE_ABORT(0x12),
+    /** {@link Message.Agree}: one step of the agreement on a communicator's failed set (recovery). */
+    AGREE(0x13),
     /** {@link Message.Heartbeat}: liveness signal. */
     HEARTBEAT(0x20),
     /** {@link Message.Goodbye}: the sender is leaving. */

@@ -207,4 +207,19 @@ public final class WireFormat {
 
     private WireFormat() {
     }
+
+    /** AGREE: offset of the communicator id (i32). */
+    public static final int AGREE_COMMUNICATOR_OFFSET = FRAME_HEADER_BYTES;
+    /** AGREE: offset of the generation (i32). */
+    public static final int AGREE_GENERATION_OFFSET = AGREE_COMMUNICATOR_OFFSET + 4;
+    /** AGREE: offset of the kind (u8). */
+    public static final int AGREE_KIND_OFFSET = AGREE_GENERATION_OFFSET + 4;
+    /** AGREE: offset of the has-accepted flag (u8, 0 or 1). */
+    public static final int AGREE_HAS_ACCEPTED_OFFSET = AGREE_KIND_OFFSET + 1;
+    /** AGREE: offset of the three set sizes (u16 each: failed, accepted ballot, value). */
+    public static final int AGREE_COUNTS_OFFSET = AGREE_HAS_ACCEPTED_OFFSET + 1;
+    /** AGREE: offset of the ranks (i32 each), the three sets one after the other. */
+    public static final int AGREE_RANKS_OFFSET = AGREE_COUNTS_OFFSET + 6;
+    /** AGREE: most ranks in one set. */
+    public static final int AGREE_MAX_SET = 0xFFFF;
 }
