@@ -77,6 +77,34 @@ public interface Communicator extends AutoCloseable {
     Communicator dup();
 
     /**
+     * The survivors' communicator (ULFM's shrink): every surviving member calls it after a failure, and all of them
+     * get a communicator of the same members, in their old order, renumbered densely, without the members that any
+     * of them found failed; those are excluded from the cluster. The survivors agree on that set even when more
+     * members fail during the call (docs/failure-model.md). Members that do not call it still take part in the
+     * agreement in the background, and their later call returns at once.
+     *
+     * <p>With recovery policy {@code automatic} the world communicator does this by itself; calling it then waits for
+     * a recovery in progress and returns this communicator.
+     *
+     * @return the new communicator; this one stays as it is (close it)
+     * @throws PeerFailedException if this process was excluded by the others, or half of the members or more failed
+     *         (a minority cannot continue)
+     * @throws OperationTimeoutException if no agreement was reached within setting {@code recovery.timeout},
+     *         naming the ranks still waited for
+     * @throws UnsupportedOperationException if this communicator has no membership service (built by hand)
+     */
+    Communicator shrink();
+
+    /**
+     * Registers {@code listener} for this communicator's membership events: failed members, rebuilt communicators
+     * (with the old-to-new rank map) and this process's exclusion. Events about failures already known are not
+     * replayed.
+     *
+     * @return the registration; close it to stop the events
+     */
+    MembershipWatch watch(java.util.function.Consumer<MembershipEvent> listener);
+
+    /**
      * Sends the bytes of {@code data} (its whole size) to {@code dest}.
      *
      * @throws IllegalArgumentException if dest is not in [0, worldSize) or tag is negative

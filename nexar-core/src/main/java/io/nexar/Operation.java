@@ -16,6 +16,8 @@ public enum Operation {
     EXCLUSIVE_SCAN("exclusiveScan"),
     BARRIER("barrier"),
     SPLIT("split"),
+    SHRINK("shrink"),
+    RECOVERY("recovery"),
     RPC("rpc"),
     JOIN("join"),
     FORMATION("formation"),

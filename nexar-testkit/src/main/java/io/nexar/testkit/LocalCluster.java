@@ -43,7 +43,7 @@ public final class LocalCluster implements TestCluster {
         var list = new ArrayList<Communicator>(worldSize);
         for (int rank = 0; rank < worldSize; rank++) {
             InProcessTransport t = fabric.endpoint(rank);
-            list.add(new TransportCommunicator(t, t.mailbox(), t.engine(), config, 0, t::close));
+            list.add(TransportCommunicator.world(t, t.router(), config, t::close));
         }
         this.communicators = List.copyOf(list);
     }
@@ -88,6 +88,22 @@ public final class LocalCluster implements TestCluster {
     public <T> Map<Integer, T> onEachRank(RankBody<T> body) {
         return RankRunner.run("LocalCluster", "nexar-local-rank-", communicators, runTimeout, body,
                 (rank, error) -> fabric.endpoint(rank).fail(error), this::close);
+    }
+
+    /**
+     * Test fault: rank {@code rank}'s process dies without a word; every other rank hears of it at once, as its
+     * failure detector would (with setting {@code recovery.policy} deciding what follows).
+     */
+    public void crash(int rank) {
+        fabric.endpoint(rank).crash("crashed (test fault: its process died)");
+    }
+
+    /**
+     * Test fault: rank {@code observer} alone loses rank {@code victim} (a partial partition): it excludes it, as its
+     * failure detector would after the heartbeat timeout; {@code victim} stays alive.
+     */
+    public void suspect(int observer, int victim, String why) {
+        fabric.endpoint(observer).exclude(victim, why);
     }
 
     @Override

@@ -258,6 +258,26 @@ public final class CollectiveEngine {
     }
 
     /**
+     * Fails every pending operation of every communicator (recovery policy abort, or this process excluded); later
+     * operations are refused by the communicator.
+     *
+     * @param peer the world rank to blame (the context's peer, in each communicator's numbering), or -1
+     * @param why completes "cannot complete: ...", for example {@code world rank 2 failed (...)}
+     */
+    public void abortAll(int peer, String why) {
+        lock.lock();
+        try {
+            for (OpState op : active.values()) {
+                op.fail(new PeerFailedException(op.context.withPeer(peer < 0 ? -1 : op.group.local(peer)),
+                        "cannot complete: " + why), true);
+            }
+            spaceFreed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Reserves communicator id {@code id} on this process.
      *
      * @return false if this process already uses or used it (a collision: the split must pick another id)

@@ -4,6 +4,11 @@ import io.nexar.CollectiveHandle;
 import io.nexar.Communicator;
 import io.nexar.DataType;
 import io.nexar.ReduceOp;
+import io.nexar.MembershipEvent;
+import io.nexar.MembershipWatch;
+import io.nexar.PeerFailedException;
+import io.nexar.RecoveryPolicy;
+import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Collectives;
 import io.nexar.internal.collective.Group;
@@ -15,6 +20,7 @@ import io.nexar.Operation;
 import io.nexar.device.DeviceBuffer;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Checks;
@@ -23,7 +29,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -44,14 +52,30 @@ public final class TransportCommunicator implements Communicator {
     private final Transport transport;
     private final Mailbox mailbox;
     private final NexarConfig config;
-    private final int id;
-    private final Group group;
     private final CollectiveEngine engine;
-    private final ConcurrentHashMap<Integer, AtomicLong> nextSeq = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
-    /** Null when built without a collective engine (point-to-point only). */
-    private final Collectives collectives;
+    /** Null when built by hand without one: no shrink, no events, no recovery policy. */
+    private final Membership membership;
+    /** True for the world communicator under recovery policy automatic: it follows the rebuilt world. */
+    private final boolean followsWorld;
+    /** Every communicator id this object has had (it changes when an automatic recovery rebuilds the world). */
+    private final Set<Integer> lineage = ConcurrentHashMap.newKeySet();
+    private volatile View view;
+    /** The view generation the application was told about (by an exception): later ones are announced once. */
+    private volatile int acknowledged;
+
+    /**
+     * The membership this object works on now.
+     *
+     * @param group ranks and id
+     * @param generation recoveries that led to this view (automatic policy)
+     * @param collectives null when built without a collective engine (point-to-point only)
+     * @param nextSeq the next message number per destination
+     */
+    private record View(Group group, int generation, Collectives collectives,
+                        ConcurrentHashMap<Integer, AtomicLong> nextSeq) {
+    }
 
     /**
      * @param transport the process's transport
@@ -78,29 +102,109 @@ public final class TransportCommunicator implements Communicator {
     /** A communicator of {@code group} (the world, or a sub-communicator sharing the process's receive sides). */
     private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
                                   Group group, Runnable onClose) {
+        this(transport, mailbox, engine, config, group, null, false, onClose);
+    }
+
+    private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
+                                  Group group, Membership membership, boolean followsWorld, Runnable onClose) {
         this.transport = transport;
         this.mailbox = mailbox;
         this.engine = engine;
         this.config = config;
-        this.group = group;
-        this.id = group.id();
         this.onClose = onClose;
-        this.collectives = engine == null ? null : new Collectives(engine, transport, config, group);
+        this.membership = membership;
+        this.followsWorld = followsWorld;
+        adopt(group, 0);
+        if (membership != null) {
+            membership.register(group);
+            if (followsWorld) {
+                membership.onWorldRebuilt(d -> adopt(d.group(), d.generation()));
+            }
+        }
+    }
+
+    /**
+     * The world communicator of a process with a membership service: failures are handled by setting
+     * {@code recovery.policy}, {@link #shrink()} and {@link #watch} work. {@code router} must be the transport's
+     * inbound handler.
+     */
+    public static TransportCommunicator world(Transport transport, InboundRouter router, NexarConfig config,
+                                              Runnable onClose) {
+        var membership = new Membership(transport, router, config);
+        Group world = Group.world(transport.rank(), transport.worldSize());
+        return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world, membership,
+                config.policy() == RecoveryPolicy.AUTOMATIC, onClose);
+    }
+
+    private void adopt(Group group, int generation) {
+        lineage.add(group.id());
+        view = new View(group, generation, engine == null ? null
+                : new Collectives(engine, transport, config, group), new ConcurrentHashMap<>());
+    }
+
+    /**
+     * The current view, after waiting for an automatic recovery in progress (bounded by {@code deadline}). The first
+     * call after a rebuild that the application has not been told about (its own operations all succeeded) throws a
+     * {@link PeerFailedException} saying so: every survivor learns of every rebuild exactly once, and can
+     * resynchronize its state with the others.
+     */
+    private View current(Operation operation, Deadline deadline) {
+        View v = view;
+        if (followsWorld) {
+            Group g = v.group();
+            membership.currentWorld(deadline, new ErrorContext(operation, g.rank(), g.size(), g.id(), -1, -1, -1));
+            v = view;
+            if (v.generation() > acknowledged) {
+                acknowledged = v.generation();
+                throw new PeerFailedException(new ErrorContext(operation, v.group().rank(), v.group().size(),
+                        v.group().id(), -1, -1, -1), "cannot run: the world communicator was rebuilt without a failed"
+                        + " rank (recovery " + v.generation() + "; this rank is now rank " + v.group().rank() + " of "
+                        + v.group().size() + "); resynchronize the application's state and retry");
+            }
+        }
+        return v;
+    }
+
+    /** Runs a blocking collective; a failure caused by a lost peer is announced with the rebuild (automatic). */
+    private void run(Operation operation, Consumer<Collectives> body) {
+        View v = collView(operation);
+        try {
+            body.accept(v.collectives());
+        } catch (PeerFailedException e) {
+            throw afterFailure(e, v.generation());
+        }
+    }
+
+    /**
+     * Under policy automatic: waits (bounded) for the recovery the failure {@code e} started and counts {@code e} as
+     * the announcement of that rebuild, so the retried operation runs on the rebuilt communicator at once.
+     *
+     * @param seen the generation of the view the failed operation ran on
+     */
+    private PeerFailedException afterFailure(PeerFailedException e, int seen) {
+        if (followsWorld) {
+            int now = membership.awaitRebuild(seen, Deadline.after(config.heartbeatTimeout()
+                    .plus(config.recoveryTimeout())));
+            if (now > acknowledged) {
+                acknowledged = now;
+            }
+        }
+        return e;
     }
 
     @Override
     public int rank() {
-        return group.rank();
+        return view.group().rank();
     }
 
     @Override
     public int worldSize() {
-        return group.size();
+        return view.group().size();
     }
 
     @Override
     public int id() {
-        return id;
+        return view.group().id();
     }
 
     @Override
@@ -108,19 +212,27 @@ public final class TransportCommunicator implements Communicator {
         Checks.rank("dest", dest, worldSize());
         Checks.tag(tag);
         Checks.notNull("data", data);
-        var context = ErrorContext.p2p(Operation.SEND, rank(), worldSize(), id, tag, dest);
-        checkOpen(context);
         var deadline = Deadline.after(config.p2pTimeout());
-        long seq = nextSeq.computeIfAbsent(dest, d -> new AtomicLong()).getAndIncrement();
+        View v = current(Operation.SEND, deadline);
+        Group group = v.group();
+        int id = group.id();
+        Checks.rank("dest", dest, group.size());
+        var context = ErrorContext.p2p(Operation.SEND, group.rank(), group.size(), id, tag, dest);
+        checkOpen(context);
+        long seq = v.nextSeq().computeIfAbsent(dest, d -> new AtomicLong()).getAndIncrement();
         long total = data.byteSize();
         long chunk = config.chunkBytes();
         long offset = 0;
-        do {
-            long len = Math.min(chunk, total - offset);
-            transport.send(group.world(dest), Lane.P2P, new Message.Data(id, tag, seq, total, offset,
-                    data.asSlice(offset, len)), deadline, context);
-            offset += len;
-        } while (offset < total);
+        try {
+            do {
+                long len = Math.min(chunk, total - offset);
+                transport.send(group.world(dest), Lane.P2P, new Message.Data(id, tag, seq, total, offset,
+                        data.asSlice(offset, len)), deadline, context);
+                offset += len;
+            } while (offset < total);
+        } catch (PeerFailedException e) {
+            throw afterFailure(e, v.generation());
+        }
     }
 
     @Override
@@ -162,20 +274,28 @@ public final class TransportCommunicator implements Communicator {
         if (buffer.isReadOnly()) {
             throw new IllegalArgumentException("buffer is read-only");
         }
-        var context = ErrorContext.p2p(Operation.RECV, rank(), worldSize(), id, tag, src);
-        checkOpen(context);
         var deadline = Deadline.after(config.p2pTimeout());
+        View rv = current(Operation.RECV, deadline);
+        Group group = rv.group();
+        int id = group.id();
+        Checks.rank("src", src, group.size());
+        var context = ErrorContext.p2p(Operation.RECV, group.rank(), group.size(), id, tag, src);
+        checkOpen(context);
         int worldSrc = group.world(src);
-        if (buffer.isAccessibleBy(OTHER_THREAD)) {
-            return mailbox.receiveFrom(id, worldSrc, tag, buffer, deadline, context);
-        }
-        // A thread-confined segment cannot be written by the transport thread that delivers the message: receive
-        // into shared memory and copy on this thread.
-        try (Arena staging = Arena.ofShared()) {
-            MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
-            long n = mailbox.receiveFrom(id, worldSrc, tag, shared, deadline, context);
-            MemorySegment.copy(shared, 0, buffer, 0, n);
-            return n;
+        try {
+            if (buffer.isAccessibleBy(OTHER_THREAD)) {
+                return mailbox.receiveFrom(id, worldSrc, tag, buffer, deadline, context);
+            }
+            // A thread-confined segment cannot be written by the transport thread that delivers the message: receive
+            // into shared memory and copy on this thread.
+            try (Arena staging = Arena.ofShared()) {
+                MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
+                long n = mailbox.receiveFrom(id, worldSrc, tag, shared, deadline, context);
+                MemorySegment.copy(shared, 0, buffer, 0, n);
+                return n;
+            }
+        } catch (PeerFailedException e) {
+            throw afterFailure(e, rv.generation());
         }
     }
 
@@ -218,11 +338,17 @@ public final class TransportCommunicator implements Communicator {
 
     /** The collectives, once {@code operation} may run (open communicator with an engine). */
     private Collectives coll(Operation operation) {
-        if (collectives == null) {
+        return collView(operation).collectives();
+    }
+
+    /** The view whose collectives may run {@code operation} (open communicator with an engine). */
+    private View collView(Operation operation) {
+        if (engine == null) {
             throw new UnsupportedOperationException("this communicator was built without a collective engine");
         }
-        checkOpen(new ErrorContext(operation, rank(), worldSize(), id, -1, -1, -1));
-        return collectives;
+        View v = current(operation, Deadline.after(config.collectiveTimeout()));
+        checkOpen(new ErrorContext(operation, v.group().rank(), v.group().size(), v.group().id(), -1, -1, -1));
+        return v;
     }
 
     @Override
@@ -231,11 +357,43 @@ public final class TransportCommunicator implements Communicator {
         if (g == null) {
             return null;
         }
+        return child(g);
+    }
+
+    /** A sub-communicator of {@code g} sharing this process's transport, receive sides and membership service. */
+    private TransportCommunicator child(Group g) {
         String reason = "the communicator was closed";
-        return new TransportCommunicator(transport, mailbox, engine, config, g, () -> {
+        return new TransportCommunicator(transport, mailbox, engine, config, g, membership, false, () -> {
             engine.closeCommunicator(g.id(), reason);
             mailbox.closeCommunicator(g.id(), reason);
         });
+    }
+
+    @Override
+    public Communicator shrink() {
+        if (membership == null) {
+            throw new UnsupportedOperationException("this communicator was built without a membership service");
+        }
+        Group group = view.group();
+        var context = new ErrorContext(Operation.SHRINK, group.rank(), group.size(), group.id(), -1, -1, -1);
+        if (closed.get()) {
+            throw new CommunicatorClosedException(context, "failed: the communicator was closed");
+        }
+        if (followsWorld) {
+            current(Operation.SHRINK, Deadline.after(config.recoveryTimeout()));
+            checkOpen(context);
+            return this;
+        }
+        return child(membership.shrink(group, context).group());
+    }
+
+    @Override
+    public MembershipWatch watch(Consumer<MembershipEvent> listener) {
+        Checks.notNull("listener", listener);
+        if (membership == null) {
+            throw new UnsupportedOperationException("this communicator was built without a membership service");
+        }
+        return membership.watch(lineage::contains, listener);
     }
 
     @Override
@@ -255,7 +413,7 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll(Operation.ALL_REDUCE).allReduce(in, out, type, count, op, false);
+        run(Operation.ALL_REDUCE, c -> c.allReduce(in, out, type, count, op, false));
     }
 
     @Override
@@ -266,7 +424,7 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void broadcast(MemorySegment data, DataType type, long count, int root) {
-        coll(Operation.BROADCAST).broadcast(data, type, count, root, false);
+        run(Operation.BROADCAST, c -> c.broadcast(data, type, count, root, false));
     }
 
     @Override
@@ -276,7 +434,7 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root) {
-        coll(Operation.REDUCE).reduce(in, out, type, count, op, root, false);
+        run(Operation.REDUCE, c -> c.reduce(in, out, type, count, op, root, false));
     }
 
     @Override
@@ -287,7 +445,7 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void allGather(MemorySegment in, MemorySegment out, DataType type, long count) {
-        coll(Operation.ALL_GATHER).allGather(in, out, type, count, false);
+        run(Operation.ALL_GATHER, c -> c.allGather(in, out, type, count, false));
     }
 
     @Override
@@ -297,12 +455,12 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
-        coll(Operation.ALL_GATHER).allGatherV(in, out, type, counts, false);
+        run(Operation.ALL_GATHER, c -> c.allGatherV(in, out, type, counts, false));
     }
 
     @Override
     public void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll(Operation.REDUCE_SCATTER).reduceScatter(in, out, type, count, op, false);
+        run(Operation.REDUCE_SCATTER, c -> c.reduceScatter(in, out, type, count, op, false));
     }
 
     @Override
@@ -313,42 +471,42 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void allToAll(MemorySegment in, MemorySegment out, DataType type, long count) {
-        coll(Operation.ALL_TO_ALL).allToAll(in, out, type, count, false);
+        run(Operation.ALL_TO_ALL, c -> c.allToAll(in, out, type, count, false));
     }
 
     @Override
     public void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type) {
-        coll(Operation.ALL_TO_ALL).allToAllV(in, sendCounts, out, recvCounts, type, false);
+        run(Operation.ALL_TO_ALL, c -> c.allToAllV(in, sendCounts, out, recvCounts, type, false));
     }
 
     @Override
     public void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        coll(Operation.GATHER).gather(in, out, type, count, null, root, false);
+        run(Operation.GATHER, c -> c.gather(in, out, type, count, null, root, false));
     }
 
     @Override
     public void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
-        coll(Operation.GATHER).gather(in, out, type, -1, counts, root, false);
+        run(Operation.GATHER, c -> c.gather(in, out, type, -1, counts, root, false));
     }
 
     @Override
     public void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        coll(Operation.SCATTER).scatter(in, out, type, count, null, root, false);
+        run(Operation.SCATTER, c -> c.scatter(in, out, type, count, null, root, false));
     }
 
     @Override
     public void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
-        coll(Operation.SCATTER).scatter(in, out, type, -1, counts, root, false);
+        run(Operation.SCATTER, c -> c.scatter(in, out, type, -1, counts, root, false));
     }
 
     @Override
     public void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll(Operation.SCAN).scan(in, out, type, count, op, false, false);
+        run(Operation.SCAN, c -> c.scan(in, out, type, count, op, false, false));
     }
 
     @Override
     public void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        coll(Operation.EXCLUSIVE_SCAN).scan(in, out, type, count, op, true, false);
+        run(Operation.EXCLUSIVE_SCAN, c -> c.scan(in, out, type, count, op, true, false));
     }
 
     @Override
@@ -411,6 +569,10 @@ public final class TransportCommunicator implements Communicator {
         if (closed.get()) {
             throw new CommunicatorClosedException(context, "failed: the communicator was closed");
         }
+        String aborted = membership == null ? null : membership.aborted();
+        if (aborted != null) {
+            throw new PeerFailedException(context, "cannot run: " + aborted);
+        }
     }
 
     /**
@@ -433,7 +595,7 @@ public final class TransportCommunicator implements Communicator {
 
     private void checkWhole(long bytes, long elementBytes, int src, int tag) {
         if (bytes % elementBytes != 0) {
-            throw new IllegalArgumentException("recv on rank " + rank() + " (comm " + id + ", tag " + tag
+            throw new IllegalArgumentException("recv on rank " + rank() + " (comm " + id() + ", tag " + tag
                     + "): rank " + src + " sent " + bytes + " bytes, not a whole number of " + elementBytes
                     + "-byte elements");
         }

@@ -225,6 +225,39 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
+    /**
+     * Fails every pending receive, whatever its source (recovery policy abort, or this process excluded); later
+     * receives are refused by the communicator.
+     *
+     * @param why completes "cannot complete: ...", for example {@code world rank 2 failed (...)}
+     */
+    public void abortAll(String why) {
+        lock.lock();
+        try {
+            String detail = "cannot complete: " + why;
+            for (var q : posted.values()) {
+                for (PendingReceive r : q) {
+                    r.result.completeExceptionally(new PeerFailedException(r.context, detail));
+                }
+            }
+            posted.clear();
+            for (PairState p : pairs.values()) {
+                for (InboundMessage m : p.active.values()) {
+                    if (m.boundTo != null && !m.complete()) {
+                        PendingReceive r = m.boundTo;
+                        m.boundTo = null;
+                        r.bound = null;
+                        m.discard = true;
+                        r.result.completeExceptionally(new PeerFailedException(r.context, detail));
+                    }
+                }
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Fails every pending receive and refuses new ones. Idempotent. */
     public void close(String reason) {
         lock.lock();

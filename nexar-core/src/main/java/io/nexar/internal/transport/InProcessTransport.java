@@ -13,6 +13,8 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -30,6 +32,9 @@ public final class InProcessTransport implements Transport {
     private final long incarnation;
     /** Null while open; then why this endpoint went down. */
     private final AtomicReference<String> down = new AtomicReference<>();
+    /** Peers excluded by recovery, and why: nothing goes to them or comes from them any more. */
+    private final Map<Integer, String> excluded = new ConcurrentHashMap<>();
+    private boolean crashed;
 
     InProcessTransport(InProcessFabric fabric, int rank, int worldSize, InboundRouter router, long incarnation) {
         this.fabric = fabric;
@@ -70,8 +75,15 @@ public final class InProcessTransport implements Transport {
         if (myState != null) {
             throw new CommunicatorClosedException(context, "failed: " + myState);
         }
+        String out = excluded.get(peer);
+        if (out != null) {
+            throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + out);
+        }
         InProcessTransport target = fabric.endpoint(peer);
         String peerState = target.down.get();
+        if (peerState == null && target.excluded.containsKey(rank)) {
+            peerState = "excluded this rank (recovery removed it)";
+        }
         if (peerState != null) {
             throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + peerState);
         }
@@ -103,6 +115,40 @@ public final class InProcessTransport implements Transport {
         MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
         MessageCodec.encode(message, frame);
         return MessageCodec.decode(rank, frame, fabric.config().maxFrameBytes());
+    }
+
+    @Override
+    public void exclude(int peer, String why) {
+        if (peer != rank && excluded.putIfAbsent(peer, why) == null) {
+            router.onPeerDown(peer, why, null);
+        }
+    }
+
+    /**
+     * Test fault: this rank's process dies without a word. Its own operations fail; every peer hears of it as its
+     * failure detector would, with {@code why}.
+     */
+    public void crash(String why) {
+        synchronized (this) {
+            if (crashed) {
+                return;
+            }
+            crashed = true;
+        }
+        // Peers hear of it before their sends can fail on it, as with a failure detector that reports first.
+        for (int peer = 0; peer < fabric.worldSize(); peer++) {
+            if (peer != rank) {
+                fabric.endpoint(peer).router.onPeerDown(rank, why, null);
+            }
+        }
+        if (down.compareAndSet(null, why)) {
+            router.close("this rank crashed (test fault)");
+        }
+    }
+
+    /** The inbound side of this endpoint. */
+    public InboundRouter router() {
+        return router;
     }
 
     /** Closes this endpoint normally: peers see this rank leave. */

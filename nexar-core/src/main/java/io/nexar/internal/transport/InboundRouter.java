@@ -1,5 +1,6 @@
 package io.nexar.internal.transport;
 
+import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
@@ -12,11 +13,33 @@ import io.nexar.internal.protocol.Message;
 public final class InboundRouter implements InboundHandler {
     private final Mailbox mailbox;
     private final CollectiveEngine engine;
+    private volatile Membership membership;
 
     /** Routes to {@code mailbox} and {@code engine}. */
     public InboundRouter(Mailbox mailbox, CollectiveEngine engine) {
         this.mailbox = mailbox;
         this.engine = engine;
+    }
+
+    /** Sends failures and agreement messages to {@code m} from now on (once, before the transport connects). */
+    public void attach(Membership m) {
+        membership = m;
+    }
+
+    /** The membership service, or null if none is attached. */
+    public Membership membership() {
+        return membership;
+    }
+
+    /**
+     * Fails every pending receive and collective (recovery policy abort, or this process excluded).
+     *
+     * @param peer the world rank to blame, or -1
+     * @param why completes "cannot complete: ..."
+     */
+    public void abortAll(int peer, String why) {
+        engine.abortAll(peer, why);
+        mailbox.abortAll(why);
     }
 
     /** The point-to-point receive side. */
@@ -34,6 +57,14 @@ public final class InboundRouter implements InboundHandler {
         return switch (message) {
             case Message.Collective c -> engine.onMessage(peer, c);
             case Message.CollectiveAbort a -> engine.onMessage(peer, a);
+            case Message.Agree a -> {
+                Membership m = membership;
+                if (m != null) {
+                    m.onAgree(peer, a);
+                }
+                yield Delivery.ACCEPTED;
+            }
+            case Message.Heartbeat h -> Delivery.ACCEPTED;
             case Message.Goodbye g -> {
                 engine.onPeerDown(peer, "left (" + g.detail() + ")");
                 yield mailbox.onMessage(peer, g);
@@ -47,6 +78,8 @@ public final class InboundRouter implements InboundHandler {
         return switch (message) {
             case Message.Collective c -> engine.deliverWaiting(peer, c, deadlineNanos);
             case Message.CollectiveAbort a -> engine.deliverWaiting(peer, a, deadlineNanos);
+            case Message.Agree a -> onMessage(peer, a) == Delivery.ACCEPTED;
+            case Message.Heartbeat h -> true;
             case Message.Goodbye g -> {
                 engine.onPeerDown(peer, "left (" + g.detail() + ")");
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
@@ -57,12 +90,23 @@ public final class InboundRouter implements InboundHandler {
 
     @Override
     public void onPeerDown(int peer, String why, Throwable cause) {
+        Membership m = membership;
+        if (m != null) { // first: an operation failed below and retried at once must see a recovery under way
+            m.beforePeerDown(peer);
+        }
         engine.onPeerDown(peer, why);
         mailbox.onPeerDown(peer, why, cause);
+        if (m != null) {
+            m.onPeerDown(peer, why);
+        }
     }
 
     /** Fails every pending receive and collective and refuses new ones. Idempotent. */
     public void close(String reason) {
+        Membership m = membership;
+        if (m != null) {
+            m.close();
+        }
         engine.close(reason);
         mailbox.close(reason);
     }

@@ -31,6 +31,15 @@ public interface Transport extends AutoCloseable {
      */
     void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context);
 
+    /**
+     * Excludes {@code peer} for good (recovery removed it): the peer is reported down to the handler if it was not
+     * yet, its connection is closed, and nothing from it is accepted again, whatever it sends or however it
+     * reconnects. Idempotent; never blocks.
+     *
+     * @param why completes "rank N ...", for example {@code was excluded by the survivors}
+     */
+    void exclude(int peer, String why);
+
     /** Says goodbye to every peer and releases every resource. Idempotent. */
     @Override
     void close();

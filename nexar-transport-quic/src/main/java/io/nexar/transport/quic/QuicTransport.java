@@ -224,6 +224,29 @@ public final class QuicTransport implements Transport {
         }
     }
 
+    /**
+     * Excludes {@code peer} for good: marks it down (reported to the handler once), closes its connection and bulk
+     * lane, and refuses any later connection from it (a link that went down never attaches a connection again).
+     */
+    @Override
+    public void exclude(int peer, String why) {
+        Objects.checkIndex(peer, worldSize);
+        PeerLink l = links[peer];
+        if (l == null) {
+            return;
+        }
+        l.down(why, null, !closing.get());
+        Connection c = l.connection();
+        if (c != null) {
+            try {
+                c.channel().eventLoop().execute(() -> c.closeWith(GoodbyeReason.FAILURE.code(), "rank " + rank
+                        + ": rank " + peer + " " + why, why));
+            } catch (RejectedExecutionException stopping) {
+                LOG.debug("rank {}: event loop is stopping", rank);
+            }
+        }
+    }
+
     /** Closes normally: peers see this rank leave once they have read everything it sent. Idempotent. */
     @Override
     public void close() {

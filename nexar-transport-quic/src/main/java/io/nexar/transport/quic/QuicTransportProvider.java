@@ -75,7 +75,7 @@ public final class QuicTransportProvider implements TransportProvider {
             router.close("formation failed");
             throw e;
         }
-        return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, 0, () -> {
+        return TransportCommunicator.world(transport, router, config, () -> {
             transport.close();
             router.close("the communicator was closed");
         });

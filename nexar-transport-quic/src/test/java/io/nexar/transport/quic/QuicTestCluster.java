@@ -48,7 +48,7 @@ final class QuicTestCluster implements TestCluster {
         for (int r = 0; r < transports.size(); r++) {
             QuicTransport t = transports.get(r);
             InboundRouter in = routers.get(r);
-            list.add(new TransportCommunicator(t, in.mailbox(), in.engine(), config, 0, () -> {
+            list.add(TransportCommunicator.world(t, in, config, () -> {
                 t.close();
                 in.close("the communicator was closed");
             }));

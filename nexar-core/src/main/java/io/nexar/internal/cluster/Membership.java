@@ -1,0 +1,523 @@
+package io.nexar.internal.cluster;
+
+import io.nexar.ErrorContext;
+import io.nexar.MembershipEvent;
+import io.nexar.NexarConfig;
+import io.nexar.NexarException;
+import io.nexar.Operation;
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
+import io.nexar.RecoveryPolicy;
+import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.collective.Group;
+import io.nexar.internal.collective.Splits;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundRouter;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.Deadline;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.IntPredicate;
+
+/**
+ * The process's membership service: hears of failed peers (from the transport, through the {@link InboundRouter}),
+ * applies the recovery policy, runs the {@link Agreement}s that shrink communicators, excludes the members they
+ * remove, and tells the application ({@link MembershipEvent}s).
+ *
+ * <p>Threading: all state has one owner, a single virtual thread ({@code nexar-membership-r<rank>}); the entry
+ * points only enqueue work for it, so transport threads never block here and no lock spans I/O (DESIGN.md section
+ * 3). Listeners run on that thread too.
+ */
+public final class Membership implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Membership.class.getName());
+    /** Agreement messages kept for a communicator this process does not know yet (a split still under way). */
+    private static final int MAX_EARLY = 4096;
+    /** How long one agreement message may wait for room on the control lane. */
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
+
+    private final Transport transport;
+    private final InboundRouter router;
+    private final CollectiveEngine engine;
+    private final RecoveryPolicy policy;
+    private final Duration recoveryTimeout;
+    private final ExecutorService owner;
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+
+    // ---- owned by the membership thread
+    private final Map<Integer, String> down = new LinkedHashMap<>();
+    private final Map<Integer, Group> groups = new HashMap<>();
+    private final Map<Integer, Integer> generations = new HashMap<>();
+    private final Map<Integer, Agreement> agreements = new HashMap<>();
+    private final Map<Integer, CompletableFuture<Decision>> results = new HashMap<>();
+    private final Map<Integer, List<Object[]>> early = new HashMap<>();
+    private int earlyCount;
+
+    // ---- read by any thread
+    private volatile String aborted;
+    private volatile Group world;
+    private volatile int worldGeneration;
+    private volatile CompletableFuture<Decision> worldRecovery;
+    private volatile Consumer<Decision> worldRebuilt = d -> { };
+    private volatile boolean closed;
+
+    /**
+     * What an agreement decided for one communicator.
+     *
+     * @param oldGroup the communicator that was shrunk
+     * @param group the survivors' communicator (this process's rank in it)
+     * @param failedWorldRanks the world ranks removed
+     * @param generation recoveries in the lineage so far, this one included
+     */
+    public record Decision(Group oldGroup, Group group, int[] failedWorldRanks, int generation) {
+        /** The event for listeners. */
+        MembershipEvent.Rebuilt event() {
+            var failed = new ArrayList<Integer>();
+            var oldToNew = new ArrayList<Integer>();
+            for (int r = 0; r < oldGroup.size(); r++) {
+                int w = oldGroup.world(r);
+                oldToNew.add(group.local(w));
+                if (Arrays.binarySearch(failedWorldRanks, w) >= 0) {
+                    failed.add(r);
+                }
+            }
+            return new MembershipEvent.Rebuilt(oldGroup.id(), group.id(), generation, failed, oldToNew, group.rank(),
+                    group.size());
+        }
+    }
+
+    private record Listener(IntPredicate communicators, Consumer<MembershipEvent> consumer) {
+    }
+
+    /**
+     * Creates the service and attaches it to {@code router}.
+     *
+     * @param transport the process's transport (agreement messages, exclusion)
+     * @param router the process's inbound side
+     * @param config recovery policy and timeout
+     */
+    public Membership(Transport transport, InboundRouter router, NexarConfig config) {
+        this.transport = transport;
+        this.router = router;
+        this.engine = router.engine();
+        this.policy = config.policy();
+        this.recoveryTimeout = config.recoveryTimeout();
+        this.owner = Executors.newSingleThreadExecutor(
+                Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory());
+        Group w = Group.world(transport.rank(), transport.worldSize());
+        this.world = w;
+        run(() -> register(w, 0));
+        router.attach(this);
+    }
+
+    /** The recovery policy. */
+    public RecoveryPolicy policy() {
+        return policy;
+    }
+
+    /** Under policy abort, why every operation now fails ("rank 2 failed (...)"); else null. */
+    public String aborted() {
+        return aborted;
+    }
+
+    // ------------------------------------------------------------------------------------------------ entry points
+
+    /** A communicator exists on this process (the world, a split or a rebuilt one). Any thread. */
+    public void register(Group g) {
+        run(() -> register(g, 0));
+    }
+
+    /**
+     * World rank {@code peer} is gone: the first of two calls, made before the receive sides fail the operations
+     * that need it. Under policy automatic a recovery is marked under way here, so an operation that fails below and
+     * is retried at once waits for it instead of failing again. Any thread, never blocks.
+     */
+    public void beforePeerDown(int peer) {
+        if (policy == RecoveryPolicy.AUTOMATIC) {
+            synchronized (this) {
+                CompletableFuture<Decision> r = worldRecovery;
+                if (world.local(peer) >= 0 && (r == null || r.isDone())) {
+                    worldRecovery = new CompletableFuture<>();
+                    notifyAll();
+                }
+            }
+        }
+    }
+
+    /**
+     * World rank {@code peer} is gone: the second call, after the receive sides failed what needed it (so those
+     * operations name it precisely). Under policy abort every other operation fails now too, unless the peer left
+     * politely ({@code why} starts with {@code "left ("}: a rank that closed its communicator is not a failure).
+     * Any thread, never blocks.
+     *
+     * @param why completes "rank N ...", for example {@code failed (...)} or {@code left (...)}
+     */
+    public void onPeerDown(int peer, String why) {
+        if (policy == RecoveryPolicy.ABORT && !isPoliteLeave(why)) {
+            synchronized (this) {
+                if (aborted == null) {
+                    aborted = "world rank " + peer + " " + why + " (recovery policy abort)";
+                }
+            }
+            router.abortAll(peer, aborted);
+        }
+        run(() -> handleDown(peer, why));
+    }
+
+    /** True for the reason a transport gives a peer that said goodbye normally. */
+    static boolean isPoliteLeave(String why) {
+        return why.startsWith("left (");
+    }
+
+    /** An agreement message from world rank {@code from}. Any thread, never blocks. */
+    public void onAgree(int from, Message.Agree m) {
+        run(() -> handleAgree(from, m));
+    }
+
+    /**
+     * Shrinks {@code g} (see {@link io.nexar.Communicator#shrink()}): starts or joins its agreement and waits for the
+     * decision, at most setting {@code recovery.timeout}.
+     *
+     * @return the survivors' communicator
+     */
+    public Decision shrink(Group g, ErrorContext context) {
+        var future = new CompletableFuture<CompletableFuture<Decision>>();
+        run(() -> future.complete(start(g)));
+        return await(future.thenCompose(f -> f), Deadline.after(recoveryTimeout), context, g.id());
+    }
+
+    /**
+     * Under policy automatic: the current world group, after waiting (at most until {@code deadline}) for a recovery
+     * in progress. Under other policies the world as it was formed.
+     */
+    public Group currentWorld(Deadline deadline, ErrorContext context) {
+        CompletableFuture<Decision> r = worldRecovery;
+        if (r != null && !r.isDone()) {
+            await(r, deadline, context, world.id());
+        }
+        return world;
+    }
+
+    /**
+     * Under policy automatic, after an operation failed because a peer was lost: waits until the world has been
+     * rebuilt past generation {@code seen} (the recovery may not even have started here yet: the failure can reach an
+     * operation before the failure detector reports it), until this process can no longer take part, or until
+     * {@code deadline}.
+     *
+     * @return the world's generation now
+     */
+    public int awaitRebuild(int seen, Deadline deadline) {
+        while (true) {
+            CompletableFuture<Decision> pending = null;
+            synchronized (this) {
+                while (worldGeneration <= seen && aborted == null
+                        && ((pending = worldRecovery) == null || pending.isDone())) {
+                    long left = deadline.remainingNanos();
+                    if (left <= 0) {
+                        return worldGeneration;
+                    }
+                    try {
+                        TimeUnit.NANOSECONDS.timedWait(this, left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return worldGeneration;
+                    }
+                }
+                if (worldGeneration > seen || aborted != null) {
+                    return worldGeneration;
+                }
+            }
+            try {
+                pending.get(Math.max(1, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException failed) {
+                return worldGeneration;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return worldGeneration;
+            }
+        }
+    }
+
+    /** Under policy automatic: called (on the membership thread) with each rebuilt world. */
+    public void onWorldRebuilt(Consumer<Decision> hook) {
+        worldRebuilt = hook;
+    }
+
+    /** Registers a listener for the communicators whose ids {@code communicators} accepts. */
+    public io.nexar.MembershipWatch watch(IntPredicate communicators, Consumer<MembershipEvent> consumer) {
+        var l = new Listener(communicators, consumer);
+        listeners.add(l);
+        return () -> listeners.remove(l);
+    }
+
+    /** Stops the membership thread; pending shrinks fail. Idempotent, bounded. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        owner.shutdownNow();
+        try {
+            owner.awaitTermination(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ the owner
+
+    private void run(Runnable task) {
+        if (closed) {
+            return;
+        }
+        try {
+            owner.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, () -> "rank " + transport.rank() + ": membership task failed", e);
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "rank " + transport.rank() + ": membership service is closed");
+        }
+    }
+
+    private void register(Group g, int generation) {
+        groups.putIfAbsent(g.id(), g);
+        generations.putIfAbsent(g.id(), generation);
+        List<Object[]> held = early.remove(g.id());
+        if (held != null) {
+            earlyCount -= held.size();
+            for (Object[] m : held) {
+                handleAgree((Integer) m[0], (Message.Agree) m[1]);
+            }
+        }
+    }
+
+    private void handleDown(int peer, String why) {
+        if (down.putIfAbsent(peer, why) != null) {
+            return;
+        }
+        for (Group g : List.copyOf(groups.values())) {
+            int r = g.local(peer);
+            if (r >= 0) {
+                emit(new MembershipEvent.RankFailed(g.id(), r, peer, why));
+            }
+        }
+        if (policy == RecoveryPolicy.AUTOMATIC && world.local(peer) >= 0) {
+            start(world);
+        }
+        for (Agreement a : List.copyOf(agreements.values())) {
+            if (a.outcome() == Agreement.Outcome.RUNNING) {
+                a.suspect(peer);
+                settle(a);
+            }
+        }
+    }
+
+    private void handleAgree(int from, Message.Agree m) {
+        Agreement a = agreements.get(m.communicator());
+        if (a == null) {
+            Group g = groups.get(m.communicator());
+            if (g == null) {
+                if (earlyCount < MAX_EARLY) {
+                    early.computeIfAbsent(m.communicator(), id -> new ArrayList<>()).add(new Object[] {from, m});
+                    earlyCount++;
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": dropped an agreement message"
+                            + " for unknown communicator " + m.communicator());
+                }
+                return;
+            }
+            start(g);
+            a = agreements.get(m.communicator());
+        }
+        a.onMessage(from, m);
+        settle(a);
+    }
+
+    /** Starts the agreement on {@code g} if it is not running yet; its decision's future. */
+    private CompletableFuture<Decision> start(Group g) {
+        CompletableFuture<Decision> result = results.get(g.id());
+        if (result != null) {
+            return result;
+        }
+        synchronized (this) {
+            CompletableFuture<Decision> pending = worldRecovery;
+            boolean isWorld = g.id() == world.id() && policy == RecoveryPolicy.AUTOMATIC;
+            result = isWorld && pending != null && !pending.isDone() ? pending : new CompletableFuture<>();
+            if (isWorld) {
+                worldRecovery = result;
+                notifyAll();
+            }
+        }
+        results.put(g.id(), result);
+        var a = new Agreement(g.id(), generations.getOrDefault(g.id(), 0), transport.rank(), g.worldRanks());
+        agreements.put(g.id(), a);
+        for (int peer : down.keySet()) {
+            a.suspect(peer);
+        }
+        a.start();
+        settle(a);
+        return result;
+    }
+
+    /** Sends what {@code a} has to say and acts on its outcome. */
+    private void settle(Agreement a) {
+        for (Agreement.Send s : a.drainOutbox()) {
+            if (down.containsKey(s.to()) && s.message().kind() != io.nexar.internal.protocol.AgreeKind.DECIDE) {
+                continue;
+            }
+            try {
+                transport.send(s.to(), Lane.CONTROL, s.message(), Deadline.after(SEND_TIMEOUT),
+                        context(Operation.RECOVERY, a.communicator()).withPeer(s.to()));
+            } catch (NexarException e) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "rank " + transport.rank() + ": agreement message to rank " + s.to()
+                        + " not sent: " + e.getMessage());
+            }
+        }
+        CompletableFuture<Decision> result = results.get(a.communicator());
+        if (result == null || result.isDone()) {
+            return;
+        }
+        switch (a.outcome()) {
+            case RUNNING -> { }
+            case DECIDED -> decided(a, result);
+            case EXCLUDED -> failed(a, result, "this rank was excluded by the survivors (" + a.excludedBy()
+                    + " listed it as failed)");
+            case NO_QUORUM -> failed(a, result, "only " + (a.members().length - a.failed().length) + " of "
+                    + a.members().length + " ranks remain reachable (failed world ranks " + Arrays.toString(a.failed())
+                    + "); recovery needs more than half of them");
+        }
+    }
+
+    private void decided(Agreement a, CompletableFuture<Decision> result) {
+        Group old = groups.get(a.communicator());
+        int[] failed = a.decided();
+        int[] survivors = Arrays.stream(old.worldRanks()).filter(w -> Arrays.binarySearch(failed, w) < 0).toArray();
+        int generation = a.generation() + 1;
+        int id = Splits.deriveId(old.id(), -generation, 0x5eed, 0);
+        if (!engine.reserveId(id)) {
+            failed(a, result, "the rebuilt communicator's id " + id + " is already used on this process");
+            return;
+        }
+        int self = transport.rank();
+        var next = new Group(id, indexOf(survivors, self), survivors);
+        register(next, generation);
+        var decision = new Decision(old, next, failed, generation);
+        LOG.log(System.Logger.Level.INFO, () -> "rank " + self + ": communicator " + old.id() + " rebuilt as " + id
+                + " without world ranks " + Arrays.toString(failed) + " (" + next.size() + " ranks, this one is rank "
+                + next.rank() + ")");
+        if (old.id() == world.id() && policy == RecoveryPolicy.AUTOMATIC) {
+            synchronized (this) {
+                world = next; // before the exclusions below report their peers down: they are not in it
+                worldGeneration = generation;
+                notifyAll();
+            }
+            worldRebuilt.accept(decision);
+        }
+        for (int w : failed) {
+            transport.exclude(w, "was excluded by the survivors of communicator " + old.id() + " (recovery "
+                    + generation + ")");
+        }
+        result.complete(decision);
+        emit(decision.event());
+        if (policy == RecoveryPolicy.AUTOMATIC && next.id() == world.id()) {
+            for (int peer : down.keySet()) {
+                if (next.local(peer) >= 0) { // died after the decision's value was fixed: recover again
+                    start(next);
+                    break;
+                }
+            }
+        }
+    }
+
+    private void failed(Agreement a, CompletableFuture<Decision> result, String why) {
+        LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": recovery of communicator "
+                + a.communicator() + " failed: " + why);
+        if (a.communicator() == world.id()) {
+            synchronized (this) {
+                aborted = why;
+                notifyAll();
+            }
+            router.abortAll(-1, why);
+        }
+        result.completeExceptionally(new RecoveryFailure(why));
+        emit(new MembershipEvent.Excluded(a.communicator(), why));
+    }
+
+    private void emit(MembershipEvent event) {
+        for (Listener l : listeners) {
+            if (l.communicators().test(event.communicator())) {
+                try {
+                    l.consumer().accept(event);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": membership listener failed on "
+                            + event, e);
+                }
+            }
+        }
+    }
+
+    private Decision await(CompletableFuture<Decision> f, Deadline deadline, ErrorContext context, int comm) {
+        try {
+            return f.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            var waiting = new CompletableFuture<List<Integer>>();
+            run(() -> {
+                Agreement a = agreements.get(comm);
+                waiting.complete(a == null ? List.of() : a.waitingFor());
+            });
+            List<Integer> who = waiting.completeOnTimeout(List.of(), 1, TimeUnit.SECONDS).join();
+            throw new OperationTimeoutException(context, deadline.timeout(), "the agreement on the failed ranks"
+                    + (who.isEmpty() ? "" : " (world ranks " + who + " have not answered)"));
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RecoveryFailure rf) {
+                throw new PeerFailedException(context, "cannot continue: " + rf.getMessage());
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new io.nexar.OperationCancelledException(context, "was interrupted while waiting for the"
+                    + " agreement on the failed ranks");
+        }
+    }
+
+    /** Why an agreement could not give this process a communicator; the waiting caller adds its context. */
+    private static final class RecoveryFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RecoveryFailure(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    private ErrorContext context(Operation op, int comm) {
+        return new ErrorContext(op, transport.rank(), transport.worldSize(), comm, -1, -1, -1);
+    }
+
+    private static int indexOf(int[] ranks, int r) {
+        for (int i = 0; i < ranks.length; i++) {
+            if (ranks[i] == r) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
