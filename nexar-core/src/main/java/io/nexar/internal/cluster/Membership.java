@@ -69,6 +69,8 @@ public final class Membership implements AutoCloseable {
 
     // ---- read by any thread
     private volatile String aborted;
+    private volatile int abortedPeer = -1;
+    private volatile String abortedWhy;
     private volatile Group world;
     private volatile int worldGeneration;
     private volatile CompletableFuture<Decision> worldRecovery;
@@ -129,9 +131,29 @@ public final class Membership implements AutoCloseable {
         return policy;
     }
 
-    /** Under policy abort, why every operation now fails ("rank 2 failed (...)"); else null. */
+    /**
+     * Why every operation of the process now fails, or null: under policy abort "world rank 2 failed (...) (recovery
+     * policy abort)", or why this process was excluded.
+     */
     public String aborted() {
         return aborted;
+    }
+
+    /**
+     * The failure that {@link #aborted()} reports, completing "cannot ..." in the numbering of {@code group} for an
+     * operation whose peer is {@code peer} in that numbering (-1 for a collective); null if not aborted.
+     */
+    public String abortedDetail(Group group, int peer) {
+        String all = aborted;
+        if (all == null) {
+            return null;
+        }
+        int w = abortedPeer;
+        int r = w < 0 ? -1 : group.local(w);
+        if (r >= 0 && (peer == -1 || peer == r)) {
+            return "cannot complete: rank " + r + (r == w ? "" : " (world rank " + w + ")") + " " + abortedWhy;
+        }
+        return "cannot run: " + all;
     }
 
     // ------------------------------------------------------------------------------------------------ entry points
@@ -170,7 +192,9 @@ public final class Membership implements AutoCloseable {
         if (policy == RecoveryPolicy.ABORT && !isPoliteLeave(why)) {
             synchronized (this) {
                 if (aborted == null) {
-                    aborted = "world rank " + peer + " " + why + " (recovery policy abort)";
+                    abortedPeer = peer;
+                    abortedWhy = why + " (recovery policy abort)";
+                    aborted = "world rank " + peer + " " + abortedWhy;
                 }
             }
             router.abortAll(peer, aborted);

@@ -569,9 +569,9 @@ public final class TransportCommunicator implements Communicator {
         if (closed.get()) {
             throw new CommunicatorClosedException(context, "failed: the communicator was closed");
         }
-        String aborted = membership == null ? null : membership.aborted();
+        String aborted = membership == null ? null : membership.abortedDetail(view.group(), context.peer());
         if (aborted != null) {
-            throw new PeerFailedException(context, "cannot run: " + aborted);
+            throw new PeerFailedException(context, aborted);
         }
     }
 
