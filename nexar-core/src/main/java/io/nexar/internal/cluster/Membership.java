@@ -188,7 +188,11 @@ public final class Membership implements AutoCloseable {
      *
      * @param why completes "rank N ...", for example {@code failed (...)} or {@code left (...)}
      */
-    public void onPeerDown(int peer, String why) {
+    public void onPeerDown(int peer, String why, Throwable cause) {
+        if (cause instanceof io.nexar.internal.transport.DeclaredFailed && policy != RecoveryPolicy.ABORT) {
+            excludedByPeer(peer, why);
+            return;
+        }
         if (policy == RecoveryPolicy.ABORT && !isPoliteLeave(why)) {
             synchronized (this) {
                 if (aborted == null) {
@@ -200,6 +204,32 @@ public final class Membership implements AutoCloseable {
             router.abortAll(peer, aborted);
         }
         run(() -> handleDown(peer, why));
+    }
+
+    /**
+     * Peer {@code peer} declared this process failed and cut it off: this process is out (it must not accuse the
+     * peer, whose view will prevail with the other members). Every operation fails from now on.
+     */
+    private void excludedByPeer(int peer, String why) {
+        String reason = "this rank was excluded: rank " + peer + " " + why;
+        CompletableFuture<Decision> pending;
+        synchronized (this) {
+            if (aborted != null) {
+                return;
+            }
+            aborted = reason;
+            pending = worldRecovery;
+            notifyAll();
+        }
+        router.abortAll(-1, reason);
+        if (pending != null) {
+            pending.completeExceptionally(new RecoveryFailure(reason));
+        }
+        run(() -> {
+            for (Group g : List.copyOf(groups.values())) {
+                emit(new MembershipEvent.Excluded(g.id(), reason));
+            }
+        });
     }
 
     /** True for the reason a transport gives a peer that said goodbye normally. */
@@ -344,7 +374,7 @@ public final class Membership implements AutoCloseable {
                 emit(new MembershipEvent.RankFailed(g.id(), r, peer, why));
             }
         }
-        if (policy == RecoveryPolicy.AUTOMATIC && world.local(peer) >= 0) {
+        if (policy == RecoveryPolicy.AUTOMATIC && world.local(peer) >= 0 && aborted == null) {
             start(world);
         }
         for (Agreement a : List.copyOf(agreements.values())) {
@@ -356,6 +386,9 @@ public final class Membership implements AutoCloseable {
     }
 
     private void handleAgree(int from, Message.Agree m) {
+        if (aborted != null && policy != RecoveryPolicy.ABORT) {
+            return; // excluded, or no quorum: this process takes no further part
+        }
         Agreement a = agreements.get(m.communicator());
         if (a == null) {
             Group g = groups.get(m.communicator());

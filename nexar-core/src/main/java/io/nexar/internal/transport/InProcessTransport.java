@@ -121,6 +121,9 @@ public final class InProcessTransport implements Transport {
     public void exclude(int peer, String why) {
         if (peer != rank && excluded.putIfAbsent(peer, why) == null) {
             router.onPeerDown(peer, why, null);
+            // as a network transport closes the link saying why: the peer learns that it was declared failed
+            String told = "declared this rank failed (rank " + rank + ": rank " + peer + " " + why + ")";
+            fabric.endpoint(peer).router.onPeerDown(rank, told, new DeclaredFailed(told));
         }
     }
 

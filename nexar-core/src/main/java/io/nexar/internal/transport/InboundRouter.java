@@ -97,7 +97,7 @@ public final class InboundRouter implements InboundHandler {
         engine.onPeerDown(peer, why);
         mailbox.onPeerDown(peer, why, cause);
         if (m != null) {
-            m.onPeerDown(peer, why);
+            m.onPeerDown(peer, why, cause);
         }
     }
 

@@ -13,6 +13,7 @@ import io.nexar.Operation;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.DeclaredFailed;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import java.nio.charset.StandardCharsets;
@@ -51,6 +52,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     volatile PeerLink link;
     private volatile boolean done;
     private volatile long lastSentNanos = System.nanoTime();
+    private long lastHeartbeatNanos;
     private int hellos;
     private long incarnation;
     private boolean ready;
@@ -238,6 +240,17 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
                 + (link == null ? "?" : link.peer) + " " + why, null);
     }
 
+    /**
+     * This rank declares the peer failed: marks it down and closes the connection with
+     * {@link Texts#DECLARED_FAILED}, so a peer that is still alive learns that it was cut off (and does not blame
+     * this rank).
+     */
+    void declareFailed(String why) {
+        down(why, null);
+        closeWith(Texts.DECLARED_FAILED, "rank " + transport.rank() + ": rank " + (link == null ? "?" : link.peer)
+                + " " + why, why);
+    }
+
     private void down(String why, Throwable cause) {
         PeerLink l = link;
         if (l != null) {
@@ -253,10 +266,25 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         lastSentNanos = System.nanoTime();
     }
 
-    /** Sends a heartbeat if nothing was sent for {@code idleNanos}, to keep the QUIC connection alive. */
-    void keepAlive(long idleNanos, long sequence) {
+    /**
+     * One tick of the failure detector for this peer: sends a heartbeat on the control lane every
+     * {@code intervalNanos} (whatever else is sent: data can sit in a paused lane, a heartbeat never waits), and
+     * declares the peer failed once nothing at all arrived from it for {@code timeoutNanos}.
+     */
+    void heartbeat(long intervalNanos, long timeoutNanos, long sequence) {
+        PeerLink l = link;
+        if (!ready || done || l == null || l.isDown() || transport.isClosing()) {
+            return;
+        }
         long now = System.nanoTime();
-        if (ready && !done && link != null && !link.isDown() && now - lastSentNanos >= idleNanos) {
+        long silent = l.silentNanos(now);
+        if (silent > timeoutNanos) {
+            declareFailed("sent nothing for " + Texts.millis(silent) + " (heartbeat timeout "
+                    + Texts.millis(timeoutNanos) + "): its process is dead, hung or unreachable");
+            return;
+        }
+        if (now - lastHeartbeatNanos >= intervalNanos && !transport.heartbeatsPaused()) {
+            lastHeartbeatNanos = now;
             lanes.get(Lane.CONTROL.ordinal()).writeNow(new Message.Heartbeat(sequence, now));
         }
     }
@@ -341,7 +369,9 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
             }
             l.down(ready ? why : "at " + remote() + " " + why, null, false);
             if (!transport.isClosing()) {
-                l.report(null);
+                boolean cutOff = closeEvent != null && closeEvent.isApplicationClose()
+                        && closeEvent.error() == Texts.DECLARED_FAILED;
+                l.report(cutOff ? new DeclaredFailed(why) : null);
             }
         } else {
             closedUnidentified(closeEvent != null || handshakeFailure == null ? why

@@ -315,6 +315,10 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         if (connection.isDone()) {
             return;
         }
+        PeerLink from = connection.link();
+        if (from != null) {
+            from.noteReceived(); // liveness is judged by what arrives, on every lane
+        }
         if (!helloSeen) {
             helloSeen = true;
             connection.onHello(this, m);
@@ -323,6 +327,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         switch (m) {
             case Message.Hello h -> throw connection.protocolError("sent a second HELLO on lane " + name);
             case Message.Goodbye g -> connection.onGoodbye(g);
+            case Message.Heartbeat h -> { } // counted above
             default -> {
                 if (connection.deliver(m) == Delivery.FULL) {
                     held = copy(m);

@@ -30,6 +30,8 @@ final class PeerLink {
     private final long bulkThreshold;
     private volatile LaneStream bulk;
     private volatile boolean bulkFinished;
+    /** When anything (a frame on any lane, the bulk lane included) last arrived from the peer; System.nanoTime(). */
+    private volatile long lastReceivedNanos = System.nanoTime();
 
     PeerLink(int peer, InboundHandler handler) {
         this(peer, handler, Long.MAX_VALUE);
@@ -68,7 +70,18 @@ final class PeerLink {
     /** The connection said Hello on every lane; {@code incarnation} is the peer's (its bulk lane must match). */
     void markReady(long peerIncarnation) {
         incarnation = peerIncarnation;
+        lastReceivedNanos = System.nanoTime();
         ready.complete(null);
+    }
+
+    /** A frame arrived from the peer (any lane, any thread): it is alive now. */
+    void noteReceived() {
+        lastReceivedNanos = System.nanoTime();
+    }
+
+    /** Nanoseconds since anything arrived from the peer. */
+    long silentNanos(long now) {
+        return now - lastReceivedNanos;
     }
 
     /** The peer's incarnation, from its QUIC Hello (after ready). */

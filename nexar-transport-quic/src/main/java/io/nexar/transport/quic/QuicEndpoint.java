@@ -128,14 +128,20 @@ final class QuicEndpoint {
         });
     }
 
-    /** Sends a heartbeat on every connection that sent nothing for {@link QuicTuning#keepAliveInterval()}. */
-    void startKeepAlive() {
-        long interval = tuning.keepAliveInterval().toNanos();
+    /**
+     * Starts the failure detector: every tick (a tenth of the timeout, at most the interval) each connection sends its
+     * heartbeat when due and checks how long its peer has been silent ({@link Connection#heartbeat}).
+     */
+    void startHeartbeats(Duration interval, Duration timeout) {
+        long intervalNanos = interval.toNanos();
+        long timeoutNanos = timeout.toNanos();
+        long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(intervalNanos, timeoutNanos / 10));
         keepAlive = io.group().next().scheduleAtFixedRate(() -> {
             for (Connection c : connections) {
-                c.channel().eventLoop().execute(() -> c.keepAlive(interval, keepAliveSequence.getAndIncrement()));
+                c.channel().eventLoop().execute(() -> c.heartbeat(intervalNanos, timeoutNanos,
+                        keepAliveSequence.getAndIncrement()));
             }
-        }, interval, interval, TimeUnit.NANOSECONDS);
+        }, 0, tick, TimeUnit.NANOSECONDS);
     }
 
     /**

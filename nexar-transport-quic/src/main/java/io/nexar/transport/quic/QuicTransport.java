@@ -73,6 +73,7 @@ public final class QuicTransport implements Transport {
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile String closedWhy;
     private volatile PeerTable table;
+    private volatile boolean heartbeatsPaused;
     private volatile QuicEndpoint endpoint;
     private boolean connectCalled;
 
@@ -112,7 +113,8 @@ public final class QuicTransport implements Transport {
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
         this.handler = Objects.requireNonNull(handler, "handler");
         this.bulkOptions = Objects.requireNonNull(bulk, "bulk");
-        this.tuning = QuicTuning.forBindAddress(bindAddress.getAddress());
+        this.tuning = QuicTuning.forBindAddress(bindAddress.getAddress()).withHeartbeatTimeout(
+                config.heartbeatTimeout());
         this.verifier = new PeerVerifier(credentials.clusterCa());
         this.links = new PeerLink[worldSize];
         long threshold = bulk.mode() == BulkLaneOptions.Mode.OFF ? Long.MAX_VALUE : bulk.thresholdBytes();
@@ -191,7 +193,7 @@ public final class QuicTransport implements Transport {
         endpoint.connectBulk(links, t, deadline);
         synchronized (this) {
             if (!closing.get()) {
-                endpoint.startKeepAlive();
+                endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
             }
         }
     }
@@ -239,7 +241,7 @@ public final class QuicTransport implements Transport {
         Connection c = l.connection();
         if (c != null) {
             try {
-                c.channel().eventLoop().execute(() -> c.closeWith(GoodbyeReason.FAILURE.code(), "rank " + rank
+                c.channel().eventLoop().execute(() -> c.closeWith(Texts.DECLARED_FAILED, "rank " + rank
                         + ": rank " + peer + " " + why, why));
             } catch (RejectedExecutionException stopping) {
                 LOG.debug("rank {}: event loop is stopping", rank);
@@ -321,6 +323,18 @@ public final class QuicTransport implements Transport {
         });
         endpoint.dial(stray, table.get(peer).quicAddress(), deadline);
         return stray.ready();
+    }
+
+    /**
+     * Test hook: stops sending heartbeats (data still flows), so peers see a rank whose process hangs: with nothing
+     * else to send, its peers declare it failed after {@code heartbeat.timeout}.
+     */
+    void pauseHeartbeats() {
+        heartbeatsPaused = true;
+    }
+
+    boolean heartbeatsPaused() {
+        return heartbeatsPaused;
     }
 
     /** Test hook: writes raw bytes on a lane to {@code peer}, bypassing the codec. */

@@ -15,14 +15,13 @@ import java.time.Duration;
  *        which the point-to-point contract checks (a 16 MiB window would let 640 KiB through a full store)
  * @param maxUdpPayloadBytes largest UDP payload we send, and the receive buffer size per datagram
  * @param idleTimeout a connection that received nothing for this long is dead
- * @param keepAliveInterval a connection on which we sent nothing for this long gets a heartbeat
  * @param laneHighWaterBytes bytes of a lane that senders may queue in Netty before quiche took them; a sender waits
  *        while more are queued
  * @param ioThreads event-loop threads of one transport (one serves the listening socket, one the dialling socket)
  * @param gsoSegments UDP segments per GSO send on epoll, 0 to disable
  */
 record QuicTuning(long initialMaxData, long initialMaxStreamData, int maxUdpPayloadBytes, Duration idleTimeout,
-                  Duration keepAliveInterval, int laneHighWaterBytes, int ioThreads, int gsoSegments) {
+                  int laneHighWaterBytes, int ioThreads, int gsoSegments) {
 
     /** The ALPN protocol of nexar peer links. */
     static final String ALPN = "nexar/1";
@@ -36,10 +35,21 @@ record QuicTuning(long initialMaxData, long initialMaxStreamData, int maxUdpPayl
      */
     static final int LOOPBACK_UDP_PAYLOAD = 16 * 1024;
 
+    /**
+     * The same parameters with the QUIC idle timeout raised to at least {@code heartbeatTimeout} plus 5 s: nexar's
+     * failure detector ({@code heartbeat.timeout}) decides when a silent peer is dead, QUIC's idle timeout is only
+     * the backstop.
+     */
+    QuicTuning withHeartbeatTimeout(Duration heartbeatTimeout) {
+        Duration floor = heartbeatTimeout.plusSeconds(5);
+        return floor.compareTo(idleTimeout) <= 0 ? this : new QuicTuning(initialMaxData, initialMaxStreamData,
+                maxUdpPayloadBytes, floor, laneHighWaterBytes, ioThreads, gsoSegments);
+    }
+
     /** The parameters for a transport bound to {@code bindAddress}. */
     static QuicTuning forBindAddress(InetAddress bindAddress) {
         boolean loopback = bindAddress.isLoopbackAddress();
         return new QuicTuning(64L << 20, 256L << 10, loopback ? LOOPBACK_UDP_PAYLOAD : INTERNET_UDP_PAYLOAD,
-                Duration.ofSeconds(30), Duration.ofSeconds(5), 64 << 10, 2, loopback ? 0 : 16);
+                Duration.ofSeconds(30), 64 << 10, 2, loopback ? 0 : 16);
     }
 }

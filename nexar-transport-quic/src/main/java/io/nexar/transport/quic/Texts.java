@@ -14,6 +14,8 @@ import java.time.Duration;
 final class Texts {
     /** Application close code for a refused identity; codes 0-2 are the {@code GoodbyeReason} codes. */
     static final int REFUSED = 0x10;
+    /** Application close code: the closing rank declared the other one failed (heartbeat timeout, or recovery). */
+    static final int DECLARED_FAILED = 0x11;
     private static final int MAX_REASON_CHARS = 250;
 
     private Texts() {
@@ -43,6 +45,7 @@ final class Texts {
             case 1 -> "failed (" + reason + ")";
             case 2 -> "closed the connection, saying this rank broke the protocol: " + reason;
             case REFUSED -> "refused the connection: " + reason;
+            case DECLARED_FAILED -> "declared this rank failed (" + reason + ")";
             default -> "closed the connection (error " + e.error() + ": " + reason + ")";
         };
     }
@@ -71,6 +74,12 @@ final class Texts {
             default -> null;
         };
         return name == null ? String.valueOf(code) : code + " " + name;
+    }
+
+    /** A duration in nanoseconds for messages: {@code 850ms}, {@code 3.2s}. */
+    static String millis(long nanos) {
+        long ms = nanos / 1_000_000;
+        return ms < 1000 ? ms + "ms" : String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
     }
 
     /**
