@@ -130,6 +130,9 @@ final class BenchRunner {
             phase = what + ", warm-up " + (i + 1) + " of " + plan.warmup();
             call.run();
         }
+        if (progress != null) {
+            progress.printf(Locale.ROOT, "bench: %s: warmed up, timing %d iterations%n", what, times.length);
+        }
         for (int i = 0; i < times.length; i++) {
             phase = what + ", iteration " + (i + 1) + " of " + times.length;
             comm.barrier();

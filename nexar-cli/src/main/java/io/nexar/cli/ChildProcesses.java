@@ -17,8 +17,8 @@ import java.util.function.IntFunction;
 
 /**
  * Starts one JVM per rank and supervises them: prints {@code rank=R pid=PID} as each starts, forwards their output
- * line by line prefixed with {@code [rank R]}, and when one exits with a non-zero code, stops the others (politely,
- * then forcibly after a grace period). Used by {@code nexar launch}, {@code nexar worker} and {@code nexar demo}.
+ * line by line prefixed with {@code [rank R]}, and when one exits with a non-zero code, gives the others a moment to
+ * report it and then stops them (politely, then forcibly after a grace period). Used by {@code nexar launch}, {@code nexar worker} and {@code nexar demo}.
  */
 final class ChildProcesses implements AutoCloseable {
     private final PrintStream out;
@@ -101,13 +101,26 @@ final class ChildProcesses implements AutoCloseable {
         });
     }
 
+    /** How long the others may take to report and exit by themselves after one child failed. */
+    static final Duration REPORT_GRACE = Duration.ofSeconds(10);
+
     /**
-     * Waits until every child exits, or one fails; then stops the rest. Returns the exit codes by rank (a stopped
-     * child reports its own code, usually 143 or 137).
+     * Waits until every child exits, or one fails; then gives the others {@link #REPORT_GRACE} to notice, report
+     * the failure and exit by themselves (a nexar program sees a dead peer within {@code heartbeat.timeout}), and
+     * stops those still running. Returns the exit codes by rank (a stopped child reports its own code, usually 143
+     * or 137).
      *
      * @param timeout how long all children may run in total
      */
     int[] await(Duration timeout) throws InterruptedException {
+        return await(timeout, false);
+    }
+
+    /**
+     * Like {@link #await(Duration)}; with {@code keepGoing} a failed child does not stop the others (for programs
+     * that recover from a lost rank: recovery policies manual and automatic).
+     */
+    int[] await(Duration timeout, boolean keepGoing) throws InterruptedException {
         int n = processes.size();
         var failed = new CompletableFuture<Integer>();
         var all = new ArrayList<CompletableFuture<Process>>();
@@ -115,7 +128,12 @@ final class ChildProcesses implements AutoCloseable {
             final int r = rank;
             all.add(processes.get(rank).onExit().whenComplete((p, e) -> {
                 if (p != null && p.exitValue() != 0) {
-                    failed.complete(r);
+                    if (keepGoing) {
+                        err.println("nexar: " + (label.isEmpty() ? "process" : label + " " + r) + " exited with code "
+                                + p.exitValue() + "; the others keep running (--keep-going)");
+                    } else {
+                        failed.complete(r);
+                    }
                 }
             }));
         }
@@ -133,9 +151,15 @@ final class ChildProcesses implements AutoCloseable {
             stopAll();
         } else if (failed.isDone()) {
             int r = failed.getNow(-1);
-            err.println("nexar: " + (label.isEmpty() ? "process" : label + " " + r) + " exited with code " + processes.get(r).exitValue()
-                    + "; stopping the others");
-            stopAll();
+            err.println("nexar: " + (label.isEmpty() ? "process" : label + " " + r) + " exited with code "
+                    + processes.get(r).exitValue() + "; the others get " + REPORT_GRACE.toSeconds()
+                    + "s to report and exit, then they are stopped");
+            try {
+                CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                        .get(REPORT_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                stopAll();
+            }
         }
         var codes = new int[n];
         for (int rank = 0; rank < n; rank++) {

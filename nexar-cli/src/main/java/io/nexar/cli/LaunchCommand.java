@@ -35,6 +35,10 @@ final class LaunchCommand implements Callable<Integer> {
             description = "stop every worker after this long (default ${DEFAULT-VALUE})")
     String timeout;
 
+    @Option(names = "--keep-going", description = "when a rank fails, keep the others running (the default when "
+            + "NEXAR_RECOVERY_POLICY is manual or automatic); exit 1 at the end if any rank failed")
+    boolean keepGoing;
+
     @Parameters(arity = "1..*", paramLabel = "MAIN_CLASS_OR_JAR [ARGS]", description = "program and its arguments")
     List<String> command;
 
@@ -50,12 +54,20 @@ final class LaunchCommand implements Callable<Integer> {
         }
         Duration limit = Flags.duration("--timeout", timeout);
         UserProgram program = UserProgram.of(classPath, command);
-        return run(context, ranks, host, limit, program);
+        String policy = context.env().getOrDefault(io.nexar.ConfigKey.RECOVERY_POLICY.envVar(), "abort").strip();
+        boolean recovers = policy.equalsIgnoreCase("manual") || policy.equalsIgnoreCase("automatic");
+        return run(context, ranks, host, limit, program, keepGoing || recovers);
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program)
             throws Exception {
+        return run(context, ranks, host, limit, program, false);
+    }
+
+    /** Like {@link #run(CliContext, int, String, Duration, UserProgram)}; see {@code --keep-going}. */
+    static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
+                   boolean keepGoing) throws Exception {
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
         var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60)).build();
         try (SeedServer seed = SeedServer.start(options);
@@ -66,7 +78,7 @@ final class LaunchCommand implements Callable<Integer> {
             try {
                 children.start(ranks, r -> program.command(), r -> Map.of("NEXAR_JOIN", join,
                         "NEXAR_RANK", String.valueOf(r), "NEXAR_WORLD_SIZE", String.valueOf(ranks)));
-                int[] codes = children.await(limit);
+                int[] codes = children.await(limit, keepGoing);
                 int failed = 0;
                 for (int code : codes) {
                     failed += code == 0 ? 0 : 1;

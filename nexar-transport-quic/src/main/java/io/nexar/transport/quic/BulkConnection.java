@@ -45,6 +45,7 @@ final class BulkConnection extends ChannelInboundHandlerAdapter implements LaneO
     private volatile PeerLink link;
     private volatile boolean done;
     private boolean ready;
+    private boolean goodbyeSeen;
 
     /**
      * @param dialTarget the link this rank dials, or null for an accepted connection
@@ -192,7 +193,7 @@ final class BulkConnection extends ChannelInboundHandlerAdapter implements LaneO
 
     @Override
     public void onGoodbye(Message.Goodbye goodbye) {
-        throw protocolError("sent GOODBYE on its bulk lane (it belongs on the control lane)");
+        goodbyeSeen = true; // the lane's last frame before a normal end (the control lane carries the reason)
     }
 
     @Override
@@ -214,6 +215,12 @@ final class BulkConnection extends ChannelInboundHandlerAdapter implements LaneO
             return;
         }
         link.bulkFinished();
+        if (!goodbyeSeen && !transport.isClosing() && !link.isDown()) {
+            // TCP ended without the Goodbye a leaving peer writes first: its process exited or was killed (the
+            // kernel closed its socket). That counts at once; QUIC would only notice by the heartbeat timeout.
+            lose("closed its bulk lane without saying goodbye (its process exited or was killed)", null);
+            return;
+        }
         Connection c = link.connection();
         if (c != null) {
             c.channel().eventLoop().execute(c::checkDrained);

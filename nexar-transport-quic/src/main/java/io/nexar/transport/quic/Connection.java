@@ -318,6 +318,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         }
         LaneStream bulk = link.bulk();
         if (bulk != null) {
+            bulk.writeNow(new Message.Goodbye(reason, text)); // a bulk lane that ends without it was cut
             bulk.finishOutput();
         }
     }

@@ -327,7 +327,6 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         switch (m) {
             case Message.Hello h -> throw connection.protocolError("sent a second HELLO on lane " + name);
             case Message.Goodbye g -> connection.onGoodbye(g);
-            case Message.Heartbeat h -> { } // counted above
             default -> {
                 if (connection.deliver(m) == Delivery.FULL) {
                     held = copy(m);
