@@ -202,6 +202,34 @@ class RecoveryTest {
     }
 
     @Test
+    void shouldContinueWithoutARankThatLeavesPolitelyUnderAutomatic() {
+        try (var cluster = LocalCluster.start(4, config(RecoveryPolicy.AUTOMATIC), RUN)) {
+            Map<Integer, String> results = cluster.onEachRank(c -> {
+                int world = c.rank();
+                double[] x = new double[3];
+                for (int i = 0; i < 20; i++) {
+                    if (world == 3 && i == 8) {
+                        c.close(); // leaves: peers see a Goodbye, not a failure
+                        return "left";
+                    }
+                    java.util.Arrays.fill(x, 1);
+                    int size = c.worldSize();
+                    try {
+                        c.allReduce(x, ReduceOp.SUM);
+                    } catch (PeerFailedException e) {
+                        i = resync(c, i) - 1;
+                        continue;
+                    }
+                    assertThat(x).containsOnly(size);
+                }
+                return c.worldSize() + "/" + c.rank();
+            });
+
+            assertThat(results).containsEntry(0, "3/0").containsEntry(1, "3/1").containsEntry(2, "3/2");
+        }
+    }
+
+    @Test
     void shouldRecoverRepeatedlyInALargerCluster() {
         int n = 9;
         try (var cluster = LocalCluster.start(n, config(RecoveryPolicy.AUTOMATIC), RUN)) {

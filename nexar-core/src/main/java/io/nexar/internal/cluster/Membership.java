@@ -168,11 +168,11 @@ public final class Membership implements AutoCloseable {
      * that need it. Under policy automatic a recovery is marked under way here, so an operation that fails below and
      * is retried at once waits for it instead of failing again. Any thread, never blocks.
      */
-    public void beforePeerDown(int peer) {
-        if (policy == RecoveryPolicy.AUTOMATIC) {
+    public void beforePeerDown(int peer, Throwable cause) {
+        if (policy == RecoveryPolicy.AUTOMATIC && !(cause instanceof io.nexar.internal.transport.DeclaredFailed)) {
             synchronized (this) {
                 CompletableFuture<Decision> r = worldRecovery;
-                if (world.local(peer) >= 0 && (r == null || r.isDone())) {
+                if (aborted == null && world.local(peer) >= 0 && (r == null || r.isDone())) {
                     worldRecovery = new CompletableFuture<>();
                     notifyAll();
                 }
@@ -260,7 +260,7 @@ public final class Membership implements AutoCloseable {
      */
     public Group currentWorld(Deadline deadline, ErrorContext context) {
         CompletableFuture<Decision> r = worldRecovery;
-        if (r != null && !r.isDone()) {
+        if (r != null && !r.isDone() && aborted == null) {
             await(r, deadline, context, world.id());
         }
         return world;

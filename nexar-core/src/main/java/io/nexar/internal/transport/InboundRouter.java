@@ -92,7 +92,7 @@ public final class InboundRouter implements InboundHandler {
     public void onPeerDown(int peer, String why, Throwable cause) {
         Membership m = membership;
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way
-            m.beforePeerDown(peer);
+            m.beforePeerDown(peer, cause);
         }
         engine.onPeerDown(peer, why);
         mailbox.onPeerDown(peer, why, cause);
