@@ -86,6 +86,9 @@ public enum ConfigKey {
             "What a failed rank does to the survivors: abort (every operation fails naming it), manual (operations "
                     + "that need it fail; the application calls shrink()) or automatic (the survivors agree on the "
                     + "failed set and continue on a rebuilt world communicator). See docs/failure-model.md."),
+    /** {@code world.min.size}, read into {@link NexarConfig#worldMinSize()}. */
+    WORLD_MIN_SIZE("world.min.size", Type.INT, "1", between("1", "65535"),
+            "A recovery (shrink() or automatic) that would leave fewer ranks fails on every survivor instead."),
     /** {@code recovery.timeout}, read into {@link NexarConfig#recoveryTimeout()}. */
     RECOVERY_TIMEOUT("recovery.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one agreement on the failed set (shrink() or an automatic recovery).");

@@ -46,6 +46,7 @@ import java.util.Properties;
  * @param heartbeatInterval {@link ConfigKey#HEARTBEAT_INTERVAL}
  * @param heartbeatTimeout {@link ConfigKey#HEARTBEAT_TIMEOUT}; greater than {@code heartbeatInterval}
  * @param recoveryPolicy {@link ConfigKey#RECOVERY_POLICY}: abort, manual or automatic
+ * @param worldMinSize {@link ConfigKey#WORLD_MIN_SIZE}
  * @param recoveryTimeout {@link ConfigKey#RECOVERY_TIMEOUT}
  * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
  *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
@@ -56,7 +57,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
                           String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
                           Duration heartbeatInterval, Duration heartbeatTimeout, String recoveryPolicy,
-                          Duration recoveryTimeout, Map<ConfigKey, ConfigSource> sources) {
+                          int worldMinSize, Duration recoveryTimeout, Map<ConfigKey, ConfigSource> sources) {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -96,6 +97,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), sources);
         check(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout"), sources);
         check(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(recoveryPolicy, "recoveryPolicy"), sources);
+        check(ConfigKey.WORLD_MIN_SIZE, worldMinSize, sources);
         check(ConfigKey.RECOVERY_TIMEOUT, Objects.requireNonNull(recoveryTimeout, "recoveryTimeout"), sources);
         if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
             throw new InvalidConfigurationException(setting(ConfigKey.HEARTBEAT_TIMEOUT, sources),
@@ -135,6 +137,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (Duration) ConfigKey.HEARTBEAT_INTERVAL.parsedDefault(),
                 (Duration) ConfigKey.HEARTBEAT_TIMEOUT.parsedDefault(),
                 (String) ConfigKey.RECOVERY_POLICY.parsedDefault(),
+                (Integer) ConfigKey.WORLD_MIN_SIZE.parsedDefault(),
                 (Duration) ConfigKey.RECOVERY_TIMEOUT.parsedDefault(), sources);
     }
 
@@ -247,6 +250,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case HEARTBEAT_INTERVAL -> heartbeatInterval;
             case HEARTBEAT_TIMEOUT -> heartbeatTimeout;
             case RECOVERY_POLICY -> recoveryPolicy;
+            case WORLD_MIN_SIZE -> worldMinSize;
             case RECOVERY_TIMEOUT -> recoveryTimeout;
         };
     }
@@ -444,6 +448,17 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#WORLD_MIN_SIZE}: a recovery that would leave fewer ranks fails instead.
+         *
+         * @param ranks 1 to 65535
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder worldMinSize(int ranks) {
+            return typed(ConfigKey.WORLD_MIN_SIZE, ranks);
+        }
+
+        /**
          * Sets {@link ConfigKey#RECOVERY_TIMEOUT}: the deadline of one agreement on the failed set.
          *
          * @param timeout positive
@@ -510,6 +525,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Duration) resolved.get(ConfigKey.HEARTBEAT_INTERVAL),
                     (Duration) resolved.get(ConfigKey.HEARTBEAT_TIMEOUT),
                     (String) resolved.get(ConfigKey.RECOVERY_POLICY),
+                    (Integer) resolved.get(ConfigKey.WORLD_MIN_SIZE),
                     (Duration) resolved.get(ConfigKey.RECOVERY_TIMEOUT),
                     sources);
         }

@@ -49,6 +49,7 @@ class NexarConfigTest {
         m.put(ConfigKey.HEARTBEAT_INTERVAL, List.of("100ms", "200ms", "300ms"));
         m.put(ConfigKey.HEARTBEAT_TIMEOUT, List.of("2s", "3s", "4s"));
         m.put(ConfigKey.RECOVERY_POLICY, List.of("manual", "automatic", "abort"));
+        m.put(ConfigKey.WORLD_MIN_SIZE, List.of("2", "3", "4"));
         m.put(ConfigKey.RECOVERY_TIMEOUT, List.of("10s", "20s", "40s"));
         return m;
     }
@@ -178,6 +179,7 @@ class NexarConfigTest {
                 heartbeat.interval        1s      default
                 heartbeat.timeout         5s      default
                 recovery.policy           abort   default
+                world.min.size            1       default
                 recovery.timeout          30s     default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
                 ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
@@ -374,7 +376,7 @@ class NexarConfigTest {
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
-                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy", "recovery.timeout");
+                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy", "world.min.size", "recovery.timeout");
     }
 
     @Test
@@ -384,11 +386,11 @@ class NexarConfigTest {
                         "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
-                        "10ms to 1h", "20ms to 1h", "abort, manual, automatic", "> 0s");
+                        "10ms to 1h", "20ms to 1h", "abort, manual, automatic", "1 to 65535", "> 0s");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "duration", "enum",
-                        "duration");
+                        "int", "duration");
     }
 
     @ParameterizedTest

@@ -230,6 +230,33 @@ class RecoveryTest {
     }
 
     @Test
+    void shouldFailEverySurvivorWhenTooFewRanksWouldRemain() {
+        var config = config(RecoveryPolicy.AUTOMATIC).toBuilder().worldMinSize(4).build();
+        try (var cluster = LocalCluster.start(4, config, RUN)) {
+            Map<Integer, String> results = cluster.onEachRank(c -> {
+                if (c.rank() == 1) {
+                    cluster.crash(1);
+                    return "crashed";
+                }
+                for (int attempt = 0; ; attempt++) {
+                    try {
+                        c.allReduce(new float[] {1}, ReduceOp.SUM);
+                    } catch (PeerFailedException e) {
+                        if (e.getMessage().contains("world.min.size") || attempt == 5) {
+                            return e.getMessage();
+                        }
+                    }
+                }
+            });
+
+            for (int r : new int[] {0, 2, 3}) {
+                assertThat(results.get(r)).contains("only 3 of 4 ranks would remain")
+                        .contains("fewer than setting world.min.size 4");
+            }
+        }
+    }
+
+    @Test
     void shouldRecoverRepeatedlyInALargerCluster() {
         int n = 9;
         try (var cluster = LocalCluster.start(n, config(RecoveryPolicy.AUTOMATIC), RUN)) {

@@ -55,6 +55,7 @@ public final class Membership implements AutoCloseable {
     private final CollectiveEngine engine;
     private final RecoveryPolicy policy;
     private final Duration recoveryTimeout;
+    private final int minSize;
     private final ExecutorService owner;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
 
@@ -118,6 +119,7 @@ public final class Membership implements AutoCloseable {
         this.engine = router.engine();
         this.policy = config.policy();
         this.recoveryTimeout = config.recoveryTimeout();
+        this.minSize = config.worldMinSize();
         this.owner = Executors.newSingleThreadExecutor(
                 Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory());
         Group w = Group.world(transport.rank(), transport.worldSize());
@@ -469,6 +471,11 @@ public final class Membership implements AutoCloseable {
         int[] failed = a.decided();
         int[] survivors = Arrays.stream(old.worldRanks()).filter(w -> Arrays.binarySearch(failed, w) < 0).toArray();
         int generation = a.generation() + 1;
+        if (survivors.length < minSize) {
+            failed(a, result, "only " + survivors.length + " of " + old.size() + " ranks would remain (failed world"
+                    + " ranks " + Arrays.toString(failed) + "), fewer than setting world.min.size " + minSize);
+            return;
+        }
         int id = Splits.deriveId(old.id(), -generation, 0x5eed, 0);
         if (!engine.reserveId(id)) {
             failed(a, result, "the rebuilt communicator's id " + id + " is already used on this process");
