@@ -50,6 +50,9 @@ public final class CollectiveEngine {
     /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */
     private final Set<Integer> usedIds = new HashSet<>(Set.of(0));
     private String closedReason;
+    /** Set by {@link #abortAll}: operations posted later fail at once. */
+    private String abortedWhy;
+    private int abortedPeer = -1;
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
@@ -86,6 +89,9 @@ public final class CollectiveEngine {
             io.nexar.NexarException refusal = cs.refusal(op.context, closedReason);
             if (refusal != null) {
                 op.fail(refusal, true);
+            } else if (abortedWhy != null) { // the communicator's own check may have run just before the abort
+                op.fail(new PeerFailedException(op.context.withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
+                        "cannot complete: " + abortedWhy), true);
             }
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
@@ -267,6 +273,8 @@ public final class CollectiveEngine {
     public void abortAll(int peer, String why) {
         lock.lock();
         try {
+            abortedPeer = peer;
+            abortedWhy = why;
             for (OpState op : active.values()) {
                 op.fail(new PeerFailedException(op.context.withPeer(peer < 0 ? -1 : op.group.local(peer)),
                         "cannot complete: " + why), true);

@@ -62,6 +62,8 @@ public final class Mailbox implements InboundHandler {
     private long storedBytes;
     private boolean closed;
     private String closedReason;
+    /** Set by {@link #abortAll}: receives posted later fail at once with it. */
+    private String abortedDetail;
 
     /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
     public Mailbox(long maxStoredBytes) {
@@ -98,6 +100,9 @@ public final class Mailbox implements InboundHandler {
             String gone = closedComms.get(communicator);
             if (gone != null) {
                 throw new CommunicatorClosedException(context, "failed: " + gone);
+            }
+            if (abortedDetail != null) { // the communicator's own check may have run just before the abort
+                throw new PeerFailedException(context, abortedDetail);
             }
             posted.computeIfAbsent(key, k -> new ArrayDeque<>()).add(r);
             tryMatch(key);
@@ -235,6 +240,7 @@ public final class Mailbox implements InboundHandler {
         lock.lock();
         try {
             String detail = "cannot complete: " + why;
+            abortedDetail = detail;
             for (var q : posted.values()) {
                 for (PendingReceive r : q) {
                     r.result.completeExceptionally(new PeerFailedException(r.context, detail));
