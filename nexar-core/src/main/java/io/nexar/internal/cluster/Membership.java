@@ -69,39 +69,9 @@ public final class Membership implements AutoCloseable {
     private int earlyCount;
 
     // ---- read by any thread
-    private volatile String aborted;
-    private volatile int abortedPeer = -1;
-    private volatile String abortedWhy;
-    private volatile Group world;
-    private volatile int worldGeneration;
-    private volatile CompletableFuture<Decision> worldRecovery;
+    private final ProcessState state;
     private volatile Consumer<Decision> worldRebuilt = d -> { };
     private volatile boolean closed;
-
-    /**
-     * What an agreement decided for one communicator.
-     *
-     * @param oldGroup the communicator that was shrunk
-     * @param group the survivors' communicator (this process's rank in it)
-     * @param failedWorldRanks the world ranks removed
-     * @param generation recoveries in the lineage so far, this one included
-     */
-    public record Decision(Group oldGroup, Group group, int[] failedWorldRanks, int generation) {
-        /** The event for listeners. */
-        MembershipEvent.Rebuilt event() {
-            var failed = new ArrayList<Integer>();
-            var oldToNew = new ArrayList<Integer>();
-            for (int r = 0; r < oldGroup.size(); r++) {
-                int w = oldGroup.world(r);
-                oldToNew.add(group.local(w));
-                if (Arrays.binarySearch(failedWorldRanks, w) >= 0) {
-                    failed.add(r);
-                }
-            }
-            return new MembershipEvent.Rebuilt(oldGroup.id(), group.id(), generation, failed, oldToNew, group.rank(),
-                    group.size());
-        }
-    }
 
     private record Listener(IntPredicate communicators, Consumer<MembershipEvent> consumer) {
     }
@@ -123,7 +93,7 @@ public final class Membership implements AutoCloseable {
         this.owner = Executors.newSingleThreadExecutor(
                 Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory());
         Group w = Group.world(transport.rank(), transport.worldSize());
-        this.world = w;
+        this.state = new ProcessState(w);
         run(() -> register(w, 0));
         router.attach(this);
     }
@@ -138,7 +108,7 @@ public final class Membership implements AutoCloseable {
      * policy abort)", or why this process was excluded.
      */
     public String aborted() {
-        return aborted;
+        return state.aborted();
     }
 
     /**
@@ -146,16 +116,7 @@ public final class Membership implements AutoCloseable {
      * operation whose peer is {@code peer} in that numbering (-1 for a collective); null if not aborted.
      */
     public String abortedDetail(Group group, int peer) {
-        String all = aborted;
-        if (all == null) {
-            return null;
-        }
-        int w = abortedPeer;
-        int r = w < 0 ? -1 : group.local(w);
-        if (r >= 0 && (peer == -1 || peer == r)) {
-            return "cannot complete: rank " + r + (r == w ? "" : " (world rank " + w + ")") + " " + abortedWhy;
-        }
-        return "cannot run: " + all;
+        return state.abortedDetail(group, peer);
     }
 
     // ------------------------------------------------------------------------------------------------ entry points
@@ -172,13 +133,7 @@ public final class Membership implements AutoCloseable {
      */
     public void beforePeerDown(int peer, Throwable cause) {
         if (policy == RecoveryPolicy.AUTOMATIC && !(cause instanceof io.nexar.internal.transport.DeclaredFailed)) {
-            synchronized (this) {
-                CompletableFuture<Decision> r = worldRecovery;
-                if (aborted == null && world.local(peer) >= 0 && (r == null || r.isDone())) {
-                    worldRecovery = new CompletableFuture<>();
-                    notifyAll();
-                }
-            }
+            state.markRecovering(peer);
         }
     }
 
@@ -196,14 +151,10 @@ public final class Membership implements AutoCloseable {
             return;
         }
         if (policy == RecoveryPolicy.ABORT && !isPoliteLeave(why)) {
-            synchronized (this) {
-                if (aborted == null) {
-                    abortedPeer = peer;
-                    abortedWhy = why + " (recovery policy abort)";
-                    aborted = "world rank " + peer + " " + abortedWhy;
-                }
+            String all = state.abort(peer, why);
+            if (all != null) {
+                router.abortAll(peer, all);
             }
-            router.abortAll(peer, aborted);
         }
         run(() -> handleDown(peer, why));
     }
@@ -214,16 +165,11 @@ public final class Membership implements AutoCloseable {
      */
     private void excludedByPeer(int peer, String why) {
         String reason = "this rank was excluded: rank " + peer + " " + why;
-        CompletableFuture<Decision> pending;
-        synchronized (this) {
-            if (aborted != null) {
-                return;
-            }
-            aborted = reason;
-            pending = worldRecovery;
-            notifyAll();
+        if (!state.exclude(reason)) {
+            return;
         }
         router.abortAll(-1, reason);
+        CompletableFuture<Decision> pending = state.recovery();
         if (pending != null) {
             pending.completeExceptionally(new RecoveryFailure(reason));
         }
@@ -261,11 +207,11 @@ public final class Membership implements AutoCloseable {
      * in progress. Under other policies the world as it was formed.
      */
     public Group currentWorld(Deadline deadline, ErrorContext context) {
-        CompletableFuture<Decision> r = worldRecovery;
-        if (r != null && !r.isDone() && aborted == null) {
-            await(r, deadline, context, world.id());
+        CompletableFuture<Decision> r = state.recovery();
+        if (r != null && !r.isDone() && state.aborted() == null) {
+            await(r, deadline, context, state.world().id());
         }
-        return world;
+        return state.world();
     }
 
     /**
@@ -277,35 +223,7 @@ public final class Membership implements AutoCloseable {
      * @return the world's generation now
      */
     public int awaitRebuild(int seen, Deadline deadline) {
-        while (true) {
-            CompletableFuture<Decision> pending = null;
-            synchronized (this) {
-                while (worldGeneration <= seen && aborted == null
-                        && ((pending = worldRecovery) == null || pending.isDone())) {
-                    long left = deadline.remainingNanos();
-                    if (left <= 0) {
-                        return worldGeneration;
-                    }
-                    try {
-                        TimeUnit.NANOSECONDS.timedWait(this, left);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return worldGeneration;
-                    }
-                }
-                if (worldGeneration > seen || aborted != null) {
-                    return worldGeneration;
-                }
-            }
-            try {
-                pending.get(Math.max(1, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException failed) {
-                return worldGeneration;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return worldGeneration;
-            }
-        }
+        return state.awaitRebuild(seen, deadline);
     }
 
     /** Under policy automatic: called (on the membership thread) with each rebuilt world. */
@@ -376,7 +294,8 @@ public final class Membership implements AutoCloseable {
                 emit(new MembershipEvent.RankFailed(g.id(), r, peer, why));
             }
         }
-        if (policy == RecoveryPolicy.AUTOMATIC && world.local(peer) >= 0 && aborted == null) {
+        Group world = state.world();
+        if (policy == RecoveryPolicy.AUTOMATIC && world.local(peer) >= 0 && state.aborted() == null) {
             start(world);
         }
         for (Agreement a : List.copyOf(agreements.values())) {
@@ -388,7 +307,7 @@ public final class Membership implements AutoCloseable {
     }
 
     private void handleAgree(int from, Message.Agree m) {
-        if (aborted != null && policy != RecoveryPolicy.ABORT) {
+        if (state.aborted() != null && policy != RecoveryPolicy.ABORT) {
             return; // excluded, or no quorum: this process takes no further part
         }
         Agreement a = agreements.get(m.communicator());
@@ -417,15 +336,8 @@ public final class Membership implements AutoCloseable {
         if (result != null) {
             return result;
         }
-        synchronized (this) {
-            CompletableFuture<Decision> pending = worldRecovery;
-            boolean isWorld = g.id() == world.id() && policy == RecoveryPolicy.AUTOMATIC;
-            result = isWorld && pending != null && !pending.isDone() ? pending : new CompletableFuture<>();
-            if (isWorld) {
-                worldRecovery = result;
-                notifyAll();
-            }
-        }
+        boolean isWorld = g.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC;
+        result = isWorld ? state.startRecovery() : new CompletableFuture<>();
         results.put(g.id(), result);
         var a = new Agreement(g.id(), generations.getOrDefault(g.id(), 0), transport.rank(), g.worldRanks());
         agreements.put(g.id(), a);
@@ -488,12 +400,8 @@ public final class Membership implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, () -> "rank " + self + ": communicator " + old.id() + " rebuilt as " + id
                 + " without world ranks " + Arrays.toString(failed) + " (" + next.size() + " ranks, this one is rank "
                 + next.rank() + ")");
-        if (old.id() == world.id() && policy == RecoveryPolicy.AUTOMATIC) {
-            synchronized (this) {
-                world = next; // before the exclusions below report their peers down: they are not in it
-                worldGeneration = generation;
-                notifyAll();
-            }
+        if (old.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC) {
+            state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
             worldRebuilt.accept(decision);
         }
         for (int w : failed) {
@@ -502,7 +410,7 @@ public final class Membership implements AutoCloseable {
         }
         result.complete(decision);
         emit(decision.event());
-        if (policy == RecoveryPolicy.AUTOMATIC && next.id() == world.id()) {
+        if (policy == RecoveryPolicy.AUTOMATIC && next.id() == state.world().id()) {
             for (int peer : down.keySet()) {
                 if (next.local(peer) >= 0) { // died after the decision's value was fixed: recover again
                     start(next);
@@ -515,11 +423,7 @@ public final class Membership implements AutoCloseable {
     private void failed(Agreement a, CompletableFuture<Decision> result, String why) {
         LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": recovery of communicator "
                 + a.communicator() + " failed: " + why);
-        if (a.communicator() == world.id()) {
-            synchronized (this) {
-                aborted = why;
-                notifyAll();
-            }
+        if (a.communicator() == state.world().id() && state.exclude(why)) {
             router.abortAll(-1, why);
         }
         result.completeExceptionally(new RecoveryFailure(why));
@@ -560,15 +464,6 @@ public final class Membership implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new io.nexar.OperationCancelledException(context, "was interrupted while waiting for the"
                     + " agreement on the failed ranks");
-        }
-    }
-
-    /** Why an agreement could not give this process a communicator; the waiting caller adds its context. */
-    private static final class RecoveryFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        RecoveryFailure(String why) {
-            super(why, null, false, false);
         }
     }
 
