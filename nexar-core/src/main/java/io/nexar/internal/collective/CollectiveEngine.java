@@ -93,13 +93,6 @@ public final class CollectiveEngine {
                 op.fail(new PeerFailedException(op.context.withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
                         "cannot complete: " + abortedWhy), true);
             }
-            for (int r = 0; r < group.size() && op.failure == null; r++) {
-                String why = down.get(group.world(r));
-                if (why != null) {
-                    op.fail(new PeerFailedException(op.context.withPeer(r), "cannot complete: rank " + r + " " + why),
-                            true);
-                }
-            }
             Message.CollectiveAbort abort = store.takeAbort(key);
             if (abort != null) {
                 applyAbort(op, store.abortSender(key), abort);
@@ -113,6 +106,14 @@ public final class CollectiveEngine {
                         mismatch(op, src, m.field(), m.detail());
                     }
                     op.later.add(c);
+                }
+            }
+            for (int r = 0; r < group.size() && op.failure == null; r++) {
+                String why = down.get(group.world(r));
+                // a rank that left politely may have sent its part of this operation before it left
+                if (why != null && (!why.startsWith("left (") || op.stillNeeds(r))) {
+                    op.fail(new PeerFailedException(op.context.withPeer(r), "cannot complete: rank " + r + " " + why),
+                            !why.startsWith("left ("));
                 }
             }
             return op;
@@ -243,18 +244,25 @@ public final class CollectiveEngine {
         }
     }
 
-    /** World rank {@code peer} is gone: fails every operation of a communicator it belongs to. */
+    /**
+     * World rank {@code peer} is gone: fails every operation of a communicator it belongs to; after a polite leave
+     * ({@code why} starts with {@code "left ("}), only those that still need something from it (it sent all it had
+     * to send before leaving, so the others can finish).
+     */
     public void onPeerDown(int peer, String why) {
         lock.lock();
         try {
             if (down.putIfAbsent(peer, why) != null) {
                 return;
             }
+            boolean polite = why.startsWith("left (");
             for (OpState op : active.values()) {
                 int r = op.group.local(peer);
-                if (r >= 0) {
+                if (r >= 0 && (!polite || op.stillNeeds(r))) {
+                    // after a polite leave the others may not need the leaver and would wait for this rank: tell
+                    // them (a failure is seen by every member on its own)
                     op.fail(new PeerFailedException(op.context.withPeer(r), "cannot complete: rank " + r + " " + why),
-                            true);
+                            !polite);
                 }
             }
             spaceFreed.signalAll();

@@ -114,6 +114,43 @@ final class OpState {
         return null;
     }
 
+    /**
+     * Whether this operation still waits for something from communicator rank {@code r}: a receive of the open
+     * round that is not complete, or a receive of a later round whose bytes have not all arrived (arrived ones wait
+     * in {@link #later}). A rank that left politely sent everything first, so an operation that does not still need
+     * it can finish without it.
+     */
+    boolean stillNeeds(int r) {
+        Slot open = slots.get(r);
+        if (round >= 0 && open != null && !open.done) {
+            return true;
+        }
+        int w = type.byteSize();
+        int worldR = group.world(r);
+        for (int k = Math.max(round + 1, 0); k < schedule.roundCount(); k++) {
+            for (Step s : schedule.rounds().get(k)) {
+                long expected = switch (s) {
+                    case Step.RecvInto x when x.peer() == r -> x.dst().count() * w;
+                    case Step.RecvReduce x when x.peer() == r -> x.dst().count() * w;
+                    default -> -1;
+                };
+                if (expected < 0) {
+                    continue;
+                }
+                long arrived = 0;
+                for (StoredChunk c : later) {
+                    if (c.worldSrc() == worldR && c.message().step() == k) {
+                        arrived += c.message().payload().byteSize();
+                    }
+                }
+                if (arrived < expected) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** The failure of this operation aborted by communicator rank {@code src}. */
     NexarException abortedBy(int src, io.nexar.internal.protocol.Message.CollectiveAbort a) {
         if (a.reason() == io.nexar.internal.protocol.AbortReason.MISMATCH) {

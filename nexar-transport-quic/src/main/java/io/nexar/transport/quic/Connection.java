@@ -312,8 +312,11 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
             closeWith(reason.code(), text, null);
             return;
         }
-        lanes.get(Lane.CONTROL.ordinal()).writeNow(new Message.Goodbye(reason, text));
+        var goodbye = new Message.Goodbye(reason, text);
         for (int i = 0; i < LANES; i++) {
+            // on every lane: under loss a lane's FIN can overtake the control lane's GOODBYE, and a lane that ends
+            // without one means a lost peer
+            lanes.get(i).writeNow(goodbye);
             lanes.get(i).finishOutput();
         }
         LaneStream bulk = link.bulk();

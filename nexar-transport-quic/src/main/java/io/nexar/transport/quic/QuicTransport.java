@@ -263,6 +263,15 @@ public final class QuicTransport implements Transport {
         shutDown(GoodbyeReason.FAILURE, String.valueOf(cause));
     }
 
+    /**
+     * Closes because this process gave up after another rank's failure ({@code why}, for example "world rank 2 sent
+     * nothing for 3.1s ... (recovery policy abort)"): peers see this rank fail, and the text names the rank that
+     * caused it, so their errors point at the real culprit. Idempotent (the first close or fail wins).
+     */
+    public void failAfter(String why) {
+        shutDown(GoodbyeReason.FAILURE, "gave up: " + why);
+    }
+
     private void shutDown(GoodbyeReason reason, String detail) {
         assertNotEventLoop();
         if (!closing.compareAndSet(false, true)) {

@@ -76,7 +76,12 @@ public final class QuicTransportProvider implements TransportProvider {
             throw e;
         }
         return TransportCommunicator.world(transport, router, config, () -> {
-            transport.close();
+            String gaveUp = router.membership() == null ? null : router.membership().aborted();
+            if (gaveUp != null) {
+                transport.failAfter(gaveUp);
+            } else {
+                transport.close();
+            }
             router.close("the communicator was closed");
         });
     }
