@@ -35,7 +35,7 @@ public final class RecoveryChild {
                     if (!recovers) {
                         System.exit(3);
                     }
-                    i = resync(c, i) - 1;
+                    i = io.nexar.testkit.Resync.step(c, i) - 1;
                     continue;
                 }
                 for (float v : x) {
@@ -47,22 +47,6 @@ public final class RecoveryChild {
                 System.out.println("iteration " + i + " size " + size);
             }
             System.out.println("done size=" + c.worldSize() + " rank=" + c.rank());
-        }
-    }
-
-    /** The survivors agree on the first step not every one of them completed. */
-    private static int resync(Communicator c, int failedStep) {
-        for (int attempt = 0; ; attempt++) {
-            long[] step = {failedStep};
-            try {
-                c.allReduce(step, ReduceOp.MIN);
-                return (int) step[0];
-            } catch (PeerFailedException another) {
-                System.out.println("failed again while resynchronizing: " + another.getMessage());
-                if (attempt == 10) {
-                    throw another;
-                }
-            }
         }
     }
 }

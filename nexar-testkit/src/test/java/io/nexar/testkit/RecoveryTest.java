@@ -31,25 +31,6 @@ class RecoveryTest {
                 .collectiveTimeout(Duration.ofSeconds(20)).recoveryTimeout(Duration.ofSeconds(20)).build();
     }
 
-    /**
-     * What an application does after a failure under policy automatic: an operation can complete on some survivors
-     * and fail on others, so the survivors agree on the first step that not all of them completed (here the
-     * minimum step, since a step that failed on one rank is redone by all) before they go on.
-     */
-    private static int resync(Communicator c, int failedStep) {
-        for (int attempt = 0; ; attempt++) {
-            long[] step = {failedStep};
-            try {
-                c.allReduce(step, ReduceOp.MIN);
-                return (int) step[0];
-            } catch (PeerFailedException another) {
-                if (attempt == 10) {
-                    throw another;
-                }
-            }
-        }
-    }
-
     @Test
     void shouldFailEveryOperationNamingTheDeadRankUnderAbort() {
         try (var cluster = LocalCluster.start(4, config(RecoveryPolicy.ABORT), RUN)) {
@@ -97,7 +78,7 @@ class RecoveryTest {
                         c.allReduce(x, ReduceOp.SUM);
                     } catch (PeerFailedException e) {
                         failures++;
-                        i = resync(c, i) - 1; // the step no survivor is sure of again, on the rebuilt communicator
+                        i = Resync.step(c, i) - 1; // the step no survivor is sure of again, on the rebuilt communicator
                         continue;
                     }
                     float expected = switch (size) { // the sum of world rank + 1 over the members
@@ -217,7 +198,7 @@ class RecoveryTest {
                     try {
                         c.allReduce(x, ReduceOp.SUM);
                     } catch (PeerFailedException e) {
-                        i = resync(c, i) - 1;
+                        i = Resync.step(c, i) - 1;
                         continue;
                     }
                     assertThat(x).containsOnly(size);
@@ -272,7 +253,7 @@ class RecoveryTest {
                     try {
                         c.allReduce(x, ReduceOp.SUM);
                     } catch (PeerFailedException e) {
-                        i = resync(c, i) - 1;
+                        i = Resync.step(c, i) - 1;
                         continue;
                     }
                     assertThat(x[0]).isEqualTo(c.worldSize());
