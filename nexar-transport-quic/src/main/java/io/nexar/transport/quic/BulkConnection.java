@@ -108,6 +108,7 @@ final class BulkConnection {
     /** What is left of a frame whose sender went at its deadline; the writer finishes it. */
     private ByteBuffer[] detached;
     private long queuedBytes;
+    private int detachedFrames;
     private boolean finishRequested;
     private boolean writerDone;
 
@@ -508,7 +509,25 @@ final class BulkConnection {
             copy[i] = ByteBuffer.allocate(srcs[i].remaining());
             copy[i].put(srcs[i].duplicate()).flip();
         }
-        signal(() -> detached = copy);
+        signal(() -> {
+            detached = copy;
+            detachedFrames++;
+        });
+    }
+
+    /** Frames whose sender went at its deadline, finished by the writer from a copy (for tests and diagnostics). */
+    int detachedFrames() {
+        lock.lock();
+        try {
+            return detachedFrames;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The endpoint this connection belongs to. */
+    BulkEndpoint endpoint() {
+        return endpoint;
     }
 
     /** Throws if the peer is down or this lane can take no frame; under lock. */
