@@ -159,7 +159,13 @@ final class BulkConnection {
             if (dialTarget != null) {
                 int millis = (int) Math.clamp(TimeUnit.NANOSECONDS.toMillis(setupDeadline.remainingNanos()), 1,
                         Integer.MAX_VALUE);
-                channel.socket().connect(dialAddress, millis);
+                try {
+                    channel.socket().connect(dialAddress, millis);
+                } catch (IOException e) {
+                    fallBack("could not be reached at " + Texts.format(dialAddress) + " (" + e + ")");
+                    closeSocket();
+                    return;
+                }
             }
             socket.handshake();
             if (!identify()) {
@@ -253,6 +259,9 @@ final class BulkConnection {
         }
         if (dialTarget == null) {
             writeDirect(transport.hello());
+        }
+        if (dialTarget == null) {
+            Thread.currentThread().setName(threadName("p" + link.peer, "rx"));
         }
         liveLoops.incrementAndGet();
         endpoint.startThread(threadName("p" + link.peer, "tx"), this::writeLoop);
@@ -684,6 +693,7 @@ final class BulkConnection {
         if (liveLoops.decrementAndGet() == 0) {
             closed = true;
             closeSocket();
+            endpoint.forget(this);
         }
     }
 

@@ -176,6 +176,11 @@ final class BulkEndpoint {
         return c;
     }
 
+    /** A connection whose reader and writer ended: nothing left to close. */
+    void forget(BulkConnection c) {
+        connections.remove(c);
+    }
+
     /** Starts a virtual thread named {@code name}; {@link #shutdown} waits for it. */
     void startThread(String name, Runnable body) {
         Thread t = Thread.ofVirtual().name(name).unstarted(() -> {
