@@ -94,6 +94,7 @@ final class BulkConnection {
     private Deadline setupDeadline;
 
     // ---- reader thread only
+    private boolean goodbyeSeen;
     private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
 
@@ -107,6 +108,8 @@ final class BulkConnection {
     private boolean frameBusy;
     /** What is left of a frame whose sender went at its deadline; the writer finishes it. */
     private ByteBuffer[] detached;
+    /** The Goodbye to write after the frames sent so far, before close_notify (see {@link #writeNow}). */
+    private ByteBuffer[] goodbye;
     private long queuedBytes;
     private int detachedFrames;
     private boolean finishRequested;
@@ -184,6 +187,7 @@ final class BulkConnection {
                 return;
             }
             for (Message m = readFrame(false); m != null; m = readFrame(false)) {
+                link.noteReceived(); // liveness is judged by what arrives, on every lane
                 dispatch(m);
             }
             finished();
@@ -326,8 +330,7 @@ final class BulkConnection {
     private void dispatch(Message m) throws InterruptedException {
         switch (m) {
             case Message.Hello _ -> throw protocolError("sent a second HELLO on its bulk lane");
-            case Message.Goodbye _ -> throw protocolError("sent GOODBYE on its bulk lane (it belongs on the control"
-                    + " lane)");
+            case Message.Goodbye _ -> goodbyeSeen = true; // the last frame before a normal end (reason: on QUIC)
             default -> {
                 InboundHandler handler = transport.handler();
                 if (handler.onMessage(link.peer, m) == Delivery.FULL) {
@@ -352,6 +355,12 @@ final class BulkConnection {
             return;
         }
         link.bulkFinished();
+        if (!goodbyeSeen && !transport.isClosing() && !link.isDown()) {
+            // The stream ended without the Goodbye a leaving peer writes first: its process exited or was killed
+            // (the kernel closed its socket). That counts at once; QUIC would notice only by the heartbeat timeout.
+            lose("closed its bulk lane without saying goodbye (its process exited or was killed)", null);
+            return;
+        }
         Connection c = link.connection();
         if (c != null) {
             try {
@@ -542,7 +551,7 @@ final class BulkConnection {
     /** Throws if the peer is down or this lane can take no frame; under lock. */
     private void checkOpen(ErrorContext context) {
         link.checkUp(context);
-        if (closed || writerDone || finishRequested) {
+        if (closed || writerDone || finishRequested || goodbye != null) {
             throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
                     + "'s bulk lane is closed");
         }
@@ -561,7 +570,7 @@ final class BulkConnection {
                 lock.lock();
                 try {
                     while (full.isEmpty() && detached == null && !closed
-                            && !(!frameBusy && (finishRequested || socket.wrapWanted()))) {
+                            && !(!frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted()))) {
                         changed.await();
                     }
                     if (closed) {
@@ -573,6 +582,9 @@ final class BulkConnection {
                         out = free.poll(); // both are free: every filled buffer was written
                         if (detached != null) {
                             fill = detached;
+                        } else if (goodbyeLeft()) {
+                            frameBusy = true; // the Goodbye, after every frame before it
+                            fill = goodbye;
                         } else {
                             frameBusy = true; // until the key update is sent, or forever once finishing
                             finish = finishRequested;
@@ -609,6 +621,11 @@ final class BulkConnection {
         }
     }
 
+    /** A Goodbye is queued and not yet written; under lock. */
+    private boolean goodbyeLeft() {
+        return goodbye != null && BulkSocket.hasRemaining(goodbye);
+    }
+
     private void writeFailed(Exception e) {
         if (!ready || closed || transport.isClosing() || link.isDown()) {
             return;
@@ -634,6 +651,15 @@ final class BulkConnection {
                 }
             }, ABRUPT_END_GRACE_NANOS);
         }
+    }
+
+    /**
+     * Queues {@code goodbye} as this lane's last frame, after the frames sent so far, without waiting (event loop);
+     * no frame is accepted after it. A bulk lane that ends without it counts as cut.
+     */
+    void writeNow(Message goodbye) {
+        ByteBuffer[] frame = frameOf(goodbye);
+        signal(() -> this.goodbye = frame);
     }
 
     /** Ends this rank's output after the frames sent so far (TLS close_notify, then FIN); reading goes on. */
