@@ -49,6 +49,31 @@ final class BenchRunner {
     }
 
     /** What this rank is doing, for error messages, for example {@code allreduce 1024 B, iteration 3 of 20}. */
+    /**
+     * Sends to {@code next} while receiving from {@code prev}, as nccl-tests' sendrecv does: the receive is posted on
+     * a virtual thread first, so the incoming message lands in {@code dst} instead of the unexpected-message store.
+     */
+    private static void sendRecv(Communicator comm, int next, int prev, MemorySegment src, MemorySegment dst) {
+        var received = new java.util.concurrent.CompletableFuture<Void>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                comm.recv(prev, SENDRECV_TAG, dst);
+                received.complete(null);
+            } catch (Throwable t) {
+                received.completeExceptionally(t);
+            }
+        });
+        comm.send(next, SENDRECV_TAG, src);
+        try {
+            received.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
     String phase() {
         return phase;
     }
@@ -121,10 +146,7 @@ final class BenchRunner {
             case REDUCESCATTER -> () -> comm.reduceScatter(src, dst, type, block, redop);
             case ALLTOALL -> () -> comm.allToAll(src, dst, type, block);
             case BARRIER -> comm::barrier;
-            case SENDRECV -> () -> {
-                comm.send(next, SENDRECV_TAG, src);
-                comm.recv(prev, SENDRECV_TAG, dst);
-            };
+            case SENDRECV -> () -> sendRecv(comm, next, prev, src, dst);
         };
         for (int i = 0; i < plan.warmup(); i++) {
             phase = what + ", warm-up " + (i + 1) + " of " + plan.warmup();

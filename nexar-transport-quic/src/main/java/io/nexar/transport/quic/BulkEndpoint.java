@@ -1,39 +1,43 @@
 package io.nexar.transport.quic;
 
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.TlsMaterial;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The TCP side of a transport's bulk lane: one listening socket, and one connection per peer pair, dialled by the
- * lower rank once the pair's QUIC connection is ready. TLS uses the JDK's TLS 1.3 through Netty's {@link SslHandler},
- * with the same key, CA and member checks as QUIC ({@link TlsMaterial}); {@link BulkConnection} checks which member
- * it reached. Runs on the transport's event loops.
+ * The TCP side of a transport's bulk lane: one listening socket, and one {@link BulkConnection} per peer pair,
+ * dialled by the lower rank once the pair's QUIC connection is ready. TLS is the JDK's TLS 1.3 ({@link SSLEngine},
+ * AES-128-GCM first) with the same key, CA and member checks as QUIC ({@link TlsMaterial}); {@link BulkConnection}
+ * checks which member it reached.
+ *
+ * <p>Threading: blocking socket I/O on virtual threads named {@code nexar-bulk-r<rank>-...}: one accepting, and a
+ * reader and a writer per connection; setup deadlines run on the transport's event loops. {@link #shutdown} closes
+ * every socket and waits for every one of these threads to end.
  */
 final class BulkEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(BulkEndpoint.class);
-    /** Bytes a bulk lane may queue before its senders wait: a few chunks, so the socket never runs dry. */
-    private static final int HIGH_WATER_BYTES = 8 << 20;
-    /** The JDK's TLS engine works on heap buffers: direct ones would be copied in and out of it. */
-    private static final PooledByteBufAllocator HEAP = new PooledByteBufAllocator(false);
+    /** How long an accepted connection may take to finish TLS and the Hellos (Netty's TLS handshake default). */
+    private static final Duration ACCEPT_SETUP = Duration.ofSeconds(10);
+    /** AES-128-GCM first: the fastest on the JDK (the CPU has AES and carry-less multiply instructions). */
     private static final String[] CIPHERS = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
         "TLS_CHACHA20_POLY1305_SHA256"};
 
@@ -41,40 +45,72 @@ final class BulkEndpoint {
     private final MemberCredentials credentials;
     private final boolean tls;
     private final NettyIo io;
-    private final ChannelGroup channels;
     private final SSLContext serverTls;
-    private Channel server;
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    private final Set<BulkConnection> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopped;
+    private ServerSocketChannel server;
 
     private BulkEndpoint(QuicTransport transport, MemberCredentials credentials, boolean tls, NettyIo io) {
         this.transport = transport;
         this.credentials = credentials;
         this.tls = tls;
         this.io = io;
-        this.channels = new DefaultChannelGroup("nexar-bulk-r" + transport.rank(), io.group().next());
         this.serverTls = tls ? TlsMaterial.sslContext(credentials) : null;
     }
 
-    /** Listens on {@code host}, port {@code options.port()} (0: any), on the event loops of {@code io}. */
+    /** Listens on {@code host}, port {@code options.port()} (0: any); {@code io} runs the setup deadlines. */
     static BulkEndpoint bind(QuicTransport transport, MemberCredentials credentials, BulkLaneOptions options,
-                             NettyIo io, InetSocketAddress host) throws InterruptedException {
+                             NettyIo io, InetSocketAddress host) throws IOException {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
         var e = new BulkEndpoint(transport, credentials, tls, io);
         if (!tls) {
             LOG.warn("rank {}: bulk=tcp-plain: large messages travel on TCP without encryption or authentication;"
                     + " use this only on an isolated network", transport.rank());
         }
-        e.server = io.tcpServer()
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, tls ? HEAP : PooledByteBufAllocator.DEFAULT)
-                .childHandler(e.initializer(null))
-                .bind(new InetSocketAddress(host.getAddress(), options.port())).sync().channel();
-        e.channels.add(e.server);
+        e.server = ServerSocketChannel.open();
+        try {
+            e.server.bind(new InetSocketAddress(host.getAddress(), options.port()));
+        } catch (IOException failure) {
+            e.server.close();
+            throw failure;
+        }
+        e.startThread("nexar-bulk-r" + transport.rank() + "-accept", e::acceptLoop);
         return e;
     }
 
     /** The listening address. */
     InetSocketAddress localAddress() {
-        return (InetSocketAddress) server.localAddress();
+        try {
+            return (InetSocketAddress) server.getLocalAddress();
+        } catch (IOException e) {
+            throw new IllegalStateException("the bulk lane's socket is closed", e);
+        }
+    }
+
+    private void acceptLoop() {
+        while (!stopped) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (ClosedChannelException closed) {
+                return;
+            } catch (IOException e) {
+                if (!stopped) {
+                    LOG.warn("rank {}: accepting a bulk connection failed", transport.rank(), e);
+                }
+                return;
+            }
+            try {
+                configure(ch);
+                var c = new BulkConnection(transport, this, null, null, ch, new BulkSocket(ch, engine(serverTls,
+                        true)));
+                track(c).start(Deadline.after(ACCEPT_SETUP));
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("rank {}: could not set up an accepted bulk connection", transport.rank(), e);
+                closeQuietly(ch);
+            }
+        }
     }
 
     /**
@@ -101,41 +137,107 @@ final class BulkEndpoint {
     }
 
     private CompletableFuture<Void> dial(PeerLink link, InetSocketAddress address, Deadline deadline) {
-        var owner = new BulkConnection(transport, link, tls);
-        long millis = Math.clamp(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()), 1, Integer.MAX_VALUE);
-        io.tcpClient().option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, tls ? HEAP : PooledByteBufAllocator.DEFAULT)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) millis)
-                .handler(initializer(owner))
-                .connect(address).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        owner.fallBack("could not be reached at " + Texts.format(address) + " (" + f.cause() + ")");
-                    }
-                });
-        return owner.setUp();
+        SocketChannel ch = null;
+        try {
+            ch = SocketChannel.open();
+            configure(ch);
+            SSLEngine engine = tls ? engine(TlsMaterial.sslContext(credentials,
+                    transport.table().get(link.peer).memberId()), false) : null;
+            var c = new BulkConnection(transport, this, link, address, ch, new BulkSocket(ch, engine));
+            track(c).start(deadline);
+            return c.setUp();
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("rank {}: the bulk lane of rank {} could not be dialled at {} ({}); large messages use QUIC"
+                    + " instead", transport.rank(), link.peer, Texts.format(address), e.toString());
+            closeQuietly(ch);
+            return CompletableFuture.completedFuture(null);
+        }
     }
 
-    /** Sets up a bulk connection's pipeline; {@code dialled} is null for an accepted connection. */
-    private ChannelInitializer<SocketChannel> initializer(BulkConnection dialled) {
-        return new ChannelInitializer<>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-                channels.add(ch);
-                var owner = dialled != null ? dialled : new BulkConnection(transport, null, tls);
-                if (tls) {
-                    SSLContext context = dialled == null ? serverTls : TlsMaterial.sslContext(credentials,
-                            transport.table().get(dialled.target().peer).memberId());
-                    var engine = TlsMaterial.engine(context, dialled == null);
-                    engine.setEnabledCipherSuites(CIPHERS); // AES-128-GCM first: the fastest on the JDK
-                    ch.pipeline().addLast(new SslHandler(engine));
-                }
-                ch.pipeline().addLast(new LaneStream(owner, null, ch, HIGH_WATER_BYTES), owner);
+    private static void configure(SocketChannel ch) throws IOException {
+        ch.configureBlocking(true);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    }
+
+    private static SSLEngine engine(SSLContext context, boolean server) {
+        if (context == null) {
+            return null;
+        }
+        SSLEngine engine = TlsMaterial.engine(context, server);
+        engine.setEnabledCipherSuites(CIPHERS);
+        return engine;
+    }
+
+    private BulkConnection track(BulkConnection c) {
+        connections.add(c);
+        if (stopped) {
+            c.close();
+        }
+        return c;
+    }
+
+    /** A connection whose reader and writer ended: nothing left to close. */
+    void forget(BulkConnection c) {
+        connections.remove(c);
+    }
+
+    /** Starts a virtual thread named {@code name}; {@link #shutdown} waits for it. */
+    void startThread(String name, Runnable body) {
+        Thread t = Thread.ofVirtual().name(name).unstarted(() -> {
+            try {
+                body.run();
+            } finally {
+                threads.remove(Thread.currentThread());
             }
-        };
+        });
+        threads.add(t);
+        t.start();
     }
 
-    /** Closes the listening socket and every bulk connection still open, waiting at most {@code timeout}. */
+    /** Runs {@code action} after {@code nanos} on one of the transport's event loops (setup deadlines). */
+    void schedule(Runnable action, long nanos) {
+        try {
+            io.group().next().schedule(action, Math.max(0, nanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            action.run();
+        }
+    }
+
+    /** Threads of this endpoint that are still alive (for tests). */
+    List<Thread> liveThreads() {
+        return threads.stream().filter(Thread::isAlive).toList();
+    }
+
+    /** Closes the listening socket and every bulk connection, and waits at most {@code timeout} for their threads. */
     void shutdown(Duration timeout) {
-        channels.close().awaitUninterruptibly(timeout.toMillis());
+        Deadline deadline = Deadline.after(timeout);
+        stopped = true;
+        closeQuietly(server);
+        for (BulkConnection c : connections) {
+            c.close();
+        }
+        try {
+            for (Thread t : List.copyOf(threads)) {
+                long left = deadline.remainingNanos();
+                if (left <= 0 || !t.join(Duration.ofNanos(left))) {
+                    LOG.warn("rank {}: bulk-lane thread {} did not end within {}", transport.rank(), t.getName(),
+                            timeout);
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeQuietly(java.nio.channels.Channel ch) {
+        if (ch == null) {
+            return;
+        }
+        try {
+            ch.close();
+        } catch (IOException e) {
+            LOG.debug("rank {}: closing a bulk-lane socket failed", transport.rank(), e);
+        }
     }
 }

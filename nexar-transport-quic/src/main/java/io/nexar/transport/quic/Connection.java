@@ -319,7 +319,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
             lanes.get(i).writeNow(goodbye);
             lanes.get(i).finishOutput();
         }
-        LaneStream bulk = link.bulk();
+        BulkConnection bulk = link.bulk();
         if (bulk != null) {
             bulk.writeNow(new Message.Goodbye(reason, text)); // a bulk lane that ends without it was cut
             bulk.finishOutput();
@@ -367,9 +367,9 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         LOG.debug("rank {}: connection with {} closed: {}", transport.rank(), remote(), why);
         PeerLink l = link;
         if (l != null) {
-            LaneStream bulk = l.bulk();
+            BulkConnection bulk = l.bulk();
             if (bulk != null) {
-                bulk.channel().close();
+                bulk.close();
             }
             l.down(ready ? why : "at " + remote() + " " + why, null, false);
             if (!transport.isClosing()) {

@@ -28,7 +28,7 @@ final class PeerLink {
     private volatile Connection connection;
     private volatile long incarnation;
     private final long bulkThreshold;
-    private volatile LaneStream bulk;
+    private volatile BulkConnection bulk;
     private volatile boolean bulkFinished;
     /** When anything (a frame on any lane, the bulk lane included) last arrived from the peer; System.nanoTime(). */
     private volatile long lastReceivedNanos = System.nanoTime();
@@ -94,8 +94,8 @@ final class PeerLink {
         return ready.isDone() && !ready.isCompletedExceptionally() && !isDown();
     }
 
-    /** Attaches the verified TCP bulk lane (its event loop); false if there is one already or the peer is down. */
-    synchronized boolean attachBulk(LaneStream lane) {
+    /** Attaches the verified TCP bulk lane (its reader thread); false if there is one already or the peer is down. */
+    synchronized boolean attachBulk(BulkConnection lane) {
         if (bulk != null || !isReady()) {
             return false;
         }
@@ -104,7 +104,7 @@ final class PeerLink {
     }
 
     /** The bulk lane, or null. Any thread. */
-    LaneStream bulk() {
+    BulkConnection bulk() {
         return bulk;
     }
 
@@ -149,7 +149,7 @@ final class PeerLink {
             if (c != null) {
                 c.wakeSenders();
             }
-            LaneStream b = bulk;
+            BulkConnection b = bulk;
             if (b != null) {
                 b.wakeSenders();
             }
@@ -179,7 +179,7 @@ final class PeerLink {
         if (c == null || !ready.isDone()) {
             throw new IllegalStateException("rank " + peer + " is not connected yet: call connect() first");
         }
-        LaneStream b = bulk;
+        BulkConnection b = bulk;
         if (b != null && !bulkFinished && (lane == Lane.P2P || lane == Lane.COLLECTIVE)
                 && totalBytes(message) >= bulkThreshold) {
             b.send(message, deadline, context);

@@ -33,11 +33,14 @@ import java.util.List;
  * </pre>
  */
 public final class QuicBench {
-    private static final int RTT_WARMUP = 5_000;
-    private static final int RTT_ROUNDS = 20_000;
+    /** {@code -Dbench.rtt=false} skips the round trips (only the bulk phase runs). */
+    private static final boolean RTT = Boolean.parseBoolean(System.getProperty("bench.rtt", "true"));
+    private static final int RTT_WARMUP = RTT ? 5_000 : 0;
+    private static final int RTT_ROUNDS = RTT ? 20_000 : 1;
     private static final long BULK_BYTES = 64L << 20;
-    private static final int BULK_WARMUP = 2;
-    private static final int BULK_ROUNDS = 5;
+    private static final int BULK_WARMUP = Integer.getInteger("bench.warmup", 2);
+    /** {@code -Dbench.rounds=N}: timed 64 MiB messages (default 5). */
+    private static final int BULK_ROUNDS = Integer.getInteger("bench.rounds", 5);
     private static final NexarConfig CONFIG = NexarConfig.builder().ignoreEnvironment()
             .p2pTimeout(Duration.ofSeconds(60)).build();
 
@@ -87,6 +90,7 @@ public final class QuicBench {
         InetSocketAddress mine = t.bind();
         var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Dbench.bulk=" + System.getProperty("bench.bulk", "tls"),
+                "-Dbench.rtt=" + RTT, "-Dbench.rounds=" + BULK_ROUNDS, "-Dbench.warmup=" + BULK_WARMUP,
                 "-Dbench.parentBulk=" + (t.bulkAddress() == null ? 0 : t.bulkAddress().getPort()),
                 "-cp", System.getProperty("java.class.path"),
                 QuicBench.class.getName(), "child", dir.toString(), mine.getHostString(),
@@ -181,7 +185,7 @@ public final class QuicBench {
             }
             long cpu = cpuNanos() - cpu0 + peerCpu.getAsLong();
             double cpuPerGib = cpu / 1e9 / (BULK_ROUNDS * (double) BULK_BYTES / (1L << 30));
-            System.out.printf("CPU %.1f s per GiB moved (both ranks), load average %s%n", cpuPerGib,
+            System.out.printf("CPU %.2f s per GiB moved (both ranks), load average %s%n", cpuPerGib,
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             System.out.printf("QUIC, bulk lane %s, %s: 64 B round trip median %.1f us, p99 %.1f us, mean %.1f us"
                             + " (%d rounds); 64 MiB message %.0f MB/s mean, %.0f MB/s best (%d rounds)%n",

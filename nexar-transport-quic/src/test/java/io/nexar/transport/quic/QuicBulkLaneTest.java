@@ -2,13 +2,21 @@ package io.nexar.transport.quic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
+import io.nexar.Operation;
+import io.nexar.OperationTimeoutException;
 import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,14 +87,13 @@ class QuicBulkLaneTest {
             while (mailboxes.get(1).storedBytes() < store - config.chunkBytes() && System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
-            // The sender must end up waiting for room: its lane's queue is full because the socket takes no more.
-            LaneStream lane = transports.get(0).link(1).bulk();
-            while ((bulk.getState() != Thread.State.TIMED_WAITING || lane.queuedBytes() < lane.highWaterBytes())
+            // The sender must end up waiting: its frame is queued because the socket takes no more.
+            BulkConnection lane = transports.get(0).link(1).bulk();
+            while ((bulk.getState() != Thread.State.TIMED_WAITING || lane.queuedBytes() == 0)
                     && System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
-            assertThat(lane.queuedBytes()).as("bytes queued on the bulk lane").isGreaterThanOrEqualTo(
-                    lane.highWaterBytes());
+            assertThat(lane.queuedBytes()).as("bytes queued on the bulk lane").isPositive();
             System.out.printf("bulk lane: %d of %d MiB sent while rank 1 receives nothing (store %d KiB)%n",
                     sent.get(), messages, mailboxes.get(1).storedBytes() >> 10);
             assertThat(sent.get()).as("messages sent while nobody receives").isLessThan(messages / 2);
@@ -153,6 +160,110 @@ class QuicBulkLaneTest {
             } finally {
                 transports.forEach(QuicTransport::close);
             }
+        }
+    }
+
+    @Test
+    void shouldFinishAStartedFrameFromACopyAndRefuseTheNextAtTheDeadline() throws Exception {
+        long store = 1 << 20;
+        int frame = 8 << 20; // larger than both output buffers and the socket buffers together
+        int size = 2 * frame; // two frames per message: the receiver's store refuses a message's second frame
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).chunkBytes(frame).build();
+        var mailboxes = List.of(new Mailbox(store), new Mailbox(store));
+        var transports = QuicTestCluster.form(2, config, LOOPBACK, QuicTestCluster::credentials, mailboxes::get,
+                BulkLaneOptions.defaults());
+        var receiver = new TransportCommunicator(transports.get(1), mailboxes.get(1), config, 0, () -> { });
+        try {
+            BulkConnection lane = transports.get(0).link(1).bulk();
+            assertThat(lane).isNotNull();
+            int sent = 0; // frames
+            OperationTimeoutException timeout = null;
+            while (timeout == null && sent < 16) {
+                int message = sent / 2;
+                int offset = (sent % 2) * frame;
+                // The caller reuses its buffer at once: what the writer still needs must have been copied.
+                byte[] buffer = Arrays.copyOfRange(pattern(size, message), offset, offset + frame);
+                try {
+                    sendFrame(transports.get(0), message, offset, buffer, size, Duration.ofSeconds(2));
+                    sent++;
+                } catch (OperationTimeoutException e) {
+                    timeout = e;
+                }
+                Arrays.fill(buffer, (byte) 0);
+            }
+            assertThat(timeout).as("a send that could not start before its deadline").isNotNull()
+                    .hasMessageContaining("to take more data on its bulk lane");
+            assertThat(lane.detachedFrames()).as("frames finished from a copy").isEqualTo(1);
+            int refused = sent;
+            Thread rest = Thread.ofVirtual().start(() -> {
+                for (int f = refused; f < 2 * (refused / 2 + 1); f++) { // the lane goes on: send the rest again
+                    int offset = (f % 2) * frame;
+                    sendFrame(transports.get(0), f / 2, offset, Arrays.copyOfRange(pattern(size, f / 2), offset,
+                            offset + frame), size, Duration.ofSeconds(20));
+                }
+            });
+            var got = new byte[size];
+            for (int i = 0; i <= refused / 2; i++) {
+                assertThat(receiver.recv(0, 7, got)).isEqualTo(size);
+                assertThat(got).as("message %d", i).isEqualTo(pattern(size, i));
+            }
+            rest.join();
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    private static void sendFrame(QuicTransport t, int message, int offset, byte[] payload, int size,
+                                  Duration timeout) {
+        t.send(1, Lane.P2P, new Message.Data(0, 7, message, size, offset, MemorySegment.ofArray(payload)),
+                Deadline.after(timeout), ErrorContext.of(Operation.SEND));
+    }
+
+    @Test
+    void shouldRefuseAFirstFrameThatIsNoHelloWithoutAllocatingItAndStayUsable() throws Exception {
+        var bulk = new BulkLaneOptions(BulkLaneOptions.Mode.TCP_PLAIN, 2048);
+        try (var cluster = QuicTestCluster.start(2, CONFIG, LOOPBACK, bulk);
+             var raw = SocketChannel.open(cluster.transport(1).bulkAddress())) {
+            // An unidentified peer claims a frame of about 1 GiB: refused on its length, before any allocation.
+            raw.write(ByteBuffer.wrap(new byte[] {(byte) 0xf0, (byte) 0xff, (byte) 0xff, 0x3f, 2, 0}));
+            assertThat(raw.read(ByteBuffer.allocate(16))).as("the acceptor closes the connection").isEqualTo(-1);
+            cluster.run(c -> {
+                if (c.rank() == 0) {
+                    c.send(1, 1, pattern(100_000, 3));
+                } else {
+                    var got = new byte[100_000];
+                    c.recv(0, 1, got);
+                    assertThat(got).isEqualTo(pattern(100_000, 3));
+                }
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void shouldLeaveNoBulkLaneThreadAfterClose() {
+        var cluster = QuicTestCluster.start(3, CONFIG, LOOPBACK, new BulkLaneOptions(BulkLaneOptions.Mode.TLS, 2048));
+        var endpoints = new ArrayList<BulkEndpoint>();
+        try {
+            for (int r = 0; r < 3; r++) {
+                BulkConnection lane = cluster.transport(r).link((r + 1) % 3).bulk();
+                assertThat(lane).as("rank %d's bulk lane", r).isNotNull();
+                endpoints.add(lane.endpoint());
+            }
+            cluster.run(c -> {
+                c.send((c.rank() + 1) % 3, 1, pattern(50_000, c.rank()));
+                var got = new byte[50_000];
+                c.recv((c.rank() + 2) % 3, 1, got);
+                assertThat(got).isEqualTo(pattern(50_000, (c.rank() + 2) % 3));
+                return null;
+            });
+            assertThat(endpoints.stream().mapToInt(e -> e.liveThreads().size()).sum()).as("threads while running")
+                    .isGreaterThanOrEqualTo(3 * 5); // per rank: accept, and a reader and a writer per peer
+        } finally {
+            cluster.close();
+        }
+        for (BulkEndpoint e : endpoints) {
+            assertThat(e.liveThreads()).as("bulk-lane threads after close").isEmpty();
         }
     }
 

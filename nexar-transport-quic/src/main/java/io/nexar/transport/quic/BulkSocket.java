@@ -1,0 +1,332 @@
+package io.nexar.transport.quic;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * The byte stream of one bulk-lane TCP connection, over a blocking {@link SocketChannel}: TLS 1.3 through a JDK
+ * {@link SSLEngine} driven here (no Netty), or plain. Blocking I/O suits the bulk lane: each connection has one
+ * reader and one writer virtual thread, so a blocked socket parks a virtual thread and nothing else.
+ *
+ * <pre>
+ *  writer thread                                   reader thread
+ *  fill(srcs): plaintext -> out (wrap or copy)     readFully(dst): in -> dst (unwrap or read)
+ *  flush():    out -> socket, one write per        spill: what a read or record brought beyond dst,
+ *              up to OUT_BYTES (about 30 records)  kept for the next readFully
+ * </pre>
+ *
+ * <p><b>Copies.</b> Sending, a message's payload is read once, by the cipher (TLS), which encrypts it into
+ * {@code out}; or copied once into {@code out} (plain). {@code out} is a heap buffer for TLS (the JDK's AES-GCM is about
+ * twice as fast on heap buffers as on direct ones) and direct for plain TCP. Receiving, records are decrypted into the
+ * caller's frame buffer itself (plaintext beyond the frame goes to {@code spill}); plain reads go straight into it.
+ *
+ * <p><b>Threading.</b> {@link #handshake} runs alone; afterwards {@link #readFully} belongs to one thread and
+ * {@link #fill}/{@link #flush}/{@link #finishOutput} to another. The {@link SSLEngine} serialises its own wrap and
+ * unwrap calls.
+ */
+final class BulkSocket {
+    /** Bytes the writer gathers before one socket write: about 30 TLS records. */
+    static final int OUT_BYTES = 512 << 10;
+    /** Bytes one socket read may bring. */
+    private static final int IN_BYTES = 512 << 10;
+    static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
+
+    private final SocketChannel channel;
+    private final SSLEngine engine;
+    private final ByteBuffer in;
+    private ByteBuffer spill;
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
+    private volatile boolean wrapWanted;
+
+    /**
+     * @param engine the TLS engine, in client or server mode, or null for plain TCP
+     */
+    BulkSocket(SocketChannel channel, SSLEngine engine) {
+        this.channel = channel;
+        this.engine = engine;
+        if (engine == null) {
+            in = null;
+            spill = ByteBuffer.allocateDirect(64 << 10).flip();
+        } else {
+            int packet = engine.getSession().getPacketBufferSize();
+            in = ByteBuffer.allocate(Math.max(IN_BYTES, 2 * packet)).flip();
+            spill = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize()).flip();
+        }
+    }
+
+    /** True for a TLS connection. */
+    boolean tls() {
+        return engine != null;
+    }
+
+    /** The TLS session (after {@link #handshake}), or null for plain TCP. */
+    SSLSession session() {
+        return engine == null ? null : engine.getSession();
+    }
+
+    SocketChannel channel() {
+        return channel;
+    }
+
+    // ------------------------------------------------------------------ handshake
+
+    /** Runs the TLS handshake to its end (nothing for plain TCP). Blocks; the caller bounds it by closing the socket. */
+    void handshake() throws IOException {
+        if (engine == null) {
+            return;
+        }
+        engine.beginHandshake();
+        HandshakeStatus hs = engine.getHandshakeStatus();
+        ByteBuffer sink = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        ByteBuffer out = newOutBuffer();
+        while (true) {
+            switch (hs) {
+                case NEED_WRAP -> {
+                    SSLEngineResult r = engine.wrap(NOTHING, out);
+                    flush(out);
+                    if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
+                        throw new SSLException("the TLS handshake was closed");
+                    }
+                    hs = r.getHandshakeStatus();
+                }
+                case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                    SSLEngineResult r = engine.unwrap(in, sink);
+                    switch (r.getStatus()) {
+                        case BUFFER_UNDERFLOW -> {
+                            if (!readMore()) {
+                                throw new EOFException("the connection ended during the TLS handshake");
+                            }
+                        }
+                        case CLOSED -> throw new SSLException("the TLS handshake was closed by the peer");
+                        case BUFFER_OVERFLOW -> sink = ByteBuffer.allocate(2 * sink.capacity());
+                        case OK -> {
+                            if (sink.position() > 0) {
+                                // Application data before the handshake ended: keep it for readFully.
+                                sink.flip();
+                                spill = copyOf(sink);
+                                sink.clear();
+                            }
+                        }
+                    }
+                    hs = r.getHandshakeStatus();
+                }
+                case NEED_TASK -> {
+                    runTasks();
+                    hs = engine.getHandshakeStatus();
+                }
+                case FINISHED, NOT_HANDSHAKING -> {
+                    return;
+                }
+            }
+        }
+    }
+
+    private static ByteBuffer copyOf(ByteBuffer b) {
+        ByteBuffer c = ByteBuffer.allocateDirect(Math.max(b.remaining(), 17 << 10));
+        c.put(b).flip();
+        return c;
+    }
+
+    private void runTasks() {
+        Runnable task;
+        while ((task = engine.getDelegatedTask()) != null) {
+            task.run();
+        }
+    }
+
+    // ------------------------------------------------------------------ reading (reader thread)
+
+    /**
+     * Fills {@code dst} to its limit.
+     *
+     * @param atStart true if this read starts a frame: the stream may then end cleanly instead
+     * @return false if the stream ended cleanly before the first byte (TLS close_notify, or TCP end for plain TCP,
+     *         and only if {@code atStart}); true once {@code dst} is full
+     * @throws EOFException if the stream ends within {@code dst}, or (TLS) without close_notify
+     */
+    boolean readFully(ByteBuffer dst, boolean atStart) throws IOException {
+        boolean first = atStart;
+        while (dst.hasRemaining()) {
+            if (spill.hasRemaining()) {
+                drainSpill(dst);
+                first = false;
+                continue;
+            }
+            int n = engine == null ? readPlain(dst) : unwrapInto(dst);
+            if (n < 0) {
+                if (first && n == -1) {
+                    return false;
+                }
+                throw new EOFException(n == -1 ? "the connection ended within a frame"
+                        : "the connection ended without a TLS close_notify");
+            }
+            if (n > 0) {
+                first = false;
+            }
+        }
+        return true;
+    }
+
+    private void drainSpill(ByteBuffer dst) {
+        int n = Math.min(spill.remaining(), dst.remaining());
+        int limit = spill.limit();
+        spill.limit(spill.position() + n);
+        dst.put(spill);
+        spill.limit(limit);
+    }
+
+    /** Plain TCP: one scattering read into {@code dst}, overflow into the spill. -1 at the end of the stream. */
+    private int readPlain(ByteBuffer dst) throws IOException {
+        spill.clear();
+        scatter[0] = dst;
+        scatter[1] = spill;
+        long n = channel.read(scatter);
+        spill.flip();
+        return n < 0 ? -1 : (int) n;
+    }
+
+    /**
+     * TLS: decrypts one record into {@code dst} (overflow into the spill), reading from the socket as needed.
+     *
+     * @return plaintext bytes produced (0 for a handshake record), -1 after close_notify, -2 at the end of the stream
+     *         without it
+     */
+    private int unwrapInto(ByteBuffer dst) throws IOException {
+        while (true) {
+            spill.clear();
+            scatter[0] = dst;
+            scatter[1] = spill;
+            SSLEngineResult r = engine.unwrap(in, scatter);
+            spill.flip();
+            if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                runTasks();
+            }
+            if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
+                wrapWanted = true; // a post-handshake message (key update) to answer: the writer does
+            }
+            switch (r.getStatus()) {
+                case OK -> {
+                    return r.bytesProduced();
+                }
+                case CLOSED -> {
+                    return -1;
+                }
+                case BUFFER_UNDERFLOW -> {
+                    if (!readMore()) {
+                        return -2;
+                    }
+                }
+                case BUFFER_OVERFLOW -> // the session's records grew: make room for one whole record
+                        spill = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize()).flip();
+            }
+        }
+    }
+
+    /** Reads more TLS bytes from the socket into {@code in}; false at the end of the stream. */
+    private boolean readMore() throws IOException {
+        in.compact();
+        try {
+            return channel.read(in) >= 0;
+        } finally {
+            in.flip();
+        }
+    }
+
+    /** True if the reader saw a post-handshake message that needs an answer: the writer should {@link #fill}. */
+    boolean wrapWanted() {
+        return wrapWanted;
+    }
+
+    // ------------------------------------------------------------------ writing
+
+    /**
+     * A new output buffer for {@link #fill} and {@link #flush}: on the heap for TLS (the JDK's AES-GCM encrypts into
+     * heap buffers about twice as fast as into direct ones), direct for plain TCP (no copy on the way to the socket).
+     */
+    ByteBuffer newOutBuffer() {
+        return engine == null ? ByteBuffer.allocateDirect(OUT_BYTES)
+                : ByteBuffer.allocate(Math.max(OUT_BYTES, 2 * engine.getSession().getPacketBufferSize()));
+    }
+
+    /**
+     * Moves plaintext from {@code srcs} into {@code out} (encrypting it for TLS) until {@code out} is full or
+     * {@code srcs} are empty. With empty {@code srcs}, only produces what the engine needs to send (a key update). One
+     * thread at a time, in frame order: it advances the TLS sequence numbers.
+     */
+    void fill(ByteBuffer[] srcs, ByteBuffer out) throws IOException {
+        if (engine == null) {
+            for (ByteBuffer s : srcs) {
+                int n = Math.min(s.remaining(), out.remaining());
+                if (n > 0) {
+                    int limit = s.limit();
+                    s.limit(s.position() + n);
+                    out.put(s);
+                    s.limit(limit);
+                }
+            }
+            return;
+        }
+        wrapWanted = false;
+        int packet = engine.getSession().getPacketBufferSize();
+        while (out.remaining() >= packet
+                && (hasRemaining(srcs) || engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP)) {
+            SSLEngineResult r = engine.wrap(srcs, out);
+            if (r.getStatus() != SSLEngineResult.Status.OK) {
+                throw new SSLException("TLS wrap failed: " + r.getStatus());
+            }
+            if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                runTasks();
+            }
+        }
+    }
+
+    static boolean hasRemaining(ByteBuffer[] srcs) {
+        for (ByteBuffer s : srcs) {
+            if (s.hasRemaining()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True if {@code out} has no room for another record: {@link #flush} it before the next {@link #fill}. */
+    boolean isFull(ByteBuffer out) {
+        return engine == null ? !out.hasRemaining() : out.remaining() < engine.getSession().getPacketBufferSize();
+    }
+
+    /** Writes what {@link #fill} put into {@code out}, and clears it. Blocks while the socket's send buffer is full. */
+    void flush(ByteBuffer out) throws IOException {
+        out.flip();
+        try {
+            while (out.hasRemaining()) {
+                channel.write(out);
+            }
+        } finally {
+            out.clear();
+        }
+    }
+
+    /** Ends the output after what was written: TLS close_notify, then a TCP FIN. Reading goes on. */
+    void finishOutput(ByteBuffer out) throws IOException {
+        if (engine != null) {
+            engine.closeOutbound();
+            while (!engine.isOutboundDone()) {
+                SSLEngineResult r = engine.wrap(NOTHING, out);
+                if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
+                    flush(out);
+                } else if (r.bytesProduced() == 0) {
+                    break;
+                }
+            }
+        }
+        flush(out);
+        channel.shutdownOutput();
+    }
+}
