@@ -151,10 +151,13 @@ class RecoveryTest {
                     excluded.countDown();
                 }
             });
+            var firstDone = new CountDownLatch(4);
             Map<Integer, String> results = cluster.onEachRank(c -> {
                 float[] x = {1};
                 c.allReduce(x, ReduceOp.SUM);
+                firstDone.countDown();
                 if (c.rank() == 0) {
+                    assertThat(firstDone.await(20, TimeUnit.SECONDS)).isTrue();
                     // only rank 0 loses rank 3 (a partial partition); rank 3 is alive
                     cluster.suspect(0, 3, "is unreachable (test fault: partition)");
                 }
