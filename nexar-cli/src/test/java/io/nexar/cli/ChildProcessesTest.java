@@ -46,6 +46,6 @@ class ChildProcessesTest {
         assertThat(codes[0]).isNotZero();
         assertThat(codes[2]).isNotZero();
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("[rank 1] failing on purpose",
-                "nexar: rank 1 exited with code 3; stopping the others");
+                "nexar: rank 1 exited with code 3; the others get 10s to report and exit, then they are stopped");
     }
 }
