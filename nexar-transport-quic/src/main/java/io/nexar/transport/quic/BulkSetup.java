@@ -58,8 +58,7 @@ final class BulkSetup {
      */
     boolean run() throws IOException, InterruptedException {
         if (dialTarget != null) {
-            int millis = (int) Math.clamp(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()), 1,
-                    Integer.MAX_VALUE);
+            int millis = Math.clamp(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()), 1, Integer.MAX_VALUE);
             try {
                 channel.socket().connect(dialAddress, millis);
             } catch (IOException e) {
