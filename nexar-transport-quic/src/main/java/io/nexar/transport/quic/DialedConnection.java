@@ -75,7 +75,7 @@ final class DialedConnection extends Connection {
                 return;
             }
             LaneStream ls = lanes.get(index);
-            long id = ls == null ? -1 : ((QuicStreamChannel) ls.channel()).streamId();
+            long id = ls == null ? -1 : ls.channel().streamId();
             if (id != 4L * index) {
                 fail("lane " + lane + " got stream id " + id + " instead of " + 4L * index, null);
                 return;

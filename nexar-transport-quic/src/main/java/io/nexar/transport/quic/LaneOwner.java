@@ -5,8 +5,8 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 
 /**
- * What a {@link LaneStream} reports to: the QUIC {@link Connection} that owns its four lanes, or the
- * {@link BulkConnection} that owns the TCP bulk lane. Called on the lane's event loop unless noted.
+ * What a {@link LaneStream} reports to: the QUIC {@link Connection} that owns its four lanes. Called on the lane's
+ * event loop unless noted.
  */
 interface LaneOwner {
 

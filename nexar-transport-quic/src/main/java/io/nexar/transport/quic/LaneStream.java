@@ -2,8 +2,6 @@ package io.nexar.transport.quic;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
@@ -27,23 +25,23 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One lane of one connection: a long-lived bidirectional QUIC stream, or the TCP bulk lane's connection, carrying
- * length-prefixed frames in order. It reports to its {@link LaneOwner} ({@link Connection} or
- * {@link BulkConnection}).
+ * One lane of one QUIC connection: a long-lived bidirectional QUIC stream carrying length-prefixed frames in order. It
+ * reports to its {@link LaneOwner} (the {@link Connection}). The TCP bulk lane has a class of its own,
+ * {@link BulkConnection}.
  *
  * <p><b>Receiving</b> (event loop only). Bytes go through a {@link FrameDecoder}, which checks every length prefix
  * against {@code maxFrameBytes} before it reserves memory. The first frame must be the peer's Hello; Goodbye goes to
  * the owner; every other message goes to the {@link io.nexar.internal.transport.InboundHandler}. When the handler
  * answers {@link Delivery#FULL}, the lane keeps a copy of that message and the unread rest of its input, turns
- * {@code autoRead} off on this stream only (quiche then stops extending the stream's flow-control window, TCP its
- * receive window, so the sender soon waits) and offers the message again on a timer that backs off from 100 us to
- * 2 ms. Once the message and the kept input are delivered, reading resumes. Other lanes are not affected.
+ * {@code autoRead} off on this stream only (quiche then stops extending the stream's flow-control window, so the
+ * sender soon waits) and offers the message again on a timer that backs off from 100 us to 2 ms. Once the message and
+ * the kept input are delivered, reading resumes. Other lanes are not affected.
  *
  * <p><b>Sending</b> (any thread). {@link #send} encodes the message into a new buffer (so the caller's memory may be
- * reused when it returns) and writes it. Bytes written but not yet taken by quiche (or the socket) are counted; while
- * they exceed the high-water mark a sender waits, at most until its deadline. Quiche itself holds at most the peer's
- * flow-control window (TCP its socket buffers), so memory per lane is bounded by window + high water + one frame per
- * concurrent sender. Frames of concurrent senders never interleave: each is one write.
+ * reused when it returns) and writes it. Bytes written but not yet taken by quiche are counted; while they exceed the
+ * high-water mark a sender waits, at most until its deadline. Quiche itself holds at most the peer's flow-control
+ * window, so memory per lane is bounded by window + high water + one frame per concurrent sender. Frames of
+ * concurrent senders never interleave: each is one write.
  */
 final class LaneStream extends ChannelInboundHandlerAdapter {
     private static final long FIRST_RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -54,9 +52,8 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private final LaneOwner connection;
     private final Lane lane;
     private final String name;
-    private final Channel channel;
+    private final QuicStreamChannel channel;
     private final int highWaterBytes;
-    private final boolean heapFrames;
 
     // ---- event loop only
     private FrameDecoder decoder;
@@ -74,37 +71,32 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private final Condition room = lock.newCondition();
     private volatile int waiters;
 
-    /**
-     * @param lane the QUIC lane, or null for the TCP bulk lane
-     * @param channel a {@link QuicStreamChannel}, or a TCP channel
-     */
-    LaneStream(LaneOwner connection, Lane lane, Channel channel, int highWaterBytes) {
+    LaneStream(LaneOwner connection, Lane lane, QuicStreamChannel channel, int highWaterBytes) {
         this.connection = connection;
         this.lane = lane;
-        this.name = lane == null ? "BULK" : lane.name();
+        this.name = lane.name();
         this.channel = channel;
         this.highWaterBytes = highWaterBytes;
-        this.heapFrames = channel.pipeline().get(io.netty.handler.ssl.SslHandler.class) != null;
     }
 
-    /** The QUIC lane, or null for the bulk lane. */
+    /** The QUIC lane. */
     Lane lane() {
         return lane;
     }
 
-    /** The lane's name for messages: the {@link Lane} name, or {@code BULK}. */
+    /** The lane's name for messages: the {@link Lane} name. */
     String name() {
         return name;
     }
 
-    Channel channel() {
+    QuicStreamChannel channel() {
         return channel;
     }
 
     /**
      * Starts reading once the peer is known and verified (event loop), first decoding what arrived before.
      *
-     * @param peer the peer's rank, or -1 while it is not known yet (a plain TCP bulk lane, identified by its Hello)
+     * @param peer the peer's rank
      */
     void start(int peer, long maxFrameBytes) {
         decoder = new FrameDecoder(peer, maxFrameBytes);
@@ -142,21 +134,13 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         write(Unpooled.wrappedBuffer(bytes));
     }
 
-    /**
-     * Ends this lane's output after everything already written: a FIN after the queued frames on a QUIC stream; on
-     * TCP, a close once the queued frames are written (TLS then sends its close_notify).
-     */
+    /** Ends this lane's output after everything already written: a FIN after the queued frames. */
     void finishOutput() {
-        if (channel instanceof QuicStreamChannel) {
-            channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));
-        } else {
-            channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-        }
+        channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));
     }
 
     private ByteBuf encode(Message message, int size) {
-        // The JDK's TLS engine reads heap buffers; QUIC (quiche) and plain sockets want direct ones.
-        ByteBuf buf = heapFrames ? channel.alloc().heapBuffer(size, size) : channel.alloc().directBuffer(size, size);
+        ByteBuf buf = channel.alloc().directBuffer(size, size); // quiche reads direct buffers
         try {
             MessageCodec.encode(message, MemorySegment.ofBuffer(buf.nioBuffer(0, size)));
             buf.writerIndex(size);
@@ -208,7 +192,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Bytes written but not yet taken by quiche or the socket (any thread; for tests and diagnostics). */
+    /** Bytes written but not yet taken by quiche (any thread; for tests and diagnostics). */
     long queuedBytes() {
         return queuedBytes.get();
     }
@@ -239,7 +223,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
             buf.release();
             return;
         }
-        if (decoder == null) { // not identified yet (a TCP bulk lane): keep it, read no more until start()
+        if (decoder == null) { // accepted before its dialer was verified: keep it, read no more until start()
             backlog.add(buf);
             channel.config().setAutoRead(false);
             return;
@@ -315,10 +299,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         if (connection.isDone()) {
             return;
         }
-        PeerLink from = connection.link();
-        if (from != null) {
-            from.noteReceived(); // liveness is judged by what arrives, on every lane
-        }
+        connection.link().noteReceived(); // liveness is judged by what arrives, on every lane; start() had the link
         if (!helloSeen) {
             helloSeen = true;
             connection.onHello(this, m);

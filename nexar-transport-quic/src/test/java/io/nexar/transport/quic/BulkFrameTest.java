@@ -38,7 +38,7 @@ class BulkFrameTest {
                     new Message.Collective(2, 11, 3, 1, 2, 0, -1, 194, 777, 0, MemorySegment.ofArray(bytes)),
                     new Message.Heartbeat(5, 6));
             for (Message m : messages) {
-                ByteBuffer[] parts = BulkConnection.frameOf(m);
+                ByteBuffer[] parts = BulkFrames.frameOf(m);
                 ByteBuffer joined = ByteBuffer.allocate(Math.toIntExact(MessageCodec.encodedSize(m)));
                 for (ByteBuffer p : parts) {
                     joined.put(p.duplicate());

@@ -1,0 +1,161 @@
+package io.nexar.transport.quic;
+
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.Deadline;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.security.cert.CertificateException;
+import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The setup of a {@link BulkConnection}, on its reader thread: the dial (dialer only), the TLS handshake, the
+ * identity checks and the exchange of Hellos. Anything refused here leaves the pair on QUIC: {@link #run} says why
+ * ({@link BulkConnection#fallBack}), closes the socket and returns false.
+ *
+ * <ul>
+ *   <li>The dialer's peer (the acceptor) must be the dialled member, with a ready QUIC link.
+ *   <li>The acceptor's peer (the dialer) must be a lower rank with a ready QUIC link: named by its certificate, or
+ *       for plain TCP by its Hello.
+ *   <li>The Hello must name the same rank, world size and incarnation as the peer's QUIC Hello.
+ * </ul>
+ */
+final class BulkSetup {
+    private final BulkConnection owner;
+    private final QuicTransport transport;
+    private final BulkSocket socket;
+    private final PeerLink dialTarget;
+    private final BulkReader reader;
+    private final BulkWriter writer;
+    private final SocketChannel channel;
+    private final InetSocketAddress dialAddress;
+    private final Deadline deadline;
+
+    /**
+     * @param channel the socket: not yet connected if dialled ({@code dialAddress} its peer's bulk address), accepted
+     *                otherwise
+     * @param deadline when the setup must be done (the connection's timer falls back then)
+     */
+    BulkSetup(BulkConnection owner, BulkReader reader, BulkWriter writer, SocketChannel channel,
+              InetSocketAddress dialAddress, Deadline deadline) {
+        this.owner = owner;
+        this.transport = owner.transport();
+        this.socket = owner.socket();
+        this.dialTarget = owner.dialTarget();
+        this.reader = reader;
+        this.writer = writer;
+        this.channel = channel;
+        this.dialAddress = dialAddress;
+        this.deadline = deadline;
+    }
+
+    /**
+     * Sets the connection up. True once the bulk lane is attached; false if this pair stays on QUIC (already said, the
+     * socket closed). Throws on an I/O or protocol error, which the caller reports.
+     */
+    boolean run() throws IOException, InterruptedException {
+        if (dialTarget != null) {
+            int millis = Math.clamp(TimeUnit.NANOSECONDS.toMillis(deadline.remainingNanos()), 1, Integer.MAX_VALUE);
+            try {
+                channel.socket().connect(dialAddress, millis);
+            } catch (IOException e) {
+                owner.fallBack("could not be reached at " + Texts.format(dialAddress) + " (" + e + ")");
+                owner.closeSocket();
+                return false;
+            }
+        }
+        socket.handshake();
+        if (!identify()) {
+            return false;
+        }
+        if (dialTarget != null) {
+            writer.writeDirect(transport.hello());
+        }
+        Message first = reader.readFrame(true);
+        if (first == null) {
+            owner.fallBack("closed its bulk lane during setup");
+            owner.closeSocket();
+            return false;
+        }
+        return onHello(first);
+    }
+
+    /** After the TLS handshake: whom did we reach, or who reached us? False if refused (the pair stays on QUIC). */
+    private boolean identify() throws InterruptedException {
+        PeerTable table = transport.table();
+        if (!socket.tls()) {
+            return dialTarget == null || attachable(dialTarget); // an accepted one is identified by its Hello
+        }
+        try {
+            if (dialTarget != null) {
+                transport.verifier().verify(socket.session(), table.get(dialTarget.peer).memberId());
+                return attachable(dialTarget);
+            }
+            String member = transport.verifier().verify(socket.session(), null);
+            OptionalInt rank = table == null ? OptionalInt.empty() : table.rankOf(member);
+            if (rank.isEmpty() || rank.getAsInt() >= transport.rank()) {
+                return refuse("its certificate names member " + member + ", which is not a lower rank in the peer"
+                        + " table");
+            }
+            return attachable(transport.link(rank.getAsInt()));
+        } catch (CertificateException e) {
+            return refuse(e.getMessage());
+        }
+    }
+
+    /** Checks that {@code l} can take a bulk lane, waiting (within the setup deadline) for its QUIC link. */
+    private boolean attachable(PeerLink l) throws InterruptedException {
+        try {
+            l.ready().get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            // reported below
+        }
+        String problem = l.isDown() ? "is down" : !l.isReady() ? "has no ready QUIC connection"
+                : l.bulk() != null ? "has a bulk lane already" : null;
+        if (problem != null) {
+            return refuse("rank " + l.peer + " " + problem);
+        }
+        owner.identified(l);
+        return true;
+    }
+
+    /** The peer's first frame. False if refused; throws on a protocol error. */
+    private boolean onHello(Message first) throws IOException {
+        if (!(first instanceof Message.Hello h)) {
+            throw owner.protocolError("began its bulk lane with " + first.type() + " instead of HELLO");
+        }
+        if (owner.link() == null) { // plain TCP: the Hello names the dialer
+            if (h.rank() < 0 || h.rank() >= transport.rank()) {
+                throw owner.protocolError("says in its bulk-lane HELLO that it is rank " + h.rank());
+            }
+            try {
+                if (!attachable(transport.link(h.rank()))) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return refuse("setup was interrupted");
+            }
+        }
+        PeerLink link = owner.link();
+        if (h.rank() != link.peer || h.worldSize() != transport.worldSize() || h.incarnation() != link.incarnation()) {
+            throw owner.protocolError("sent a bulk-lane HELLO (rank " + h.rank() + ", world " + h.worldSize()
+                    + ") that does not match its QUIC HELLO");
+        }
+        if (dialTarget == null) {
+            writer.writeDirect(transport.hello());
+            Thread.currentThread().setName(owner.threadName("p" + link.peer, "rx"));
+        }
+        owner.attach();
+        return true;
+    }
+
+    private boolean refuse(String why) {
+        owner.fallBack("was refused: " + why);
+        owner.closeSocket();
+        return false;
+    }
+}

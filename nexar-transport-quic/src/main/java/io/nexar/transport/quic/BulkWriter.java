@@ -1,0 +1,304 @@
+package io.nexar.transport.quic;
+
+import io.nexar.ErrorContext;
+import io.nexar.OperationCancelledException;
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.Deadline;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The sending side of a {@link BulkConnection}: its senders, its two output buffers and its writer thread.
+ *
+ * <p>{@link #send} (any thread) queues the frame (its header, and a view of the caller's payload: no copy) and waits
+ * until the frame is taken whole into output buffers (encrypted, or for plain TCP copied, on the sender's thread), so
+ * the caller's memory may be reused when it returns; the writer ({@link #run}) then writes them to the socket. Frames
+ * are taken whole, in queue order, so concurrent senders never interleave. A sender waits at most until its deadline:
+ * a frame not started by then is withdrawn ({@link OperationTimeoutException}), a frame already started is copied and
+ * finished by the writer, as a queued frame would be on QUIC. Memory: the output buffers
+ * ({@link BulkSocket#OUT_BYTES} each) and, for a frame finished by the writer, a copy of its rest.
+ *
+ * <p>Threading: all state is guarded by one lock; the writer holds no lock while writing.
+ */
+final class BulkWriter {
+    private final BulkConnection owner;
+    private final BulkSocket socket;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /** Output buffers ready to fill, and filled ones for the writer, in order: two in all (double buffering). */
+    private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuffer> full = new ArrayDeque<>();
+    /** A sender (or, for a detached frame, the writer) is moving a frame into output buffers. */
+    private boolean frameBusy;
+    /** What is left of a frame whose sender went at its deadline; the writer finishes it. */
+    private ByteBuffer[] detached;
+    /** The Goodbye to write after the frames sent so far, before close_notify (see {@link #writeNow}). */
+    private ByteBuffer[] goodbye;
+    private long queuedBytes;
+    private int detachedFrames;
+    private boolean finishRequested;
+    private boolean writerDone;
+
+    BulkWriter(BulkConnection owner, BulkSocket socket) {
+        this.owner = owner;
+        this.socket = socket;
+        free.add(socket.newOutBuffer());
+        free.add(socket.newOutBuffer());
+    }
+
+    /** Writes a frame before the writer thread runs (setup only, reader thread). */
+    void writeDirect(Message m) throws IOException {
+        ByteBuffer[] srcs = BulkFrames.frameOf(m);
+        ByteBuffer out = free.peek();
+        while (BulkSocket.hasRemaining(srcs)) {
+            socket.fill(srcs, out);
+            socket.flush(out);
+        }
+    }
+
+    /** See {@link BulkConnection#send}. */
+    void send(Message message, Deadline deadline, ErrorContext context) {
+        PeerLink link = owner.link();
+        ByteBuffer[] srcs = BulkFrames.frameOf(message);
+        long bytes = BulkFrames.remaining(srcs);
+        lock.lock();
+        try {
+            checkOpen(context);
+            queuedBytes += bytes;
+            try {
+                while (frameBusy) {
+                    long left = deadline.remainingNanos();
+                    if (left <= 0) {
+                        throw new OperationTimeoutException(context.withPeer(link.peer), deadline.timeout(), "rank "
+                                + link.peer + " to take more data on its bulk lane (is it posting receives?)");
+                    }
+                    changed.awaitNanos(left);
+                    checkOpen(context);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new OperationCancelledException(context, "was interrupted while waiting for rank " + link.peer
+                        + " to take more data");
+            } finally {
+                queuedBytes -= bytes;
+            }
+            frameBusy = true;
+            queuedBytes += bytes;
+        } finally {
+            lock.unlock();
+        }
+        boolean handedOver = false;
+        try {
+            boolean started = false;
+            while (BulkSocket.hasRemaining(srcs)) {
+                ByteBuffer out = takeFree(deadline, context, started);
+                if (out == null) { // the deadline passed mid-frame: the writer finishes it from a copy
+                    handOver(srcs);
+                    handedOver = true;
+                    return;
+                }
+                try {
+                    socket.fill(srcs, out);
+                } catch (IOException | RuntimeException e) {
+                    giveBack(out, false);
+                    owner.writeFailed(e);
+                    throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: writing rank "
+                            + link.peer + "'s bulk lane failed: " + e, e);
+                }
+                started = true;
+                giveBack(out, true);
+            }
+        } finally {
+            boolean stillBusy = handedOver;
+            signal(() -> {
+                frameBusy = stillBusy;
+                queuedBytes -= bytes;
+            });
+        }
+    }
+
+    /**
+     * An empty output buffer, waiting while the writer has both; null at the deadline (or on an interrupt) once the
+     * frame started.
+     */
+    private ByteBuffer takeFree(Deadline deadline, ErrorContext context, boolean started) {
+        PeerLink link = owner.link();
+        lock.lock();
+        try {
+            while (free.isEmpty()) {
+                if (writerDone || owner.isClosed()) {
+                    link.checkUp(context);
+                    throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
+                            + "'s bulk lane closed while this message was written");
+                }
+                long left = deadline.remainingNanos();
+                if (left <= 0) {
+                    if (started) {
+                        return null;
+                    }
+                    throw new OperationTimeoutException(context.withPeer(link.peer), deadline.timeout(), "rank "
+                            + link.peer + " to take more data on its bulk lane (is it posting receives?)");
+                }
+                try {
+                    changed.awaitNanos(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    if (started) {
+                        return null;
+                    }
+                    throw new OperationCancelledException(context, "was interrupted while waiting for rank "
+                            + link.peer + " to take more data");
+                }
+            }
+            return free.poll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns {@code out} to the writer: to write it if {@code written}, else unused. */
+    private void giveBack(ByteBuffer out, boolean written) {
+        signal(() -> (written ? full : free).add(out));
+    }
+
+    /** Copies what is left of a frame, so its sender may go, and has the writer finish it (the frame stays busy). */
+    private void handOver(ByteBuffer[] srcs) {
+        ByteBuffer[] copy = new ByteBuffer[srcs.length];
+        for (int i = 0; i < srcs.length; i++) {
+            copy[i] = ByteBuffer.allocate(srcs[i].remaining());
+            copy[i].put(srcs[i].duplicate()).flip();
+        }
+        signal(() -> {
+            detached = copy;
+            detachedFrames++;
+        });
+    }
+
+    /** Throws if the peer is down or this lane can take no frame; under lock. */
+    private void checkOpen(ErrorContext context) {
+        PeerLink link = owner.link();
+        link.checkUp(context);
+        if (owner.isClosed() || writerDone || finishRequested || goodbye != null) {
+            throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
+                    + "'s bulk lane is closed");
+        }
+    }
+
+    /**
+     * The writer thread's loop: writes filled output buffers in order, finishes frames whose sender went at its
+     * deadline, answers key updates, and at the end sends close_notify and FIN. Holds no lock while writing. Returns
+     * when the output is finished or the connection closed; the caller then calls {@link #ended}.
+     */
+    void run() throws IOException, InterruptedException {
+        while (true) {
+            ByteBuffer out;
+            ByteBuffer[] fill = null;
+            boolean finish = false;
+            lock.lock();
+            try {
+                while (full.isEmpty() && detached == null && !owner.isClosed()
+                        && !(!frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted()))) {
+                    changed.await();
+                }
+                if (owner.isClosed()) {
+                    return;
+                }
+                if (!full.isEmpty()) {
+                    out = full.poll();
+                } else {
+                    out = free.poll(); // both are free: every filled buffer was written
+                    if (detached != null) {
+                        fill = detached;
+                    } else if (goodbyeLeft()) {
+                        frameBusy = true; // the Goodbye, after every frame before it
+                        fill = goodbye;
+                    } else {
+                        frameBusy = true; // until the key update is sent, or forever once finishing
+                        finish = finishRequested;
+                        fill = BulkSocket.NOTHING;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (finish) {
+                socket.finishOutput(out);
+                return;
+            }
+            if (fill != null) {
+                socket.fill(fill, out);
+            }
+            socket.flush(out);
+            boolean frameDone = fill != null && !BulkSocket.hasRemaining(fill);
+            signal(() -> {
+                free.add(out);
+                if (frameDone) {
+                    detached = null;
+                    frameBusy = false;
+                }
+            });
+        }
+    }
+
+    /** The writer thread ended, however: senders waiting for an output buffer fail. */
+    void ended() {
+        signal(() -> writerDone = true);
+    }
+
+    /** A Goodbye is queued and not yet written; under lock. */
+    private boolean goodbyeLeft() {
+        return goodbye != null && BulkSocket.hasRemaining(goodbye);
+    }
+
+    /** See {@link BulkConnection#writeNow}. */
+    void writeNow(Message goodbye) {
+        ByteBuffer[] frame = BulkFrames.frameOf(goodbye);
+        signal(() -> this.goodbye = frame);
+    }
+
+    /** See {@link BulkConnection#finishOutput}. */
+    void finishOutput() {
+        signal(() -> finishRequested = true);
+    }
+
+    /** Wakes the writer and every waiting sender, to look at the state again (a close, a key update). Any thread. */
+    void wake() {
+        signal(() -> { });
+    }
+
+    private void signal(Runnable change) {
+        lock.lock();
+        try {
+            change.run();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */
+    long queuedBytes() {
+        lock.lock();
+        try {
+            return queuedBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Frames whose sender went at its deadline, finished by the writer from a copy (for tests and diagnostics). */
+    int detachedFrames() {
+        lock.lock();
+        try {
+            return detachedFrames;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
