@@ -144,13 +144,17 @@ final class BulkConnection {
         return closed;
     }
 
-    /** Both Hellos are through: starts the writer thread and attaches this lane to its link (setup, reader thread). */
+    /**
+     * Both Hellos are through: attaches this lane to its link, then starts the writer thread (after the attach, so a
+     * refused lane leaves no thread behind). Setup, reader thread.
+     */
     void attach() {
+        if (!link.attachBulk(this)) {
+            throw protocolError(link.bulk() != null ? "opened a second bulk lane"
+                    : "went down while its bulk lane was being set up");
+        }
         liveLoops.incrementAndGet();
         endpoint.startThread(threadName("p" + link.peer, "tx"), this::writeLoop);
-        if (!link.attachBulk(this)) {
-            throw protocolError("opened a second bulk lane");
-        }
         ready = true;
         LOG.debug("rank {}: bulk lane with rank {} ready ({})", transport.rank(), link.peer,
                 socket.tls() ? "TLS" : "plain");
