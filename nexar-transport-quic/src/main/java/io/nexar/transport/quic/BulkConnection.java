@@ -97,9 +97,8 @@ final class BulkConnection {
         endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer, "rx"),
                 () -> readLoop(setup));
         endpoint.schedule(() -> {
-            if (!setUp.isDone()) {
-                fallBack("did not finish its setup within " + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms");
-                closeSocket();
+            if (fallBack("did not finish its setup within " + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms")) {
+                closeSocket(); // only if this timer fell back: a lane attached meanwhile stays open
             }
         }, setupNanos);
     }
@@ -149,13 +148,18 @@ final class BulkConnection {
      * refused lane leaves no thread behind). Setup, reader thread.
      */
     void attach() {
-        if (!link.attachBulk(this)) {
-            throw protocolError(link.bulk() != null ? "opened a second bulk lane"
-                    : "went down while its bulk lane was being set up");
+        synchronized (this) { // excludes the setup timer's fallBack: a lane is either attached or fallen back
+            if (setUp.isDone()) {
+                throw protocolError("finished its bulk-lane setup after the deadline");
+            }
+            if (!link.attachBulk(this)) {
+                throw protocolError(link.bulk() != null ? "opened a second bulk lane"
+                        : "went down while its bulk lane was being set up");
+            }
+            ready = true;
         }
         liveLoops.incrementAndGet();
         endpoint.startThread(threadName("p" + link.peer, "tx"), this::writeLoop);
-        ready = true;
         LOG.debug("rank {}: bulk lane with rank {} ready ({})", transport.rank(), link.peer,
                 socket.tls() ? "TLS" : "plain");
         setUp.complete(null);
@@ -322,10 +326,14 @@ final class BulkConnection {
         }
     }
 
-    /** Setup failed: this pair keeps using QUIC. {@code why} completes "rank N ..." (null: say nothing). */
-    synchronized void fallBack(String why) {
+    /**
+     * Setup failed: this pair keeps using QUIC. {@code why} completes "rank N ..." (null: say nothing).
+     *
+     * @return false if the lane was attached, or had fallen back, already
+     */
+    synchronized boolean fallBack(String why) {
         if (ready || setUp.isDone()) {
-            return;
+            return false;
         }
         if (why != null && !transport.isClosing()) {
             String who = dialTarget != null ? "the bulk lane of rank " + dialTarget.peer : "a bulk connection from "
@@ -333,6 +341,7 @@ final class BulkConnection {
             LOG.warn("rank {}: {} {}; large messages use QUIC instead", transport.rank(), who, why);
         }
         setUp.complete(null);
+        return true;
     }
 
     private String remote() {
