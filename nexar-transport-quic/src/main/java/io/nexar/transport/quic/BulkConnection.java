@@ -215,7 +215,9 @@ final class BulkConnection {
             return;
         }
         if (e instanceof IOException io) {
-            endedAbruptly("was disconnected after an error on its bulk lane: " + io, io);
+            // the usual cause: the kernel closed a killed process's socket, with no TLS close_notify and no GOODBYE
+            endedAbruptly("ended its bulk lane without a goodbye (its process exited or was killed; "
+                    + io.getMessage() + ")", io);
             return;
         }
         lose(e instanceof ProtocolException ? "broke the protocol: " + e.getMessage()
