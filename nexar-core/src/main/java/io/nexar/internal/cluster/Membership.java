@@ -421,8 +421,10 @@ public final class Membership implements AutoCloseable {
     }
 
     private void failed(Agreement a, CompletableFuture<Decision> result, String why) {
-        LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": recovery of communicator "
-                + a.communicator() + " failed: " + why);
+        // the end of a job: the others closed their communicators one after another; nothing to warn about
+        boolean othersLeft = Arrays.stream(a.failed()).allMatch(w -> isPoliteLeave(down.getOrDefault(w, "")));
+        LOG.log(othersLeft ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, () -> "rank "
+                + transport.rank() + ": recovery of communicator " + a.communicator() + " failed: " + why);
         if (a.communicator() == state.world().id() && state.exclude(why)) {
             router.abortAll(-1, why);
         }
