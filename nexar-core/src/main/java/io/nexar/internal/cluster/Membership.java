@@ -11,6 +11,7 @@ import io.nexar.RecoveryPolicy;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Group;
 import io.nexar.internal.collective.Splits;
+import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
@@ -150,7 +151,7 @@ public final class Membership implements AutoCloseable {
             excludedByPeer(peer, why);
             return;
         }
-        if (policy == RecoveryPolicy.ABORT && !isPoliteLeave(why)) {
+        if (policy == RecoveryPolicy.ABORT && !GoodbyeReason.isPoliteLeave(why)) {
             String all = state.abort(peer, why);
             if (all != null) {
                 router.abortAll(peer, all);
@@ -178,11 +179,6 @@ public final class Membership implements AutoCloseable {
                 emit(new MembershipEvent.Excluded(g.id(), reason));
             }
         });
-    }
-
-    /** True for the reason a transport gives a peer that said goodbye normally. */
-    static boolean isPoliteLeave(String why) {
-        return why.startsWith("left (");
     }
 
     /** An agreement message from world rank {@code from}. Any thread, never blocks. */
@@ -422,7 +418,8 @@ public final class Membership implements AutoCloseable {
 
     private void failed(Agreement a, CompletableFuture<Decision> result, String why) {
         // the end of a job: the others closed their communicators one after another; nothing to warn about
-        boolean othersLeft = Arrays.stream(a.failed()).allMatch(w -> isPoliteLeave(down.getOrDefault(w, "")));
+        boolean othersLeft = Arrays.stream(a.failed())
+                .allMatch(w -> GoodbyeReason.isPoliteLeave(down.getOrDefault(w, "")));
         LOG.log(othersLeft ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, () -> "rank "
                 + transport.rank() + ": recovery of communicator " + a.communicator() + " failed: " + why);
         if (a.communicator() == state.world().id() && state.exclude(why)) {

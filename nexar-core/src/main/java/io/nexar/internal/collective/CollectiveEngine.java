@@ -8,6 +8,7 @@ import io.nexar.PeerFailedException;
 import io.nexar.internal.collective.EarlyStore.OpKey;
 import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.AbortReason;
+import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import java.lang.foreign.MemorySegment;
@@ -111,9 +112,9 @@ public final class CollectiveEngine {
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
                 // a rank that left politely may have sent its part of this operation before it left
-                if (why != null && (!why.startsWith("left (") || op.stillNeeds(r))) {
+                if (why != null && (!GoodbyeReason.isPoliteLeave(why) || op.stillNeeds(r))) {
                     op.fail(new PeerFailedException(op.context.withPeer(r), "cannot complete: rank " + r + " " + why),
-                            !why.startsWith("left ("));
+                            !GoodbyeReason.isPoliteLeave(why));
                 }
             }
             return op;
@@ -255,7 +256,7 @@ public final class CollectiveEngine {
             if (down.putIfAbsent(peer, why) != null) {
                 return;
             }
-            boolean polite = why.startsWith("left (");
+            boolean polite = GoodbyeReason.isPoliteLeave(why);
             for (OpState op : active.values()) {
                 int r = op.group.local(peer);
                 if (r >= 0 && (!polite || op.stillNeeds(r))) {

@@ -185,8 +185,7 @@ public final class Mailbox implements InboundHandler {
             return switch (message) {
                 case Message.Data d -> onData(peer, d);
                 case Message.Goodbye g -> {
-                    markDown(peer, "left (" + g.reason().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
-                            + (g.detail().isEmpty() ? "" : ": " + g.detail()) + ")");
+                    markDown(peer, g.reason().describe(g.detail()));
                     yield Delivery.ACCEPTED;
                 }
                 case Message.Heartbeat h -> Delivery.ACCEPTED;
@@ -241,24 +240,7 @@ public final class Mailbox implements InboundHandler {
         try {
             String detail = "cannot complete: " + why;
             abortedDetail = detail;
-            for (var q : posted.values()) {
-                for (PendingReceive r : q) {
-                    r.result.completeExceptionally(new PeerFailedException(r.context, detail));
-                }
-            }
-            posted.clear();
-            for (PairState p : pairs.values()) {
-                for (InboundMessage m : p.active.values()) {
-                    if (m.boundTo != null && !m.complete()) {
-                        PendingReceive r = m.boundTo;
-                        m.boundTo = null;
-                        r.bound = null;
-                        m.discard = true;
-                        r.result.completeExceptionally(new PeerFailedException(r.context, detail));
-                    }
-                }
-            }
-            changed.signalAll();
+            failReceives(src -> true, r -> new PeerFailedException(r.context, detail));
         } finally {
             lock.unlock();
         }
@@ -504,19 +486,29 @@ public final class Mailbox implements InboundHandler {
         if (downPeers.putIfAbsent(peer, why) != null) {
             return;
         }
+        failReceives(src -> src == peer, r -> peerFailed(r, why));
+    }
+
+    /**
+     * Fails the pending receives from the world ranks {@code sources} accepts with {@code error}: those still
+     * waiting to be matched, and those bound to a message that is not complete (the rest of that message is
+     * dropped, never written into the caller's buffer). Under the lock.
+     */
+    private void failReceives(java.util.function.IntPredicate sources,
+                              java.util.function.Function<PendingReceive, ? extends RuntimeException> error) {
         for (Iterator<Map.Entry<ChannelKey, ArrayDeque<PendingReceive>>> it = posted.entrySet().iterator();
              it.hasNext(); ) {
             var e = it.next();
-            if (e.getKey().src != peer) {
+            if (!sources.test(e.getKey().src)) {
                 continue;
             }
             for (PendingReceive r : e.getValue()) {
-                r.result.completeExceptionally(peerFailed(r, why));
+                r.result.completeExceptionally(error.apply(r));
             }
             it.remove();
         }
         for (var p : pairs.entrySet()) {
-            if (p.getKey().src != peer) {
+            if (!sources.test(p.getKey().src)) {
                 continue;
             }
             for (InboundMessage m : p.getValue().active.values()) {
@@ -525,7 +517,7 @@ public final class Mailbox implements InboundHandler {
                     m.boundTo = null;
                     r.bound = null;
                     m.discard = true;
-                    r.result.completeExceptionally(peerFailed(r, why));
+                    r.result.completeExceptionally(error.apply(r));
                 }
             }
         }

@@ -20,6 +20,24 @@ public enum GoodbyeReason {
         return code;
     }
 
+    /**
+     * Completes "rank N ..." for a peer that said goodbye for this reason with {@code detail}: {@code left (...)}
+     * for a normal close, {@code failed (...)} for a failure. Every transport and receive side names a leaving peer
+     * with it, so {@link #isPoliteLeave} can tell a normal close from a failure.
+     */
+    public String describe(String detail) {
+        return switch (this) {
+            case CLOSE -> "left (" + detail + ")";
+            case FAILURE -> "failed (" + detail + ")";
+            case PROTOCOL_ERROR -> "closed the connection, saying this rank broke the protocol: " + detail;
+        };
+    }
+
+    /** True if {@code why} is what {@link #describe} gives a normal close: the peer left, it did not fail. */
+    public static boolean isPoliteLeave(String why) {
+        return why.startsWith("left (");
+    }
+
     /** The reason for a wire code, or null if unknown. */
     public static GoodbyeReason fromCode(int code) {
         for (GoodbyeReason r : values()) {

@@ -166,7 +166,7 @@ public final class InProcessTransport implements Transport {
     }
 
     private void shutDown(GoodbyeReason reason, String detail) {
-        String why = (reason == GoodbyeReason.CLOSE ? "left (" : "failed (") + detail + ")";
+        String why = reason.describe(detail);
         if (!down.compareAndSet(null, why)) {
             return;
         }

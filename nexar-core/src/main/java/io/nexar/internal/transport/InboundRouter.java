@@ -64,9 +64,8 @@ public final class InboundRouter implements InboundHandler {
                 }
                 yield Delivery.ACCEPTED;
             }
-            case Message.Heartbeat h -> Delivery.ACCEPTED;
             case Message.Goodbye g -> {
-                engine.onPeerDown(peer, "left (" + g.detail() + ")");
+                engine.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.onMessage(peer, g);
             }
             default -> mailbox.onMessage(peer, message);
@@ -79,9 +78,8 @@ public final class InboundRouter implements InboundHandler {
             case Message.Collective c -> engine.deliverWaiting(peer, c, deadlineNanos);
             case Message.CollectiveAbort a -> engine.deliverWaiting(peer, a, deadlineNanos);
             case Message.Agree a -> onMessage(peer, a) == Delivery.ACCEPTED;
-            case Message.Heartbeat h -> true;
             case Message.Goodbye g -> {
-                engine.onPeerDown(peer, "left (" + g.detail() + ")");
+                engine.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
             }
             default -> mailbox.deliverWaiting(peer, message, deadlineNanos);

@@ -51,7 +51,6 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     private String remote;
     volatile PeerLink link;
     private volatile boolean done;
-    private volatile long lastSentNanos = System.nanoTime();
     private long lastHeartbeatNanos;
     private int hellos;
     private long incarnation;
@@ -173,13 +172,12 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
             case CLOSE, FAILURE -> {
                 // Sends to it fail now; receivers hear of it once every lane is read to its end, so what it sent
                 // before it left (or failed) is delivered first. A failing peer's lanes end at once too.
-                leavingWhy = (g.reason() == GoodbyeReason.CLOSE ? "left (" : "failed (") + detail + ")";
+                leavingWhy = g.reason().describe(detail);
                 link.down(leavingWhy, null, false);
                 checkDrained();
             }
             case PROTOCOL_ERROR -> {
-                link.down("closed the connection, saying this rank broke the protocol: " + detail, null,
-                        !transport.isClosing());
+                link.down(g.reason().describe(detail), null, !transport.isClosing());
                 closeWith(GoodbyeReason.CLOSE.code(), "", null);
             }
         }
@@ -258,12 +256,6 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         } else {
             closedUnidentified(why);
         }
-    }
-
-    /** Records that something was sent (any thread). */
-    @Override
-    public void noteSent() {
-        lastSentNanos = System.nanoTime();
     }
 
     /**

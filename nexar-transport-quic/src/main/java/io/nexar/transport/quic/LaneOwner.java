@@ -36,7 +36,4 @@ interface LaneOwner {
 
     /** A write on the lane failed. */
     void writeFailed(LaneStream lane, Throwable cause);
-
-    /** Something was written (any thread; for keep-alive). */
-    void noteSent();
 }

@@ -124,7 +124,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         write(encode(message, size));
     }
 
-    /** Writes {@code message} without waiting for room (event loop: Hello, Goodbye, keep-alive heartbeats). */
+    /** Writes {@code message} without waiting for room (event loop: Hello, Goodbye, heartbeats). */
     void writeNow(Message message) {
         write(encode(message, Math.toIntExact(MessageCodec.encodedSize(message))));
     }
@@ -154,7 +154,6 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private void write(ByteBuf frame) {
         int n = frame.readableBytes();
         queuedBytes.addAndGet(n);
-        connection.noteSent();
         channel.writeAndFlush(frame).addListener(f -> {
             queuedBytes.addAndGet(-n);
             if (!f.isSuccess()) {

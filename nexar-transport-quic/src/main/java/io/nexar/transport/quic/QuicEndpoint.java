@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The network side of one {@link QuicTransport}: its event loops, its two UDP sockets (one listening, one shared by
- * every connection it dials), its live connections, the keep-alive timer, and the orderly shutdown of all of them.
+ * every connection it dials), its live connections, the heartbeat timer, and the orderly shutdown of all of them.
  *
- * <p>Threading: {@link #dial} and the keep-alive hand work to event loops; {@link #leaveAll} and {@link #shutdown}
+ * <p>Threading: {@link #dial} and the heartbeat timer hand work to event loops; {@link #leaveAll} and {@link #shutdown}
  * block their caller (never an event loop) for at most their deadline.
  */
 final class QuicEndpoint {
@@ -33,11 +33,11 @@ final class QuicEndpoint {
     private final QuicTuning tuning;
     private final NettyIo io;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-    private final AtomicLong keepAliveSequence = new AtomicLong();
+    private final AtomicLong heartbeatSequence = new AtomicLong();
     private Channel server;
     private Channel client;
     private BulkEndpoint bulk;
-    private volatile ScheduledFuture<?> keepAlive;
+    private volatile ScheduledFuture<?> heartbeats;
 
     private QuicEndpoint(QuicTransport transport, QuicTuning tuning) {
         this.transport = transport;
@@ -136,10 +136,10 @@ final class QuicEndpoint {
         long intervalNanos = interval.toNanos();
         long timeoutNanos = timeout.toNanos();
         long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(intervalNanos, timeoutNanos / 10));
-        keepAlive = io.group().next().scheduleAtFixedRate(() -> {
+        heartbeats = io.group().next().scheduleAtFixedRate(() -> {
             for (Connection c : connections) {
                 c.channel().eventLoop().execute(() -> c.heartbeat(intervalNanos, timeoutNanos,
-                        keepAliveSequence.getAndIncrement()));
+                        heartbeatSequence.getAndIncrement()));
             }
         }, 0, tick, TimeUnit.NANOSECONDS);
     }
@@ -149,7 +149,7 @@ final class QuicEndpoint {
      * close each peer closes the connection once it has read everything; what is still open then is closed.
      */
     void leaveAll(GoodbyeReason reason, String detail, Deadline deadline) {
-        ScheduledFuture<?> k = keepAlive;
+        ScheduledFuture<?> k = heartbeats;
         if (k != null) {
             k.cancel(false);
         }

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * other at once; an acceptor refuses a connection from a higher rank, from a member that is not in the table, or
  * from a rank already connected. Both ends check that the peer's certificate chains to the cluster CA and names the
  * member that the peer table gives for that rank; then each lane starts with a Hello. Sends to the own rank are
- * delivered in-process. A connection on which nothing was sent for a while carries a heartbeat on the control lane,
- * so the QUIC idle timeout only closes connections whose peer is gone.
+ * delivered in-process. Every connection carries a heartbeat on the control lane every {@code heartbeat.interval}; a
+ * peer from which nothing arrived for {@code heartbeat.timeout} is declared failed (docs/failure-model.md).
  *
  * <p>Threading: two Netty event-loop threads ({@code nexar-quic-r<rank>-io-<n>}: the listening and the dialling UDP
  * socket) move frames and call the {@link InboundHandler}; they never block. {@link #send} runs on the caller's

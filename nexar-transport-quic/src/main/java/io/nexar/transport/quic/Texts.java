@@ -4,6 +4,7 @@ import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
+import io.nexar.internal.protocol.GoodbyeReason;
 import java.time.Duration;
 
 /**
@@ -41,9 +42,7 @@ final class Texts {
             return "closed the connection (QUIC error " + e.error() + (reason.isEmpty() ? "" : ": " + reason) + ")";
         }
         return switch (e.error()) {
-            case 0 -> "left (" + reason + ")";
-            case 1 -> "failed (" + reason + ")";
-            case 2 -> "closed the connection, saying this rank broke the protocol: " + reason;
+            case 0, 1, 2 -> GoodbyeReason.fromCode(e.error()).describe(reason);
             case REFUSED -> "refused the connection: " + reason;
             case DECLARED_FAILED -> "declared this rank failed (" + reason + ")";
             default -> "closed the connection (error " + e.error() + ": " + reason + ")";
