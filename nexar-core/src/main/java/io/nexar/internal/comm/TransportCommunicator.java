@@ -151,18 +151,22 @@ public final class TransportCommunicator implements Communicator {
     private View current(Operation operation, Deadline deadline) {
         View v = view;
         if (followsWorld) {
-            Group g = v.group();
-            membership.currentWorld(deadline, new ErrorContext(operation, g.rank(), g.size(), g.id(), -1, -1, -1));
+            membership.currentWorld(deadline, context(operation, v.group()));
             v = view;
             if (v.generation() > acknowledged) {
                 acknowledged = v.generation();
-                throw new PeerFailedException(new ErrorContext(operation, v.group().rank(), v.group().size(),
-                        v.group().id(), -1, -1, -1), "cannot run: the world communicator was rebuilt without a failed"
-                        + " rank (recovery " + v.generation() + "; this rank is now rank " + v.group().rank() + " of "
-                        + v.group().size() + "); resynchronize the application's state and retry");
+                throw new PeerFailedException(context(operation, v.group()), "cannot run: the world communicator was"
+                        + " rebuilt without a failed rank (recovery " + v.generation() + "; this rank is now rank "
+                        + v.group().rank() + " of " + v.group().size() + "); resynchronize the application's state and"
+                        + " retry");
             }
         }
         return v;
+    }
+
+    /** The context of a whole-communicator operation (no tag, no peer) on {@code group}. */
+    private static ErrorContext context(Operation operation, Group group) {
+        return new ErrorContext(operation, group.rank(), group.size(), group.id(), -1, -1, -1);
     }
 
     /** Runs a blocking collective; a failure caused by a lost peer is announced with the rebuild (automatic). */
@@ -347,7 +351,7 @@ public final class TransportCommunicator implements Communicator {
             throw new UnsupportedOperationException("this communicator was built without a collective engine");
         }
         View v = current(operation, Deadline.after(config.collectiveTimeout()));
-        checkOpen(new ErrorContext(operation, v.group().rank(), v.group().size(), v.group().id(), -1, -1, -1));
+        checkOpen(context(operation, v.group()));
         return v;
     }
 
@@ -375,7 +379,7 @@ public final class TransportCommunicator implements Communicator {
             throw new UnsupportedOperationException("this communicator was built without a membership service");
         }
         Group group = view.group();
-        var context = new ErrorContext(Operation.SHRINK, group.rank(), group.size(), group.id(), -1, -1, -1);
+        var context = context(Operation.SHRINK, group);
         if (closed.get()) {
             throw new CommunicatorClosedException(context, "failed: the communicator was closed");
         }
