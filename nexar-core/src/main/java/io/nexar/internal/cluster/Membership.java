@@ -399,6 +399,10 @@ public final class Membership implements AutoCloseable {
         if (old.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC) {
             state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
             worldRebuilt.accept(decision);
+            // an operation posted on the old world before the failure was known waits for members that will now
+            // post on the new one (after a polite leave it may not even need the leaver): it ends here
+            router.failCommunicator(old.id(), "the world communicator was rebuilt without world ranks "
+                    + Arrays.toString(failed) + " (recovery " + generation + ")");
         }
         for (int w : failed) {
             transport.exclude(w, "was excluded by the survivors of communicator " + old.id() + " (recovery "

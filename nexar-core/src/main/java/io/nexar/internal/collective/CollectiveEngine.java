@@ -295,6 +295,27 @@ public final class CollectiveEngine {
     }
 
     /**
+     * Fails the pending operations of {@code comm}, which its members abandoned (an automatic recovery rebuilt it
+     * under a new id): a member that has not posted an operation yet never will, so nobody may wait for it. Every
+     * member does this on its own decision, so no abort is sent.
+     *
+     * @param why completes "cannot complete: ..."
+     */
+    public void failCommunicator(int comm, String why) {
+        lock.lock();
+        try {
+            for (OpState op : active.values()) {
+                if (op.group.id() == comm) {
+                    op.fail(new PeerFailedException(op.context, "cannot complete: " + why), true);
+                }
+            }
+            spaceFreed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Reserves communicator id {@code id} on this process.
      *
      * @return false if this process already uses or used it (a collision: the split must pick another id)

@@ -240,7 +240,7 @@ public final class Mailbox implements InboundHandler {
         try {
             String detail = "cannot complete: " + why;
             abortedDetail = detail;
-            failReceives(src -> true, r -> new PeerFailedException(r.context, detail));
+            failReceives((comm, src) -> true, r -> new PeerFailedException(r.context, detail));
         } finally {
             lock.unlock();
         }
@@ -486,20 +486,42 @@ public final class Mailbox implements InboundHandler {
         if (downPeers.putIfAbsent(peer, why) != null) {
             return;
         }
-        failReceives(src -> src == peer, r -> peerFailed(r, why));
+        failReceives((comm, src) -> src == peer, r -> peerFailed(r, why));
     }
 
     /**
-     * Fails the pending receives from the world ranks {@code sources} accepts with {@code error}: those still
+     * Fails the pending receives of {@code communicator}, which its members abandoned (an automatic recovery rebuilt
+     * it under a new id); its later messages are never matched.
+     *
+     * @param why completes "cannot complete: ..."
+     */
+    public void failCommunicator(int communicator, String why) {
+        lock.lock();
+        try {
+            failReceives((comm, src) -> comm == communicator,
+                    r -> new PeerFailedException(r.context, "cannot complete: " + why));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Selects receives by (communicator, world source rank). */
+    @FunctionalInterface
+    private interface ReceiveFilter {
+        boolean test(int communicator, int src);
+    }
+
+    /**
+     * Fails the pending receives that {@code sources} accepts with {@code error}: those still
      * waiting to be matched, and those bound to a message that is not complete (the rest of that message is
      * dropped, never written into the caller's buffer). Under the lock.
      */
-    private void failReceives(java.util.function.IntPredicate sources,
+    private void failReceives(ReceiveFilter sources,
                               java.util.function.Function<PendingReceive, ? extends RuntimeException> error) {
         for (Iterator<Map.Entry<ChannelKey, ArrayDeque<PendingReceive>>> it = posted.entrySet().iterator();
              it.hasNext(); ) {
             var e = it.next();
-            if (!sources.test(e.getKey().src)) {
+            if (!sources.test(e.getKey().communicator, e.getKey().src)) {
                 continue;
             }
             for (PendingReceive r : e.getValue()) {
@@ -508,7 +530,7 @@ public final class Mailbox implements InboundHandler {
             it.remove();
         }
         for (var p : pairs.entrySet()) {
-            if (!sources.test(p.getKey().src)) {
+            if (!sources.test(p.getKey().communicator, p.getKey().src)) {
                 continue;
             }
             for (InboundMessage m : p.getValue().active.values()) {

@@ -42,6 +42,12 @@ public final class InboundRouter implements InboundHandler {
         mailbox.abortAll(why);
     }
 
+    /** Fails the pending receives and collectives of a communicator its members abandoned (automatic recovery). */
+    public void failCommunicator(int comm, String why) {
+        engine.failCommunicator(comm, why);
+        mailbox.failCommunicator(comm, why);
+    }
+
     /** The point-to-point receive side. */
     public Mailbox mailbox() {
         return mailbox;
