@@ -96,6 +96,35 @@ public interface Communicator extends AutoCloseable {
     Communicator shrink();
 
     /**
+     * Admits the workers waiting at the seed to join this running cluster ({@code nexar worker --elastic}, setting
+     * {@code join.elastic}): a collective of the world communicator that every member calls at the same point of its
+     * program. Rank 0 asks the seed for the waiting workers (at most as many as setting {@code world.max.size}
+     * allows), every member connects to them, and if all of them succeeded the world communicator continues with the
+     * newcomers as its last ranks (members keep their ranks). Then {@code stateTransfer} runs on every member, old and
+     * new, so the application can bring the newcomers up to date, for example by broadcasting its model and step
+     * counter from rank 0. When nobody waits, nothing changes and {@code stateTransfer} does not run.
+     *
+     * <p>An admitted worker's {@link Nexar#join()} returns once it is connected and admitted; its first call must be
+     * {@code grow} with the same {@code stateTransfer}, which then runs it (the members run theirs at that moment)
+     * and returns a {@link Growth} with {@code joinedNow} set.
+     *
+     * @param stateTransfer run on every member after an admission (old and new members alike), with what changed;
+     *                      it may call any operation of this communicator
+     * @return what changed
+     * @throws ClusterFormationException if a member could not connect to a newcomer (no one is admitted then; the
+     *         communicator is unchanged)
+     * @throws PeerFailedException if a member failed during the call
+     * @throws UnsupportedOperationException on a communicator other than the world, or one built without a
+     *         membership service
+     */
+    Growth grow(java.util.function.Consumer<Growth> stateTransfer);
+
+    /** {@link #grow(java.util.function.Consumer)} without state transfer. */
+    default Growth grow() {
+        return grow(g -> { });
+    }
+
+    /**
      * Registers {@code listener} for this communicator's membership events: failed members, rebuilt communicators
      * (with the old-to-new rank map) and this process's exclusion. Events about failures already known are not
      * replayed.

@@ -91,7 +91,14 @@ public enum ConfigKey {
             "A recovery (shrink() or automatic) that would leave fewer ranks fails on every survivor instead."),
     /** {@code recovery.timeout}, read into {@link NexarConfig#recoveryTimeout()}. */
     RECOVERY_TIMEOUT("recovery.timeout", Type.DURATION, "30s", greaterThan("0s"),
-            "Deadline of one agreement on the failed set (shrink() or an automatic recovery).");
+            "Deadline of one agreement on the failed set (shrink() or an automatic recovery)."),
+    /** {@code world.max.size}, read into {@link NexarConfig#worldMaxSize()}. */
+    WORLD_MAX_SIZE("world.max.size", Type.INT, "65535", between("1", "65535"),
+            "grow() admits waiting workers only while the world communicator has fewer ranks; at least world.min.size."),
+    /** {@code join.elastic}, read into {@link NexarConfig#joinElastic()}. */
+    JOIN_ELASTIC("join.elastic", Type.BOOLEAN, "false", any(),
+            "Join a running cluster: the seed holds this worker until the members' next grow() admits it (set by "
+                    + "`nexar worker --elastic`). See docs/failure-model.md.");
 
     /** The kind of value a key takes, which decides how its text is parsed and formatted. */
     public enum Type {

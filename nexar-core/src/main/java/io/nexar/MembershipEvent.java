@@ -8,7 +8,7 @@ import java.util.List;
  * transport thread; a listener must not block for long (it delays the next event, not the data path).
  */
 public sealed interface MembershipEvent permits MembershipEvent.RankFailed, MembershipEvent.Rebuilt,
-        MembershipEvent.Excluded {
+        MembershipEvent.Grown, MembershipEvent.Excluded {
 
     /** The communicator the event is about, as it was numbered when the event happened. */
     int communicator();
@@ -42,6 +42,20 @@ public sealed interface MembershipEvent permits MembershipEvent.RankFailed, Memb
             failed = List.copyOf(failed);
             oldToNew = List.copyOf(oldToNew);
         }
+    }
+
+    /**
+     * The world communicator admitted workers that joined the running cluster ({@link Communicator#grow}); members
+     * kept their ranks and the newcomers took the ranks after them.
+     *
+     * @param communicator the old communicator id
+     * @param newCommunicator the new communicator id
+     * @param generation how many rebuilds and growths this communicator's lineage has had, this one included
+     * @param previousSize the old size
+     * @param size the new size
+     */
+    record Grown(int communicator, int newCommunicator, int generation, int previousSize, int size)
+            implements MembershipEvent {
     }
 
     /**

@@ -48,6 +48,8 @@ import java.util.Properties;
  * @param recoveryPolicy {@link ConfigKey#RECOVERY_POLICY}: abort, manual or automatic
  * @param worldMinSize {@link ConfigKey#WORLD_MIN_SIZE}
  * @param recoveryTimeout {@link ConfigKey#RECOVERY_TIMEOUT}
+ * @param worldMaxSize {@link ConfigKey#WORLD_MAX_SIZE}; at least {@code worldMinSize}
+ * @param joinElastic {@link ConfigKey#JOIN_ELASTIC}
  * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
  *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
  */
@@ -57,7 +59,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
                           String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
                           Duration heartbeatInterval, Duration heartbeatTimeout, String recoveryPolicy,
-                          int worldMinSize, Duration recoveryTimeout, Map<ConfigKey, ConfigSource> sources) {
+                          int worldMinSize, Duration recoveryTimeout, int worldMaxSize, boolean joinElastic,
+                          Map<ConfigKey, ConfigSource> sources) {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -99,6 +102,12 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(recoveryPolicy, "recoveryPolicy"), sources);
         check(ConfigKey.WORLD_MIN_SIZE, worldMinSize, sources);
         check(ConfigKey.RECOVERY_TIMEOUT, Objects.requireNonNull(recoveryTimeout, "recoveryTimeout"), sources);
+        check(ConfigKey.WORLD_MAX_SIZE, worldMaxSize, sources);
+        if (worldMaxSize < worldMinSize) {
+            throw new InvalidConfigurationException(setting(ConfigKey.WORLD_MAX_SIZE, sources),
+                    String.valueOf(worldMaxSize), "a number of ranks of at least "
+                            + setting(ConfigKey.WORLD_MIN_SIZE, sources) + " " + worldMinSize);
+        }
         if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
             throw new InvalidConfigurationException(setting(ConfigKey.HEARTBEAT_TIMEOUT, sources),
                     Units.formatDuration(heartbeatTimeout), "a duration greater than "
@@ -138,7 +147,9 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (Duration) ConfigKey.HEARTBEAT_TIMEOUT.parsedDefault(),
                 (String) ConfigKey.RECOVERY_POLICY.parsedDefault(),
                 (Integer) ConfigKey.WORLD_MIN_SIZE.parsedDefault(),
-                (Duration) ConfigKey.RECOVERY_TIMEOUT.parsedDefault(), sources);
+                (Duration) ConfigKey.RECOVERY_TIMEOUT.parsedDefault(),
+                (Integer) ConfigKey.WORLD_MAX_SIZE.parsedDefault(),
+                (Boolean) ConfigKey.JOIN_ELASTIC.parsedDefault(), sources);
     }
 
     /** {@link #recoveryPolicy()} as the enum. */
@@ -252,6 +263,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case RECOVERY_POLICY -> recoveryPolicy;
             case WORLD_MIN_SIZE -> worldMinSize;
             case RECOVERY_TIMEOUT -> recoveryTimeout;
+            case WORLD_MAX_SIZE -> worldMaxSize;
+            case JOIN_ELASTIC -> joinElastic;
         };
     }
 
@@ -470,6 +483,27 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#WORLD_MAX_SIZE}: grow() admits waiting workers only up to this many ranks.
+         *
+         * @param ranks 1 to 65535, at least {@link ConfigKey#WORLD_MIN_SIZE}
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder worldMaxSize(int ranks) {
+            return typed(ConfigKey.WORLD_MAX_SIZE, ranks);
+        }
+
+        /**
+         * Sets {@link ConfigKey#JOIN_ELASTIC}: join a running cluster at the members' next grow().
+         *
+         * @param elastic true to wait for admission by a running cluster
+         * @return this builder
+         */
+        public Builder joinElastic(boolean elastic) {
+            return typed(ConfigKey.JOIN_ELASTIC, elastic);
+        }
+
+        /**
          * Sets {@link ConfigKey#COLLECTIVE_DETERMINISTIC}: reductions fold every element in rank order.
          *
          * @param deterministic true for rank-order folds
@@ -527,6 +561,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (String) resolved.get(ConfigKey.RECOVERY_POLICY),
                     (Integer) resolved.get(ConfigKey.WORLD_MIN_SIZE),
                     (Duration) resolved.get(ConfigKey.RECOVERY_TIMEOUT),
+                    (Integer) resolved.get(ConfigKey.WORLD_MAX_SIZE),
+                    (Boolean) resolved.get(ConfigKey.JOIN_ELASTIC),
                     sources);
         }
 

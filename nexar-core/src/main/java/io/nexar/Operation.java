@@ -17,6 +17,7 @@ public enum Operation {
     BARRIER("barrier"),
     SPLIT("split"),
     SHRINK("shrink"),
+    GROW("grow"),
     RECOVERY("recovery"),
     RPC("rpc"),
     JOIN("join"),

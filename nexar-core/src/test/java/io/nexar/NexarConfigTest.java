@@ -51,6 +51,8 @@ class NexarConfigTest {
         m.put(ConfigKey.RECOVERY_POLICY, List.of("manual", "automatic", "abort"));
         m.put(ConfigKey.WORLD_MIN_SIZE, List.of("2", "3", "4"));
         m.put(ConfigKey.RECOVERY_TIMEOUT, List.of("10s", "20s", "40s"));
+        m.put(ConfigKey.WORLD_MAX_SIZE, List.of("8", "16", "32"));
+        m.put(ConfigKey.JOIN_ELASTIC, List.of("true", "false", "true"));
         return m;
     }
 
@@ -180,7 +182,9 @@ class NexarConfigTest {
                 heartbeat.timeout         5s      default
                 recovery.policy           abort   default
                 world.min.size            1       default
-                recovery.timeout          30s     default""");
+                recovery.timeout          30s     default
+                world.max.size            65535   default
+                join.elastic              false   default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
                 ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
                 ConfigKey.CLOSE_TIMEOUT, ConfigSource.BUILDER,
@@ -376,7 +380,15 @@ class NexarConfigTest {
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
-                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy", "world.min.size", "recovery.timeout");
+                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy", "world.min.size", "recovery.timeout",
+                        "world.max.size", "join.elastic");
+    }
+
+    @Test
+    void shouldRefuseMaxWorldSizeBelowMin() {
+        assertThatThrownBy(() -> isolated().worldMinSize(4).worldMaxSize(3).build())
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("world.max.size").hasMessageContaining("world.min.size 4");
     }
 
     @Test
@@ -386,11 +398,12 @@ class NexarConfigTest {
                         "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
-                        "10ms to 1h", "20ms to 1h", "abort, manual, automatic", "1 to 65535", "> 0s");
+                        "10ms to 1h", "20ms to 1h", "abort, manual, automatic", "1 to 65535", "> 0s",
+                        "1 to 65535", "true, false");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "duration", "enum",
-                        "int", "duration");
+                        "int", "duration", "int", "boolean");
     }
 
     @ParameterizedTest

@@ -39,6 +39,10 @@ final class LaunchCommand implements Callable<Integer> {
             + "NEXAR_RECOVERY_POLICY is manual or automatic); exit 1 at the end if any rank failed")
     boolean keepGoing;
 
+    @Option(names = "--elastic", description = "print the join string on a line 'join: ...' so that more workers can"
+            + " join the running cluster with `nexar worker --join ... --elastic` (admitted at the program's grow())")
+    boolean elastic;
+
     @Parameters(arity = "1..*", paramLabel = "MAIN_CLASS_OR_JAR [ARGS]", description = "program and its arguments")
     List<String> command;
 
@@ -56,7 +60,7 @@ final class LaunchCommand implements Callable<Integer> {
         UserProgram program = UserProgram.of(classPath, command);
         String policy = context.env().getOrDefault(io.nexar.ConfigKey.RECOVERY_POLICY.envVar(), "abort").strip();
         boolean recovers = policy.equalsIgnoreCase("manual") || policy.equalsIgnoreCase("automatic");
-        return run(context, ranks, host, limit, program, keepGoing || recovers);
+        return run(context, ranks, host, limit, program, keepGoing || recovers, elastic);
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
@@ -68,11 +72,21 @@ final class LaunchCommand implements Callable<Integer> {
     /** Like {@link #run(CliContext, int, String, Duration, UserProgram)}; see {@code --keep-going}. */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
                    boolean keepGoing) throws Exception {
+        return run(context, ranks, host, limit, program, keepGoing, false);
+    }
+
+    /** Like {@link #run(CliContext, int, String, Duration, UserProgram, boolean)}; see {@code --elastic}. */
+    static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
+                   boolean keepGoing, boolean elastic) throws Exception {
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
         var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60)).build();
         try (SeedServer seed = SeedServer.start(options);
              var children = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5))) {
             String join = seed.joinString();
+            if (elastic) {
+                context.out().println("join: " + join);
+                context.out().flush();
+            }
             Thread hook = Thread.ofPlatform().unstarted(children::close);
             Runtime.getRuntime().addShutdownHook(hook);
             try {

@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code nexar seed}: owns the cluster CA, prints the join string on a line starting with {@code join: }, admits
  * {@code --world-size} workers, hands each its rank, certificate and the peer table, and exits once the cluster has
- * formed (the seed is not on the data path).
+ * formed (the seed is not on the data path); with {@code --elastic} it keeps running, holding late workers that ask
+ * to join the running cluster until its rank 0 polls at a {@code grow()}.
  */
 @Command(name = "seed", mixinStandardHelpOptions = true,
         description = "Start a seed: print the join string, admit N workers, hand out ranks and certificates.")
@@ -37,6 +38,10 @@ final class SeedCommand implements Callable<Integer> {
     @Option(names = "--formation-timeout", defaultValue = "120s",
             description = "how long to wait for all workers (default ${DEFAULT-VALUE})")
     String formationTimeout;
+
+    @Option(names = "--elastic", description = "keep running after formation, so more workers can join the running "
+            + "cluster (`nexar worker --elastic`, admitted at the program's grow()); stop it with SIGINT/SIGTERM")
+    boolean elastic;
 
     SeedCommand(CliContext context) {
         this.context = context;
@@ -63,6 +68,18 @@ final class SeedCommand implements Callable<Integer> {
             for (PeerInfo p : peers) {
                 context.out().println("  rank " + p.rank() + " member " + p.memberId() + " quic "
                         + Flags.address(p.quicAddress()));
+            }
+            context.out().flush();
+            if (elastic) {
+                context.out().println("elastic: waiting for workers to join the running cluster; stop with Ctrl-C");
+                context.out().flush();
+                var stop = new java.util.concurrent.CountDownLatch(1);
+                Thread hook = Thread.ofPlatform().unstarted(() -> {
+                    seed.close();
+                    stop.countDown();
+                });
+                Runtime.getRuntime().addShutdownHook(hook);
+                stop.await(); // until the JVM is asked to stop; the hook closes the seed
             }
             return ExitCodes.OK;
         }

@@ -9,8 +9,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code nexar worker --join JOIN_STRING -- MAIN_CLASS_OR_JAR [ARGS]}: runs the program in a new JVM with the join
- * string (and the requested rank) in its environment; the program joins with {@code Nexar.join()}.
+ * {@code nexar worker --join JOIN_STRING [--elastic] -- MAIN_CLASS_OR_JAR [ARGS]}: runs the program in a new JVM with
+ * the join string (and the requested rank, or with {@code --elastic} {@code NEXAR_JOIN_ELASTIC=true}) in its
+ * environment; the program joins with {@code Nexar.join()}, an elastic worker at the running cluster's next grow().
  */
 @Command(name = "worker", mixinStandardHelpOptions = true,
         description = "Run MAIN_CLASS_OR_JAR as a worker of the cluster named by the join string.")
@@ -22,6 +23,11 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Option(names = "--rank", defaultValue = "-1", description = "rank to request (default: any)")
     int rank;
+
+    @Option(names = "--elastic", description = "join the running cluster: wait at the seed until the members' next "
+            + "grow() admits this worker (sets NEXAR_JOIN_ELASTIC=true; the seed must still run, see `nexar seed "
+            + "--elastic`)")
+    boolean elastic;
 
     @Option(names = {"-cp", "--classpath"}, description = "extra class path for the program")
     String classPath;
@@ -42,11 +48,22 @@ final class WorkerCommand implements Callable<Integer> {
             context.err().println("nexar worker: --join must be the nexar://... string that `nexar seed` printed");
             return ExitCodes.USAGE;
         }
+        if (elastic && rank >= 0) {
+            context.err().println("nexar worker: --elastic joins a running cluster, which assigns the rank; drop --rank");
+            return ExitCodes.USAGE;
+        }
         Duration limit = Flags.duration("--timeout", timeout);
         UserProgram program = UserProgram.of(classPath, command);
+        var env = new java.util.HashMap<String, String>();
+        env.put("NEXAR_JOIN", join);
+        if (rank >= 0) {
+            env.put("NEXAR_RANK", String.valueOf(rank));
+        }
+        if (elastic) {
+            env.put(io.nexar.ConfigKey.JOIN_ELASTIC.envVar(), "true");
+        }
         try (var child = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5), "")) {
-            child.start(1, r -> program.command(), r -> rank < 0 ? Map.of("NEXAR_JOIN", join)
-                    : Map.of("NEXAR_JOIN", join, "NEXAR_RANK", String.valueOf(rank)));
+            child.start(1, r -> program.command(), r -> env);
             int code = child.await(limit)[0];
             return code == 0 ? ExitCodes.OK : ExitCodes.FAILED;
         }

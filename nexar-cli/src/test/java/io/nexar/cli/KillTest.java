@@ -2,20 +2,8 @@ package io.nexar.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,76 +14,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class KillTest {
-    private static final Pattern PID = Pattern.compile("^rank=(\\d+) pid=(\\d+)$");
     private static final Map<String, String> HEARTBEATS = Map.of("NEXAR_HEARTBEAT_INTERVAL", "500ms",
             "NEXAR_HEARTBEAT_TIMEOUT", "3s");
-
-    /** A CLI run in its own JVM; every output line is kept with the time it arrived. */
-    private static final class Cli {
-        record Line(long nanos, String text) {
-        }
-
-        final Process process;
-        final List<Line> lines = new CopyOnWriteArrayList<>();
-        final Map<Integer, Long> pids = new ConcurrentHashMap<>();
-        final Thread pump;
-
-        Cli(Map<String, String> env, BiConsumer<Cli, String> onLine, String... args) throws IOException {
-            var cmd = new ArrayList<String>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                    NexarCli.class.getName()));
-            cmd.addAll(List.of(args));
-            var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            pb.environment().putAll(env);
-            process = pb.start();
-            process.getOutputStream().close();
-            pump = Thread.ofPlatform().daemon().start(() -> {
-                try (var r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8))) {
-                    for (String line = r.readLine(); line != null; line = r.readLine()) {
-                        lines.add(new Line(System.nanoTime(), line));
-                        System.out.println("cli> " + line);
-                        Matcher m = PID.matcher(line);
-                        if (m.matches()) {
-                            pids.put(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2)));
-                        }
-                        onLine.accept(this, line);
-                    }
-                } catch (IOException e) {
-                    // the process ended
-                }
-            });
-        }
-
-        /** SIGKILL to the worker of rank {@code rank}; returns when it was sent. */
-        long kill(int rank) {
-            long pid = pids.get(rank);
-            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL on Linux
-            System.out.println("test> kill -9 rank " + rank + " pid " + pid);
-            return System.nanoTime();
-        }
-
-        int await() throws InterruptedException {
-            if (!process.waitFor(180, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new AssertionError("the CLI did not exit within 180s");
-            }
-            pump.join(10_000);
-            return process.exitValue();
-        }
-
-        /** The first line matching {@code regex} after {@code sinceNanos}. */
-        Line first(String regex, long sinceNanos) {
-            Pattern p = Pattern.compile(regex);
-            return lines.stream().filter(l -> l.nanos() >= sinceNanos && p.matcher(l.text()).find()).findFirst()
-                    .orElseThrow(() -> new AssertionError("no line matches " + regex));
-        }
-
-        boolean any(String regex) {
-            Pattern p = Pattern.compile(regex);
-            return lines.stream().anyMatch(l -> p.matcher(l.text()).find());
-        }
-    }
 
     private static Map<String, String> env(String policy) {
         var env = new java.util.HashMap<>(HEARTBEATS);
@@ -106,7 +26,7 @@ class KillTest {
     @Test
     void shouldFailEverySurvivorNamingTheKilledRankUnderAbort() throws Exception {
         long[] killedAt = {0};
-        var cli = new Cli(env("abort"), (c, line) -> {
+        var cli = new CliProcess(env("abort"), (c, line) -> {
             if (killedAt[0] == 0 && line.startsWith("[rank 2] iteration 5 ")) {
                 killedAt[0] = c.kill(2);
             }
@@ -126,7 +46,7 @@ class KillTest {
     void shouldContinueWithTheSurvivorsAfterTwoKillsUnderAutomatic() throws Exception {
         long[] killedAt = {0, 0};
         int[] sizeThree = {0};
-        var cli = new Cli(env("automatic"), (c, line) -> {
+        var cli = new CliProcess(env("automatic"), (c, line) -> {
             if (killedAt[0] == 0 && line.startsWith("[rank 2] iteration 5 ")) {
                 killedAt[0] = c.kill(2);
             } else if (killedAt[0] != 0 && killedAt[1] == 0 && line.matches("^\\[rank 3\\] iteration \\d+ size 3$")
@@ -149,7 +69,7 @@ class KillTest {
     @Test
     void shouldMakeBenchExitWithEverySurvivorsErrorWhenARankIsKilled() throws Exception {
         long[] killedAt = {0};
-        var cli = new Cli(env("abort"), (c, line) -> {
+        var cli = new CliProcess(env("abort"), (c, line) -> {
             // kill rank 2 once the stream of timed allreduces runs
             if (killedAt[0] == 0 && line.startsWith("[rank 0] bench: allreduce 1048576 B: warmed up")) {
                 killedAt[0] = c.kill(2);

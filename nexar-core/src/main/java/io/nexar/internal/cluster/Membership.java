@@ -85,6 +85,14 @@ public final class Membership implements AutoCloseable {
      * @param config recovery policy and timeout
      */
     public Membership(Transport transport, InboundRouter router, NexarConfig config) {
+        this(transport, router, config, Group.world(transport.rank(), transport.worldSize()), 0);
+    }
+
+    /**
+     * Creates the service for a process whose world communicator is {@code world} at {@code generation} (a worker
+     * admitted into a running cluster), and attaches it to {@code router}.
+     */
+    public Membership(Transport transport, InboundRouter router, NexarConfig config, Group world, int generation) {
         this.transport = transport;
         this.router = router;
         this.engine = router.engine();
@@ -93,9 +101,8 @@ public final class Membership implements AutoCloseable {
         this.minSize = config.worldMinSize();
         this.owner = Executors.newSingleThreadExecutor(
                 Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory());
-        Group w = Group.world(transport.rank(), transport.worldSize());
-        this.state = new ProcessState(w);
-        run(() -> register(w, 0));
+        this.state = new ProcessState(world, generation);
+        run(() -> register(world, generation));
         router.attach(this);
     }
 
@@ -220,6 +227,25 @@ public final class Membership implements AutoCloseable {
      */
     public int awaitRebuild(int seen, Deadline deadline) {
         return state.awaitRebuild(seen, deadline);
+    }
+
+    /**
+     * The world communicator {@code old} grew into {@code next} ({@link io.nexar.Communicator#grow}): from now on
+     * failures and recoveries concern {@code next}. Called by the growing thread before {@code next} carries traffic.
+     */
+    public void grown(Group old, Group next, int generation) {
+        state.rebuilt(next, generation);
+        run(() -> {
+            groups.remove(old.id()); // replaced: its members' failures are reported once, on the grown world
+            register(next, generation);
+            for (int peer : down.keySet()) { // failed during the growth: recover (automatic) on the new world
+                if (next.local(peer) >= 0 && policy == RecoveryPolicy.AUTOMATIC && state.aborted() == null) {
+                    start(next);
+                    break;
+                }
+            }
+            emit(new MembershipEvent.Grown(old.id(), next.id(), generation, old.size(), next.size()));
+        });
     }
 
     /** Under policy automatic: called (on the membership thread) with each rebuilt world. */

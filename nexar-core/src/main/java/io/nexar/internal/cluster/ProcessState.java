@@ -20,8 +20,9 @@ final class ProcessState {
     private int abortedPeer = -1;
     private String abortedWhy;
 
-    ProcessState(Group world) {
+    ProcessState(Group world, int generation) {
         this.world = world;
+        this.generation = generation;
     }
 
     synchronized Group world() {

@@ -15,6 +15,8 @@ import io.nexar.internal.collective.Group;
 import io.nexar.internal.collective.Splits;
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
+import io.nexar.Growth;
+import io.nexar.internal.cluster.Admissions;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.device.DeviceBuffer;
@@ -59,6 +61,12 @@ public final class TransportCommunicator implements Communicator {
     private final Membership membership;
     /** True for the world communicator under recovery policy automatic: it follows the rebuilt world. */
     private final boolean followsWorld;
+    /** True for the world communicator of a process with a membership service: it can grow. */
+    private final boolean world;
+    /** Where grow() finds waiting workers; null when nobody can join (for example an in-process cluster). */
+    private volatile Admissions admissions;
+    /** On a worker admitted into a running cluster: what its first grow() reports, then null. */
+    private volatile Growth admitted;
     /** Every communicator id this object has had (it changes when an automatic recovery rebuilds the world). */
     private final Set<Integer> lineage = ConcurrentHashMap.newKeySet();
     private volatile View view;
@@ -102,11 +110,12 @@ public final class TransportCommunicator implements Communicator {
     /** A communicator of {@code group} (the world, or a sub-communicator sharing the process's receive sides). */
     private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
                                   Group group, Runnable onClose) {
-        this(transport, mailbox, engine, config, group, null, false, onClose);
+        this(transport, mailbox, engine, config, group, 0, null, false, false, onClose);
     }
 
     private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
-                                  Group group, Membership membership, boolean followsWorld, Runnable onClose) {
+                                  Group group, int generation, Membership membership, boolean followsWorld,
+                                  boolean world, Runnable onClose) {
         this.transport = transport;
         this.mailbox = mailbox;
         this.engine = engine;
@@ -114,7 +123,9 @@ public final class TransportCommunicator implements Communicator {
         this.onClose = onClose;
         this.membership = membership;
         this.followsWorld = followsWorld;
-        adopt(group, 0);
+        this.world = world;
+        adopt(group, generation);
+        acknowledged = generation;
         if (membership != null) {
             membership.register(group);
             if (followsWorld) {
@@ -132,8 +143,52 @@ public final class TransportCommunicator implements Communicator {
                                               Runnable onClose) {
         var membership = new Membership(transport, router, config);
         Group world = Group.world(transport.rank(), transport.worldSize());
-        return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world, membership,
-                config.policy() == RecoveryPolicy.AUTOMATIC, onClose);
+        return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world, 0, membership,
+                config.policy() == RecoveryPolicy.AUTOMATIC, true, onClose);
+    }
+
+    /**
+     * The world communicator of a worker admitted into a running cluster by the members' {@link #grow}: the world
+     * is {@code ticket}'s members followed by {@code newcomers} (world ranks in order, this process among them). Call
+     * {@link #awaitAdmission} before handing it to the application.
+     */
+    public static TransportCommunicator admitted(Transport transport, InboundRouter router, NexarConfig config,
+                                                 Admissions.Ticket ticket, int[] newcomers, Runnable onClose) {
+        int[] members = ticket.worldRanks();
+        int[] ranks = java.util.Arrays.copyOf(members, members.length + newcomers.length);
+        System.arraycopy(newcomers, 0, ranks, members.length, newcomers.length);
+        int self = -1;
+        for (int i = 0; i < ranks.length; i++) {
+            self = ranks[i] == transport.rank() ? i : self;
+        }
+        if (self < members.length) {
+            throw new IllegalArgumentException("world rank " + transport.rank() + " is not among the newcomers "
+                    + java.util.Arrays.toString(newcomers));
+        }
+        var world = new Group(ticket.communicator(), self, ranks);
+        if (!router.engine().reserveId(world.id())) {
+            throw new IllegalStateException("communicator id " + world.id() + " is already used on this process");
+        }
+        var membership = new Membership(transport, router, config, world, ticket.generation());
+        var c = new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world,
+                ticket.generation(), membership, config.policy() == RecoveryPolicy.AUTOMATIC, true, onClose);
+        c.admitted = new Growth(members.length, ranks.length, true);
+        return c;
+    }
+
+    /** Sets where {@link #grow} finds waiting workers (the seed); without it grow() admits nobody. */
+    public void admissions(Admissions source) {
+        this.admissions = source;
+    }
+
+    /**
+     * A newcomer's end of the members' growth: the barrier that closes their {@link #grow} on the grown world, so
+     * the newcomer is only handed to the application once every member has admitted it.
+     *
+     * @throws io.nexar.NexarException if the members did not admit it (they excluded it) or the barrier failed
+     */
+    public void awaitAdmission() {
+        coll(Operation.GROW).barrier(false);
     }
 
     private void adopt(Group group, int generation) {
@@ -367,7 +422,7 @@ public final class TransportCommunicator implements Communicator {
     /** A sub-communicator of {@code g} sharing this process's transport, receive sides and membership service. */
     private TransportCommunicator child(Group g) {
         String reason = "the communicator was closed";
-        return new TransportCommunicator(transport, mailbox, engine, config, g, membership, false, () -> {
+        return new TransportCommunicator(transport, mailbox, engine, config, g, 0, membership, false, false, () -> {
             engine.closeCommunicator(g.id(), reason);
             mailbox.closeCommunicator(g.id(), reason);
         });
@@ -389,6 +444,42 @@ public final class TransportCommunicator implements Communicator {
             return this;
         }
         return child(membership.shrink(group, context).group());
+    }
+
+    @Override
+    public Growth grow(Consumer<Growth> stateTransfer) {
+        Checks.notNull("stateTransfer", stateTransfer);
+        if (!world) {
+            throw new UnsupportedOperationException(membership == null ? "this communicator was built without a"
+                    + " membership service" : "grow() works on the world communicator only");
+        }
+        Growth joined = admitted;
+        if (joined != null) { // the members' grow() that admitted this process is running its state transfer
+            admitted = null;
+            collView(Operation.GROW);
+            stateTransfer.accept(joined);
+            return joined;
+        }
+        View v = collView(Operation.GROW);
+        Group old = v.group();
+        Group next;
+        try {
+            next = GrowRound.run(transport, engine, v.collectives(), v.generation(), admissions, config,
+                    context(Operation.GROW, old));
+        } catch (PeerFailedException e) {
+            throw afterFailure(e, v.generation());
+        }
+        if (next == null) {
+            return new Growth(old.size(), old.size(), false);
+        }
+        int generation = v.generation() + 1;
+        membership.grown(old, next, generation);
+        acknowledged = generation;
+        adopt(next, generation);
+        var growth = new Growth(old.size(), next.size(), false);
+        run(Operation.GROW, c -> c.barrier(false));
+        stateTransfer.accept(growth);
+        return growth;
     }
 
     @Override

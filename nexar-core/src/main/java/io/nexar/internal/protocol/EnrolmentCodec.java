@@ -4,6 +4,8 @@ import static io.nexar.internal.protocol.WireFormat.FRAME_HEADER_BYTES;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
 import static io.nexar.internal.protocol.WireFormat.MAX_TEXT_BYTES;
 
+import io.nexar.internal.protocol.EnrolmentMessage.Admission;
+import io.nexar.internal.protocol.EnrolmentMessage.GrowPoll;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
@@ -14,6 +16,7 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 
@@ -29,7 +32,14 @@ import java.util.List;
  * JOIN_ACCEPTED  (0x42)  6 rank i32 | 10 worldSize i32 | 14 idLength u8 (m) | 15 id[m] | certCount u8 (k)
  *                        | k x (certLength u16, cert DER)                                  end of frame
  * JOIN_REFUSED   (0x43)  6 code u8 | 7 reasonLength u16 (n) | 9 reason UTF-8[n]            9+n end
- * PEER_TABLE     (0x44)  6 count u32 | 10 count x (rank i32 | idLength u8 | id | quic address | bulk address)
+ * PEER_TABLE     (0x44)  6 count u32 | 10 count x entry                                   end of frame
+ * ELASTIC_JOIN_REQUEST (0x45)  the body of JOIN_REQUEST; requestedRank must be -1
+ * GROW_POLL      (0x46)  6 proof[32] | 38 max i32 | 42 communicator i32 | 46 generation i32 | 50 count u32
+ *                        | 54 count x worldRank i32                                        end of frame
+ * ADMISSION      (0x47)  6 communicator i32 | 10 generation i32 | 14 count u32 | 18 count x worldRank i32
+ *                        | newcomerCount u32 | newcomerCount x entry                       end of frame
+ *
+ * entry   = rank i32 | idLength u8 | id | quic address | bulk address    (entries in increasing rank order)
  *
  * address = family u8: 0 none | 4: 4 address bytes, port u16 | 6: 16 address bytes, port u16
  * </pre>
@@ -86,6 +96,12 @@ public final class EnrolmentCodec {
     public static final int TABLE_COUNT_OFFSET = FRAME_HEADER_BYTES;
     /** PeerTable: the first entry. */
     public static final int TABLE_ENTRIES_OFFSET = TABLE_COUNT_OFFSET + 4;
+    /** GrowPoll: the proof. */
+    public static final int POLL_PROOF_OFFSET = FRAME_HEADER_BYTES;
+    /** GrowPoll: i32 most workers to admit; the proof covers the body from here to the end. */
+    public static final int POLL_MAX_OFFSET = POLL_PROOF_OFFSET + PROOF_BYTES;
+    /** Most members a GROW_POLL or ADMISSION lists (the largest world, setting world.max.size). */
+    public static final int MAX_MEMBERS = 65535;
     /** Smallest peer table entry: rank, a 1-byte id, an IPv4 QUIC address, no bulk address (14). */
     public static final int MIN_TABLE_ENTRY_BYTES = 4 + 1 + 1 + 7 + 1;
     /** Largest peer table entry: rank, a 64-byte id, two IPv6 addresses (107). */
@@ -123,14 +139,28 @@ public final class EnrolmentCodec {
                 yield size;
             }
             case JoinRefused r -> REFUSED_REASON_OFFSET + r.reason().getBytes(StandardCharsets.UTF_8).length;
-            case PeerTable t -> {
-                long size = TABLE_ENTRIES_OFFSET;
-                for (PeerTable.Entry e : t.entries()) {
-                    size += 4 + 1 + e.memberId().length() + addressSize(e.quicAddress()) + addressSize(e.bulkAddress());
-                }
-                yield size;
-            }
+            case PeerTable t -> TABLE_ENTRIES_OFFSET + entriesSize(t.entries());
+            case GrowPoll g -> POLL_MAX_OFFSET + 16L + 4L * g.members().length;
+            case Admission a -> FRAME_HEADER_BYTES + 12L + 4L * a.members().length + 4 + entriesSize(a.newcomers());
         };
+    }
+
+    private static long entriesSize(List<PeerTable.Entry> entries) {
+        long size = 0;
+        for (PeerTable.Entry e : entries) {
+            size += 4 + 1 + e.memberId().length() + addressSize(e.quicAddress()) + addressSize(e.bulkAddress());
+        }
+        return size;
+    }
+
+    /** The bytes a GROW_POLL's proof covers: its body after the proof, as encoded. */
+    public static byte[] pollProofInput(int max, int communicator, int generation, int[] members) {
+        var b = java.nio.ByteBuffer.allocate(16 + 4 * members.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putInt(max).putInt(communicator).putInt(generation).putInt(members.length);
+        for (int m : members) {
+            b.putInt(m);
+        }
+        return b.array();
     }
 
     /** Writes the body of a valid message at its offset in {@code dst} (type and length are written by the caller). */
@@ -165,16 +195,31 @@ public final class EnrolmentCodec {
                 w.u16(text.length);
                 w.bytes(text);
             }
-            case PeerTable t -> {
-                w.i32(t.entries().size());
-                for (PeerTable.Entry e : t.entries()) {
-                    w.i32(e.rank());
-                    w.u8(e.memberId().length());
-                    w.bytes(e.memberId().getBytes(StandardCharsets.US_ASCII));
-                    w.address(e.quicAddress());
-                    w.address(e.bulkAddress());
-                }
+            case PeerTable t -> writeEntries(w, t.entries());
+            case GrowPoll g -> {
+                w.bytes(g.proof());
+                w.bytes(pollProofInput(g.max(), g.communicator(), g.generation(), g.members()));
             }
+            case Admission a -> {
+                w.i32(a.communicator());
+                w.i32(a.generation());
+                w.i32(a.members().length);
+                for (int member : a.members()) {
+                    w.i32(member);
+                }
+                writeEntries(w, a.newcomers());
+            }
+        }
+    }
+
+    private static void writeEntries(EnrolmentCursor.Writer w, List<PeerTable.Entry> entries) {
+        w.i32(entries.size());
+        for (PeerTable.Entry e : entries) {
+            w.i32(e.rank());
+            w.u8(e.memberId().length());
+            w.bytes(e.memberId().getBytes(StandardCharsets.US_ASCII));
+            w.address(e.quicAddress());
+            w.address(e.bulkAddress());
         }
     }
 
@@ -185,11 +230,25 @@ public final class EnrolmentCodec {
         var r = new EnrolmentCursor.Reader(peer, type, frame);
         EnrolmentMessage m = switch (type) {
             case JOIN_CHALLENGE -> new JoinChallenge(r.bytes(NONCE_BYTES, "nonce"));
-            case JOIN_REQUEST -> {
+            case JOIN_REQUEST, ELASTIC_JOIN_REQUEST -> {
                 byte[] proof = r.bytes(PROOF_BYTES, "proof");
                 int rank = r.i32();
                 byte[] csr = r.bytes(r.length(r.u16(), 1, MAX_CSR_BYTES, "CSR"), "CSR");
-                yield new JoinRequest(proof, rank, csr, r.address("QUIC address"), r.address("bulk address"));
+                yield new JoinRequest(proof, rank, csr, r.address("QUIC address"), r.address("bulk address"),
+                        type == MessageType.ELASTIC_JOIN_REQUEST);
+            }
+            case GROW_POLL -> {
+                byte[] proof = r.bytes(PROOF_BYTES, "proof");
+                int max = r.i32();
+                int communicator = r.i32();
+                int generation = r.i32();
+                yield new GrowPoll(proof, max, communicator, generation, ranks(r, peer, type));
+            }
+            case ADMISSION -> {
+                int communicator = r.i32();
+                int generation = r.i32();
+                int[] members = ranks(r, peer, type);
+                yield new Admission(communicator, generation, members, entries(r, peer, type, 0));
             }
             case JOIN_ACCEPTED -> {
                 int rank = r.i32();
@@ -211,25 +270,41 @@ public final class EnrolmentCodec {
                 }
                 yield new JoinRefused(refusal, r.utf8(r.length(r.u16(), 0, MAX_TEXT_BYTES, "reason"), "reason"));
             }
-            case PEER_TABLE -> {
-                long count = Integer.toUnsignedLong(r.i32());
-                // Bound the count by the bytes present before allocating anything for it.
-                if (count < 1 || count > r.remaining() / MIN_TABLE_ENTRY_BYTES) {
-                    throw MessageCodec.error(peer, "PEER_TABLE from " + MessageCodec.source(peer) + " claims "
-                            + count + " entries; its " + r.remaining() + " remaining bytes hold between 1 and "
-                            + r.remaining() / MIN_TABLE_ENTRY_BYTES);
-                }
-                var entries = new ArrayList<PeerTable.Entry>((int) count);
-                for (long i = 0; i < count; i++) {
-                    entries.add(new PeerTable.Entry(r.i32(), r.memberId(), r.address("QUIC address"),
-                            r.address("bulk address")));
-                }
-                yield new PeerTable(entries);
-            }
+            case PEER_TABLE -> new PeerTable(entries(r, peer, type, 1));
             default -> throw new IllegalArgumentException(type + " is not an enrolment message type");
         };
         r.requireEnd();
         return m;
+    }
+
+    /** A count, bounded by the bytes present before anything is allocated, then that many entries. */
+    private static List<PeerTable.Entry> entries(EnrolmentCursor.Reader r, int peer, MessageType type, int min) {
+        long count = Integer.toUnsignedLong(r.i32());
+        if (count < min || count > r.remaining() / MIN_TABLE_ENTRY_BYTES) {
+            throw MessageCodec.error(peer, type + " from " + MessageCodec.source(peer) + " claims "
+                    + count + " entries; its " + r.remaining() + " remaining bytes hold between " + min + " and "
+                    + r.remaining() / MIN_TABLE_ENTRY_BYTES);
+        }
+        var entries = new ArrayList<PeerTable.Entry>((int) count);
+        for (long i = 0; i < count; i++) {
+            entries.add(new PeerTable.Entry(r.i32(), r.memberId(), r.address("QUIC address"),
+                    r.address("bulk address")));
+        }
+        return entries;
+    }
+
+    /** A count of world ranks (1 to {@link #MAX_MEMBERS}, bounded by the bytes present), then the ranks. */
+    private static int[] ranks(EnrolmentCursor.Reader r, int peer, MessageType type) {
+        long count = Integer.toUnsignedLong(r.i32());
+        if (count < 1 || count > MAX_MEMBERS || count > r.remaining() / 4) {
+            throw MessageCodec.error(peer, type + " from " + MessageCodec.source(peer) + " claims " + count
+                    + " members; its " + r.remaining() + " remaining bytes hold at most " + r.remaining() / 4);
+        }
+        int[] out = new int[(int) count];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = r.i32();
+        }
+        return out;
     }
 
     // ---------------------------------------------------------------- validation
@@ -244,6 +319,8 @@ public final class EnrolmentCodec {
                     yield "proof must have " + PROOF_BYTES + " bytes";
                 } else if (r.requestedRank() < -1) {
                     yield "requestedRank " + r.requestedRank() + " is less than -1";
+                } else if (r.elastic() && r.requestedRank() != -1) {
+                    yield "an elastic join cannot request a rank (requestedRank " + r.requestedRank() + ")";
                 } else if (r.csr() == null || r.csr().length < 1 || r.csr().length > MAX_CSR_BYTES) {
                     yield "CSR must have 1 to " + MAX_CSR_BYTES + " bytes";
                 } else if (r.quicAddress() == null) {
@@ -280,30 +357,68 @@ public final class EnrolmentCodec {
                 yield bytes > MAX_TEXT_BYTES
                         ? "reason of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES : null;
             }
-            case PeerTable t -> tableProblem(t);
+            case PeerTable t -> t.entries() == null || t.entries().isEmpty() ? "peer table has no entries"
+                    : entriesProblem(t.entries());
+            case GrowPoll g -> {
+                if (g.proof() == null || g.proof().length != PROOF_BYTES) {
+                    yield "proof must have " + PROOF_BYTES + " bytes";
+                } else if (g.max() < 1) {
+                    yield "max " + g.max() + " is less than 1";
+                }
+                yield membersProblem(g.members(), g.generation());
+            }
+            case Admission a -> {
+                String p = membersProblem(a.members(), a.generation());
+                if (p != null || a.newcomers() == null) {
+                    yield p != null ? p : "newcomers is null";
+                }
+                int highest = Arrays.stream(a.members()).max().orElse(-1);
+                if (!a.newcomers().isEmpty() && a.newcomers().getFirst() != null
+                        && a.newcomers().getFirst().rank() <= highest) {
+                    yield "newcomer rank " + a.newcomers().getFirst().rank() + " is not above every member's ("
+                            + highest + ")";
+                }
+                yield entriesProblem(a.newcomers());
+            }
         };
     }
 
-    private static String tableProblem(PeerTable t) {
-        if (t.entries() == null || t.entries().isEmpty()) {
-            return "peer table has no entries";
+    private static String membersProblem(int[] members, int generation) {
+        if (members == null || members.length < 1 || members.length > MAX_MEMBERS) {
+            return "members must list 1 to " + MAX_MEMBERS + " world ranks";
+        } else if (generation < 1) {
+            return "generation " + generation + " is less than 1";
         }
+        var seen = new HashSet<Integer>();
+        for (int m : members) {
+            if (m < 0 || !seen.add(m)) {
+                return "member world rank " + m + " is negative or listed twice";
+            }
+        }
+        return null;
+    }
+
+    /** Entries in strictly increasing rank order (a sparse table after failures or growth), distinct ids. */
+    private static String entriesProblem(List<PeerTable.Entry> entries) {
         var ids = new HashSet<String>();
-        for (int i = 0; i < t.entries().size(); i++) {
-            PeerTable.Entry e = t.entries().get(i);
+        int previous = -1;
+        for (int i = 0; i < entries.size(); i++) {
+            PeerTable.Entry e = entries.get(i);
             if (e == null) {
                 return "entry " + i + " is null";
-            } else if (e.rank() != i) {
-                return "entry " + i + " has rank " + e.rank() + "; entries must be in rank order from 0";
-            } else if (e.quicAddress() == null) {
-                return "rank " + i + " has no QUIC address";
+            } else if (e.rank() <= previous) {
+                return "entry " + i + " has rank " + e.rank() + "; entries must be in increasing rank order from 0";
+            }
+            previous = e.rank();
+            if (e.quicAddress() == null) {
+                return "rank " + e.rank() + " has no QUIC address";
             }
             String p = memberIdProblem(e.memberId());
             if (p == null) {
-                p = addressProblem("rank " + i + " QUIC address", e.quicAddress());
+                p = addressProblem("rank " + e.rank() + " QUIC address", e.quicAddress());
             }
             if (p == null) {
-                p = addressProblem("rank " + i + " bulk address", e.bulkAddress());
+                p = addressProblem("rank " + e.rank() + " bulk address", e.bulkAddress());
             }
             if (p != null) {
                 return p;

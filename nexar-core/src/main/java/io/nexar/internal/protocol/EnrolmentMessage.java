@@ -16,6 +16,10 @@ import java.util.Objects;
  *    | <--------- JOIN_REQUEST(proof, rank, csr, addresses)
  *    | -- JOIN_ACCEPTED(rank, world, id, chain) or JOIN_REFUSED(code, reason) --> |
  *    | -- PEER_TABLE(every rank's id and addresses) --> |   (once all workers joined)
+ *
+ *   elastic: a worker sends ELASTIC_JOIN_REQUEST instead of JOIN_REQUEST and waits; when rank 0 of the running
+ *   cluster sends GROW_POLL (after its own JOIN_CHALLENGE), the seed admits the waiting workers: each gets
+ *   JOIN_ACCEPTED, PEER_TABLE (the members and newcomers) and ADMISSION; rank 0 gets ADMISSION.
  * </pre>
  *
  * Byte arrays are copied on construction; the records compare by content. {@link EnrolmentCodec} encodes and
@@ -23,7 +27,7 @@ import java.util.Objects;
  */
 public sealed interface EnrolmentMessage extends Message permits EnrolmentMessage.JoinChallenge,
         EnrolmentMessage.JoinRequest, EnrolmentMessage.JoinAccepted, EnrolmentMessage.JoinRefused,
-        EnrolmentMessage.PeerTable {
+        EnrolmentMessage.PeerTable, EnrolmentMessage.GrowPoll, EnrolmentMessage.Admission {
 
     /**
      * The seed's first message on an enrolment connection: a fresh random nonce that the worker's proof must cover,
@@ -71,12 +75,20 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
      * @param csr the DER of a PKCS#10 request for the worker's own key, 1 to {@link EnrolmentCodec#MAX_CSR_BYTES}
      * @param quicAddress where the worker listens for QUIC (resolved, port 1-65535)
      * @param bulkAddress where the worker listens for the TCP bulk lane, or null if it has none
+     * @param elastic true to join the running cluster at the members' next grow() (type ELASTIC_JOIN_REQUEST,
+     *                same body; the requested rank must then be -1)
      */
     record JoinRequest(byte[] proof, int requestedRank, byte[] csr, InetSocketAddress quicAddress,
-                       InetSocketAddress bulkAddress) implements EnrolmentMessage {
+                       InetSocketAddress bulkAddress, boolean elastic) implements EnrolmentMessage {
         public JoinRequest {
             proof = copy(proof);
             csr = copy(csr);
+        }
+
+        /** A request to join a forming cluster. */
+        public JoinRequest(byte[] proof, int requestedRank, byte[] csr, InetSocketAddress quicAddress,
+                           InetSocketAddress bulkAddress) {
+            this(proof, requestedRank, csr, quicAddress, bulkAddress, false);
         }
 
         /** A copy of the proof. */
@@ -93,12 +105,13 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
 
         @Override
         public MessageType type() {
-            return MessageType.JOIN_REQUEST;
+            return elastic ? MessageType.ELASTIC_JOIN_REQUEST : MessageType.JOIN_REQUEST;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof JoinRequest r && Arrays.equals(proof, r.proof) && requestedRank == r.requestedRank
+            return o instanceof JoinRequest r && elastic == r.elastic && Arrays.equals(proof, r.proof)
+                    && requestedRank == r.requestedRank
                     && Arrays.equals(csr, r.csr) && Objects.equals(quicAddress, r.quicAddress)
                     && Objects.equals(bulkAddress, r.bulkAddress);
         }
@@ -106,14 +119,14 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
         @Override
         public int hashCode() {
             return Objects.hash(Arrays.hashCode(proof), requestedRank, Arrays.hashCode(csr), quicAddress,
-                    bulkAddress);
+                    bulkAddress, elastic);
         }
 
         @Override
         public String toString() {
             return "JoinRequest[proof=" + hex(proof) + ", requestedRank=" + requestedRank + ", csr="
                     + (csr == null ? "null" : csr.length + " bytes") + ", quicAddress=" + quicAddress
-                    + ", bulkAddress=" + bulkAddress + "]";
+                    + ", bulkAddress=" + bulkAddress + (elastic ? ", elastic" : "") + "]";
         }
     }
 
@@ -217,6 +230,105 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
          * @param bulkAddress its TCP bulk-lane address, or null if it has none
          */
         public record Entry(int rank, String memberId, InetSocketAddress quicAddress, InetSocketAddress bulkAddress) {
+        }
+    }
+
+    /**
+     * Rank 0 of a running cluster asks the seed to admit up to {@code max} waiting workers into the world that
+     * {@code members} form now.
+     *
+     * @param proof {@code HMAC-SHA256(token, nonce || SHA-256(the body after the proof))}
+     * @param max most workers to admit, {@code >= 1}
+     * @param communicator the id the grown world communicator will have
+     * @param generation its generation
+     * @param members the world ranks of the current members, in communicator order, at least one
+     */
+    record GrowPoll(byte[] proof, int max, int communicator, int generation, int[] members)
+            implements EnrolmentMessage {
+        public GrowPoll {
+            proof = copy(proof);
+            members = members == null ? null : members.clone();
+        }
+
+        /** A copy of the proof. */
+        @Override
+        public byte[] proof() {
+            return copy(proof);
+        }
+
+        /** A copy of the members. */
+        @Override
+        public int[] members() {
+            return members == null ? null : members.clone();
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.GROW_POLL;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof GrowPoll g && Arrays.equals(proof, g.proof) && max == g.max
+                    && communicator == g.communicator && generation == g.generation
+                    && Arrays.equals(members, g.members);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(Arrays.hashCode(proof), max, communicator, generation, Arrays.hashCode(members));
+        }
+
+        @Override
+        public String toString() {
+            return "GrowPoll[max=" + max + ", communicator=" + communicator + ", generation=" + generation
+                    + ", members=" + Arrays.toString(members) + "]";
+        }
+    }
+
+    /**
+     * A growth of the running cluster: the world communicator {@code members} form becomes {@code communicator}
+     * with the {@code newcomers} appended. Sent to every admitted worker (after its JOIN_ACCEPTED and PEER_TABLE)
+     * and, as the answer to its GROW_POLL, to the polling member ({@code newcomers} may then be empty).
+     *
+     * @param communicator the grown world communicator's id
+     * @param generation its generation
+     * @param members the world ranks of the members before the growth, in communicator order, at least one
+     * @param newcomers the admitted workers, in rank order, each rank above every member's
+     */
+    record Admission(int communicator, int generation, int[] members, List<PeerTable.Entry> newcomers)
+            implements EnrolmentMessage {
+        public Admission {
+            members = members == null ? null : members.clone();
+            newcomers = newcomers == null ? null : newcomers.stream().toList();
+        }
+
+        /** A copy of the members. */
+        @Override
+        public int[] members() {
+            return members == null ? null : members.clone();
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.ADMISSION;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Admission a && communicator == a.communicator && generation == a.generation
+                    && Arrays.equals(members, a.members) && Objects.equals(newcomers, a.newcomers);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(communicator, generation, Arrays.hashCode(members), newcomers);
+        }
+
+        @Override
+        public String toString() {
+            return "Admission[communicator=" + communicator + ", generation=" + generation + ", members="
+                    + Arrays.toString(members) + ", newcomers=" + newcomers + "]";
         }
     }
 

@@ -30,7 +30,7 @@ import java.util.Objects;
  * COLLECTIVE_ABORT | communicator i32 | opSeq u64 | reason u8 | field u8 | detail length u16 | detail (UTF-8) |
  * AGREE            | communicator i32 | generation i32 | kind u8 | hasAccepted u8 | nFailed u16 | nBallot u16 |
  *                  | nValue u16 | ranks i32 x (nFailed + nBallot + nValue) |
- * JOIN_* (0x40-0x44), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
+ * JOIN_* (0x40-0x47), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
  * <p>Rules checked by {@link #decode} (and, for the fields of a record, by {@link #encode} as well, so that every
@@ -227,7 +227,8 @@ public final class MessageCodec {
             }
             case COLLECTIVE_ABORT -> decodeAbort(peer, frame);
             case AGREE -> decodeAgree(peer, frame);
-            case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE ->
+            case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
+                 GROW_POLL, ADMISSION ->
                     EnrolmentCodec.decode(peer, type, frame);
         };
         String problem = problem(m);

@@ -30,7 +30,13 @@ public enum MessageType {
     /** {@link EnrolmentMessage.JoinRefused}: the seed refused the join, with a reason. */
     JOIN_REFUSED(0x43),
     /** {@link EnrolmentMessage.PeerTable}: every rank's member id and addresses, once the cluster formed. */
-    PEER_TABLE(0x44);
+    PEER_TABLE(0x44),
+    /** {@link EnrolmentMessage.JoinRequest} with {@code elastic}: a worker asks to join the running cluster. */
+    ELASTIC_JOIN_REQUEST(0x45),
+    /** {@link EnrolmentMessage.GrowPoll}: rank 0 of a running cluster asks the seed for the waiting workers. */
+    GROW_POLL(0x46),
+    /** {@link EnrolmentMessage.Admission}: the grown world, to the admitted workers and the polling member. */
+    ADMISSION(0x47);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

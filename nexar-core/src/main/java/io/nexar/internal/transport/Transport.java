@@ -40,6 +40,18 @@ public interface Transport extends AutoCloseable {
      */
     void exclude(int peer, String why);
 
+    /**
+     * Connects to workers admitted into the running cluster ({@link io.nexar.Communicator#grow}): adds their links
+     * and returns once each is ready, at most until {@code deadline}. The world size grows to the highest new world
+     * rank plus one.
+     *
+     * @throws io.nexar.ClusterFormationException naming the newcomer that could not be connected
+     * @throws UnsupportedOperationException if this transport cannot grow
+     */
+    default void admit(java.util.List<Newcomer> newcomers, Deadline deadline) {
+        throw new UnsupportedOperationException("this transport cannot admit workers into a running cluster");
+    }
+
     /** Says goodbye to every peer and releases every resource. Idempotent. */
     @Override
     void close();

@@ -61,7 +61,8 @@ final class AcceptedConnection extends Connection {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        transport.whenTableKnown(channel.eventLoop(), this::verifyAccepted);
+        // the table as it is when the check runs: a growth may have added ranks since formation
+        transport.whenTableKnown(channel.eventLoop(), t -> verifyAccepted(t == null ? null : transport.table()));
         ctx.fireChannelActive();
     }
 
@@ -89,7 +90,7 @@ final class AcceptedConnection extends Connection {
         } else if (rank.getAsInt() >= me) {
             refuseAccepted("it is rank " + rank.getAsInt() + " (member " + member + "), which must not dial rank " + me
                     + ": the lower rank dials");
-        } else if (!transport.link(rank.getAsInt()).attach(this)) {
+        } else if (transport.link(rank.getAsInt()) == null || !transport.link(rank.getAsInt()).attach(this)) {
             refuseAccepted("it is rank " + rank.getAsInt() + " (member " + member + "), which is already connected or"
                     + " down");
         } else {

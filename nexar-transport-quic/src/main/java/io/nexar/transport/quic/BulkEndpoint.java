@@ -114,15 +114,16 @@ final class BulkEndpoint {
     }
 
     /**
-     * Dials the bulk lane of every higher rank whose table entry has a bulk address, and waits until each is attached
-     * or abandoned, at most until {@code deadline}. Never fails: a pair without bulk lane uses QUIC.
+     * Dials the bulk lane of every target (links to higher ranks) whose table entry has a bulk address, and waits
+     * until each is attached or abandoned, at most until {@code deadline}. Never fails: a pair without bulk lane uses
+     * QUIC.
      */
-    void connectAll(PeerLink[] links, PeerTable table, Deadline deadline) {
+    void connectAll(List<PeerLink> targets, PeerTable table, Deadline deadline) {
         List<CompletableFuture<Void>> setUps = new ArrayList<>();
-        for (int p = transport.rank() + 1; p < links.length; p++) {
-            InetSocketAddress address = table.get(p).bulkAddress();
-            if (address != null && links[p].isReady()) {
-                setUps.add(dial(links[p], address, deadline));
+        for (PeerLink l : targets) {
+            InetSocketAddress address = table.get(l.peer).bulkAddress();
+            if (address != null && l.isReady()) {
+                setUps.add(dial(l, address, deadline));
             }
         }
         try {

@@ -108,6 +108,9 @@ final class BulkSetup {
 
     /** Checks that {@code l} can take a bulk lane, waiting (within the setup deadline) for its QUIC link. */
     private boolean attachable(PeerLink l) throws InterruptedException {
+        if (l == null) {
+            return refuse("that rank is not a member of this cluster");
+        }
         try {
             l.ready().get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (ExecutionException | TimeoutException e) {
@@ -141,7 +144,7 @@ final class BulkSetup {
             }
         }
         PeerLink link = owner.link();
-        if (h.rank() != link.peer || h.worldSize() != transport.worldSize() || h.incarnation() != link.incarnation()) {
+        if (h.rank() != link.peer || h.incarnation() != link.incarnation()) {
             throw owner.protocolError("sent a bulk-lane HELLO (rank " + h.rank() + ", world " + h.worldSize()
                     + ") that does not match its QUIC HELLO");
         }

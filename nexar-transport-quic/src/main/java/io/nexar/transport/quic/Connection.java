@@ -135,9 +135,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         if (h.rank() != link.peer) {
             throw protocolError("says in its HELLO that it is rank " + h.rank());
         }
-        if (h.worldSize() != transport.worldSize()) {
-            throw protocolError("has world size " + h.worldSize() + ", this rank has " + transport.worldSize());
-        }
+        // The world size is not compared: it grows when a running cluster admits workers, and identity is already
+        // checked (certificate and peer table); the codec checked rank < worldSize.
         if (hellos > 0 && h.incarnation() != incarnation) {
             throw protocolError("changed its incarnation between lanes");
         }

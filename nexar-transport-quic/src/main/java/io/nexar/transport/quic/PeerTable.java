@@ -7,8 +7,10 @@ import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
- * The validated peer table of one cluster: one {@link PeerInfo} per rank, in rank order, with distinct member ids.
- * Immutable and thread-safe.
+ * The validated peer table of one cluster: at most one {@link PeerInfo} per rank, with distinct member ids. A table
+ * from formation has every rank; a worker admitted into a running cluster gets the members and newcomers only (the
+ * ranks of members that failed or left are missing), and a growth adds ranks ({@link #with}). Immutable and
+ * thread-safe.
  */
 final class PeerTable {
     private final List<PeerInfo> peers;
@@ -17,6 +19,36 @@ final class PeerTable {
     private PeerTable(List<PeerInfo> peers, Map<String, Integer> rankByMember) {
         this.peers = peers;
         this.rankByMember = rankByMember;
+    }
+
+    /**
+     * Like {@link #of} for a worker admitted into a running cluster: ranks may be missing.
+     *
+     * @throws IllegalArgumentException as {@link #of}, except for the number of entries
+     */
+    static PeerTable sparse(List<PeerInfo> peers, int rank, int worldSize, String ownMemberId) {
+        return build(peers, rank, worldSize, ownMemberId);
+    }
+
+    /**
+     * This table with {@code added} (ranks not in it yet), sized for {@code worldSize} ranks.
+     *
+     * @throws IllegalArgumentException if a rank or member is already in the table, or a rank is out of range
+     */
+    PeerTable with(List<PeerInfo> added, int worldSize, int rank, String ownMemberId) {
+        var all = new java.util.ArrayList<PeerInfo>(peers.size() + added.size());
+        for (PeerInfo p : peers) {
+            if (p != null) {
+                all.add(p);
+            }
+        }
+        all.addAll(added);
+        return build(all, rank, worldSize, ownMemberId);
+    }
+
+    /** The number of rank slots (the highest rank plus one, at least the formed world size). */
+    int size() {
+        return peers.size();
     }
 
     /**
@@ -31,6 +63,10 @@ final class PeerTable {
             throw new IllegalArgumentException("the peer table has " + peers.size() + " entries, the world size is "
                     + worldSize);
         }
+        return build(peers, rank, worldSize, ownMemberId);
+    }
+
+    private static PeerTable build(List<PeerInfo> peers, int rank, int worldSize, String ownMemberId) {
         var byRank = new PeerInfo[worldSize];
         var rankByMember = new HashMap<String, Integer>();
         for (PeerInfo p : peers) {
@@ -54,14 +90,18 @@ final class PeerTable {
             }
             byRank[p.rank()] = p;
         }
+        if (byRank[rank] == null) {
+            throw new IllegalArgumentException("the peer table has no entry for this rank (" + rank + ")");
+        }
         if (!byRank[rank].memberId().equals(ownMemberId)) {
             throw new IllegalArgumentException("the peer table says rank " + rank + " is member "
                     + byRank[rank].memberId() + ", but this member's certificate names " + ownMemberId);
         }
-        return new PeerTable(List.of(byRank), Map.copyOf(rankByMember));
+        return new PeerTable(java.util.Collections.unmodifiableList(java.util.Arrays.asList(byRank)),
+                Map.copyOf(rankByMember));
     }
 
-    /** The entry of {@code rank}. */
+    /** The entry of {@code rank}, or null if the table has none. */
     PeerInfo get(int rank) {
         return peers.get(rank);
     }

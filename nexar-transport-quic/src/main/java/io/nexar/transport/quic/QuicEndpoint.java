@@ -78,9 +78,9 @@ final class QuicEndpoint {
     }
 
     /** Sets up the bulk lanes this rank dials (see {@link BulkEndpoint#connectAll}); nothing without a bulk lane. */
-    void connectBulk(PeerLink[] links, PeerTable table, Deadline deadline) {
+    void connectBulk(List<PeerLink> targets, PeerTable table, Deadline deadline) {
         if (bulk != null) {
-            bulk.connectAll(links, table, deadline);
+            bulk.connectAll(targets, table, deadline);
         }
     }
 

@@ -17,6 +17,8 @@ import io.nexar.transport.quic.security.PeerVerifier;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
+import io.nexar.internal.transport.Newcomer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +58,7 @@ public final class QuicTransport implements Transport {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final int rank;
-    private final int worldSize;
+    private volatile int worldSize;
     private final MemberCredentials credentials;
     private final NexarConfig config;
     private final InetSocketAddress bindAddress;
@@ -65,7 +67,9 @@ public final class QuicTransport implements Transport {
     private final BulkLaneOptions bulkOptions;
     private final PeerVerifier verifier;
     private final long incarnation = RANDOM.nextLong();
-    private final PeerLink[] links;
+    private final long bulkThreshold;
+    /** Replaced (never modified in place once connected) when a growth adds ranks; null for ranks that are absent. */
+    private volatile PeerLink[] links;
     private final Loopback loopback;
     private final CompletableFuture<PeerTable> tableFuture = new CompletableFuture<>();
     private final List<String> refusals = new CopyOnWriteArrayList<>();
@@ -116,11 +120,12 @@ public final class QuicTransport implements Transport {
         this.tuning = QuicTuning.forBindAddress(bindAddress.getAddress()).withHeartbeatTimeout(
                 config.heartbeatTimeout());
         this.verifier = new PeerVerifier(credentials.clusterCa());
-        this.links = new PeerLink[worldSize];
-        long threshold = bulk.mode() == BulkLaneOptions.Mode.OFF ? Long.MAX_VALUE : bulk.thresholdBytes();
+        this.bulkThreshold = bulk.mode() == BulkLaneOptions.Mode.OFF ? Long.MAX_VALUE : bulk.thresholdBytes();
+        var all = new PeerLink[worldSize];
         for (int p = 0; p < worldSize; p++) {
-            links[p] = p == rank ? null : new PeerLink(p, handler, threshold);
+            all[p] = p == rank ? null : new PeerLink(p, handler, bulkThreshold);
         }
+        this.links = all;
         this.loopback = new Loopback(rank, handler, config.maxFrameBytes());
     }
 
@@ -175,27 +180,106 @@ public final class QuicTransport implements Transport {
      * @throws IllegalStateException if not bound, or called twice
      */
     public void connect(List<PeerInfo> peers, Deadline deadline) {
+        connect(peers, deadline, false);
+    }
+
+    /**
+     * Like {@link #connect(List, Deadline)} for a worker admitted into a running cluster: {@code peers} lists the
+     * members and the newcomers only; ranks missing from it (members that failed or left) get no link.
+     */
+    public void connectAdmitted(List<PeerInfo> peers, Deadline deadline) {
+        connect(peers, deadline, true);
+    }
+
+    private void connect(List<PeerInfo> peers, Deadline deadline, boolean sparse) {
         assertNotEventLoop();
         PeerTable t;
+        PeerLink[] all;
         synchronized (this) {
             if (endpoint == null || connectCalled || closing.get()) {
                 throw new IllegalStateException("connect() may be called once, after bind() and before close()");
             }
             connectCalled = true;
-            t = PeerTable.of(peers, rank, worldSize, credentials.memberId());
+            t = sparse ? PeerTable.sparse(peers, rank, worldSize, credentials.memberId())
+                    : PeerTable.of(peers, rank, worldSize, credentials.memberId());
+            all = links.clone();
+            for (int p = 0; p < worldSize; p++) {
+                all[p] = t.get(p) == null ? null : all[p];
+            }
+            links = all;
             table = t;
         }
         tableFuture.complete(t);
         for (int p = rank + 1; p < worldSize; p++) {
-            endpoint.dial(links[p], t.get(p).quicAddress(), deadline);
+            if (all[p] != null) {
+                endpoint.dial(all[p], t.get(p).quicAddress(), deadline);
+            }
         }
-        Formation.await(this, links, deadline);
-        endpoint.connectBulk(links, t, deadline);
+        Formation.await(this, all, deadline);
+        endpoint.connectBulk(higher(all), t, deadline);
         synchronized (this) {
             if (!closing.get()) {
                 endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
             }
         }
+    }
+
+    /**
+     * Connects to workers admitted into the running cluster: adds their links and table entries, dials them (they
+     * have higher ranks than every member) and waits until each link is ready, then sets up their bulk lanes.
+     *
+     * @throws ClusterFormationException naming the first newcomer that failed, or those missing at the deadline
+     * @throws IllegalArgumentException if a descriptor is malformed or names a rank or member already known
+     */
+    @Override
+    public void admit(List<Newcomer> newcomers, Deadline deadline) {
+        assertNotEventLoop();
+        var infos = new ArrayList<PeerInfo>(newcomers.size());
+        for (Newcomer n : newcomers) {
+            infos.add(PeerDescriptor.decode(n));
+        }
+        PeerLink[] added = new PeerLink[newcomers.size()];
+        PeerTable t;
+        synchronized (this) {
+            if (closing.get() || table == null) {
+                throw new CommunicatorClosedException(context(-1), "failed: cannot admit workers: the transport is "
+                        + (closing.get() ? "closed" : "not connected"));
+            }
+            int size = worldSize;
+            for (PeerInfo p : infos) {
+                size = Math.max(size, p.rank() + 1);
+            }
+            t = table.with(infos, size, rank, credentials.memberId());
+            PeerLink[] grown = java.util.Arrays.copyOf(links, size);
+            for (int i = 0; i < infos.size(); i++) {
+                int p = infos.get(i).rank();
+                added[i] = new PeerLink(p, handler, bulkThreshold);
+                grown[p] = added[i];
+            }
+            links = grown; // before the table: whoever finds a rank in the table finds its link
+            worldSize = size;
+            table = t;
+        }
+        for (PeerLink l : added) {
+            if (l.peer > rank) {
+                endpoint.dial(l, t.get(l.peer).quicAddress(), deadline);
+            }
+        }
+        Formation.await(this, added, deadline);
+        endpoint.connectBulk(higher(added), t, deadline);
+        LOG.info("rank {}: connected to world ranks {} admitted into the running cluster", rank,
+                infos.stream().map(PeerInfo::rank).toList());
+    }
+
+    /** The links of {@code all} to ranks above this one: those this rank dials. */
+    private List<PeerLink> higher(PeerLink[] all) {
+        var out = new ArrayList<PeerLink>();
+        for (PeerLink l : all) {
+            if (l != null && l.peer > rank) {
+                out.add(l);
+            }
+        }
+        return out;
     }
 
     @Override
@@ -215,14 +299,18 @@ public final class QuicTransport implements Transport {
 
     @Override
     public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
-        Objects.checkIndex(peer, worldSize);
+        PeerLink[] all = links;
+        Objects.checkIndex(peer, all.length);
         if (closing.get()) {
             throw new CommunicatorClosedException(context, "failed: " + closedWhy);
         }
         if (peer == rank) {
             loopback.send(message, deadline, context);
+        } else if (all[peer] == null) {
+            throw new io.nexar.PeerFailedException(context, "failed: world rank " + peer + " is not a member of the"
+                    + " cluster this rank joined");
         } else {
-            links[peer].send(lane, message, deadline, context);
+            all[peer].send(lane, message, deadline, context);
         }
     }
 
@@ -232,8 +320,9 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public void exclude(int peer, String why) {
-        Objects.checkIndex(peer, worldSize);
-        PeerLink l = links[peer];
+        PeerLink[] all = links;
+        Objects.checkIndex(peer, all.length);
+        PeerLink l = all[peer];
         if (l == null) {
             return;
         }
@@ -381,8 +470,10 @@ public final class QuicTransport implements Transport {
         return List.copyOf(refusals);
     }
 
+    /** The link of {@code peer}, or null for this rank, an absent rank or one out of range. */
     PeerLink link(int peer) {
-        return links[peer];
+        PeerLink[] all = links;
+        return peer >= 0 && peer < all.length ? all[peer] : null;
     }
 
     PeerTable table() {

@@ -5,13 +5,16 @@ import io.nexar.Communicator;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
+import io.nexar.internal.cluster.Admissions;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundRouter;
+import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
 import io.nexar.spi.TransportProvider;
 import io.nexar.transport.quic.formation.Enrolment;
+import io.nexar.transport.quic.formation.SeedPoll;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
 import io.nexar.transport.quic.security.JoinString;
 import io.netty.handler.codec.quic.Quic;
@@ -23,6 +26,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The QUIC transport as a {@link TransportProvider}, found by {@code Nexar.join()} through
@@ -60,22 +65,24 @@ public final class QuicTransportProvider implements TransportProvider {
         InetSocketAddress quic = new InetSocketAddress(bindHost, reserveUdpPort(bindHost));
         BulkLaneOptions bulk = bulkOptions(config);
         bulk = bulk.mode() == BulkLaneOptions.Mode.OFF ? bulk : bulk.withPort(reserveTcpPort(bindHost));
-        Enrolment enrolment = WorkerEnrolment.join(joinString, requestedRank, quic,
-                bulk.mode() == BulkLaneOptions.Mode.OFF ? null : new InetSocketAddress(bindHost, bulk.port()),
-                Duration.ofNanos(deadline.remainingNanos()));
+        InetSocketAddress bulkAddress = bulk.mode() == BulkLaneOptions.Mode.OFF ? null
+                : new InetSocketAddress(bindHost, bulk.port());
+        Duration left = Duration.ofNanos(deadline.remainingNanos());
+        boolean elastic = config.joinElastic();
+        if (elastic && requestedRank >= 0) {
+            throw new IllegalArgumentException("a worker joining a running cluster (join.elastic) cannot request a"
+                    + " rank; it gets the next free one");
+        }
+        Enrolment enrolment = elastic ? WorkerEnrolment.joinRunning(joinString, quic, bulkAddress, left)
+                : WorkerEnrolment.join(joinString, requestedRank, quic, bulkAddress, left);
+        if (elastic) { // the members connect within their collective timeout once the seed admitted this worker
+            deadline = Deadline.after(config.collectiveTimeout());
+        }
         var router = new InboundRouter(new Mailbox(config.unexpectedMaxBytes()),
                 new CollectiveEngine(config.unexpectedMaxBytes()));
         var transport = new QuicTransport(enrolment.rank(), enrolment.worldSize(), enrolment.credentials(), config,
                 quic, router, bulk);
-        try {
-            transport.bind();
-            transport.connect(enrolment.peers(), deadline);
-        } catch (RuntimeException e) {
-            transport.close();
-            router.close("formation failed");
-            throw e;
-        }
-        return TransportCommunicator.world(transport, router, config, () -> {
+        Runnable onClose = () -> {
             String gaveUp = router.membership() == null ? null : router.membership().aborted();
             if (gaveUp != null) {
                 transport.failAfter(gaveUp);
@@ -83,7 +90,52 @@ public final class QuicTransportProvider implements TransportProvider {
                 transport.close();
             }
             router.close("the communicator was closed");
-        });
+        };
+        TransportCommunicator world;
+        try {
+            transport.bind();
+            if (elastic) {
+                transport.connectAdmitted(enrolment.peers(), deadline);
+                var a = enrolment.admission();
+                int[] newcomers = a.newcomers().stream().mapToInt(e -> e.rank()).toArray();
+                world = TransportCommunicator.admitted(transport, router, config,
+                        new Admissions.Ticket(a.communicator(), a.generation(), a.members()), newcomers, onClose);
+            } else {
+                transport.connect(enrolment.peers(), deadline);
+                world = TransportCommunicator.world(transport, router, config, onClose);
+            }
+        } catch (RuntimeException e) {
+            transport.close();
+            router.close("formation failed");
+            throw e;
+        }
+        world.admissions(new SeedAdmissions(joinString));
+        if (elastic) {
+            try {
+                world.awaitAdmission();
+            } catch (RuntimeException e) {
+                world.close();
+                throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: connected to the running"
+                        + " cluster as world rank " + enrolment.rank() + " but the members did not admit it: "
+                        + e.getMessage(), e);
+            }
+        }
+        return world;
+    }
+
+    /** Rank 0's source of waiting workers at a grow(): the seed, asked with the join string's token. */
+    private record SeedAdmissions(String joinString) implements Admissions {
+        @Override
+        public List<Newcomer> admit(Ticket ticket, int max, Deadline deadline) {
+            var a = SeedPoll.admit(joinString, max, ticket.communicator(), ticket.generation(), ticket.worldRanks(),
+                    Duration.ofNanos(Math.max(1, deadline.remainingNanos())));
+            var out = new ArrayList<Newcomer>(a.newcomers().size());
+            for (var e : a.newcomers()) {
+                out.add(PeerDescriptor.encode(new PeerInfo(e.rank(), e.memberId(), e.quicAddress(),
+                        e.bulkAddress())));
+            }
+            return out;
+        }
     }
 
     /** Settings {@code bulk} and {@code bulk.threshold}. */

@@ -26,12 +26,27 @@ final class FormationState {
     sealed interface Outcome permits Accepted, Refused {
     }
 
-    /** The worker is rank {@code rank} of the formed cluster. */
-    record Accepted(int rank, int worldSize, List<PeerInfo> peers) implements Outcome {
+    /**
+     * The worker is rank {@code rank} of the formed cluster, or (with an {@code admission}) a worker admitted into
+     * the running cluster; {@code peers} then lists the members and the newcomers only.
+     */
+    record Accepted(int rank, int worldSize, List<PeerInfo> peers, Admission admission) implements Outcome {
+        Accepted(int rank, int worldSize, List<PeerInfo> peers) {
+            this(rank, worldSize, peers, null);
+        }
     }
 
     /** The worker is refused. */
     record Refused(JoinRefusal code, String reason) implements Outcome {
+    }
+
+    /**
+     * A growth of the running cluster: the members' world ranks, and the admitted workers with their new ranks.
+     *
+     * @param communicator the grown world communicator's id (from the poll)
+     * @param generation its generation (from the poll)
+     */
+    record Admission(int communicator, int generation, int[] members, List<PeerInfo> newcomers) {
     }
 
     /** A verified join request waiting for the cluster to form. */
@@ -42,10 +57,17 @@ final class FormationState {
         final ByteBuffer publicKey;
         final InetSocketAddress quicAddress;
         final InetSocketAddress bulkAddress;
+        final boolean elastic;
         final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
 
         Candidate(int requestedRank, String memberId, X509Certificate leaf, InetSocketAddress quicAddress,
                   InetSocketAddress bulkAddress) {
+            this(requestedRank, memberId, leaf, quicAddress, bulkAddress, false);
+        }
+
+        Candidate(int requestedRank, String memberId, X509Certificate leaf, InetSocketAddress quicAddress,
+                  InetSocketAddress bulkAddress, boolean elastic) {
+            this.elastic = elastic;
             this.requestedRank = requestedRank;
             this.memberId = memberId;
             this.leaf = leaf;
@@ -63,6 +85,12 @@ final class FormationState {
     private final TreeMap<Integer, Candidate> requested = new TreeMap<>();
     private final Set<ByteBuffer> enrolledKeys = new HashSet<>();
     private final CompletableFuture<List<PeerInfo>> formed = new CompletableFuture<>();
+    /** Elastic workers waiting for a grow(), oldest first. */
+    private final List<Candidate> waiting = new ArrayList<>();
+    /** Every rank this seed ever assigned (formation and growths), for describing members to newcomers. */
+    private final TreeMap<Integer, PeerInfo> assigned = new TreeMap<>();
+    /** The next world rank a growth assigns: ranks are never reused. */
+    private int nextRank;
     private Phase phase = Phase.FORMING;
     private Refused failure;
 
@@ -104,6 +132,9 @@ final class FormationState {
     Refused admit(Candidate c) {
         lock.lock();
         try {
+            if (c.elastic) {
+                return admitElastic(c);
+            }
             if (phase == Phase.FORMED) {
                 return new Refused(JoinRefusal.CLUSTER_FORMED, "cluster already formed: all " + worldSize
                         + " ranks are assigned");
@@ -133,10 +164,95 @@ final class FormationState {
         }
     }
 
+    /** An elastic candidate waits for the members' next grow() (its outcome completes then). Under the lock. */
+    private Refused admitElastic(Candidate c) {
+        if (phase == Phase.FAILED) {
+            return failure;
+        } else if (enrolledKeys.contains(c.publicKey)) {
+            return new Refused(JoinRefusal.KEY_ALREADY_ENROLLED, "key already enrolled: this CSR's public key"
+                    + " has already joined (a replayed or duplicated request)");
+        }
+        enrolledKeys.add(c.publicKey);
+        waiting.add(c);
+        return null;
+    }
+
+    /** Elastic workers waiting now. */
+    int waiting() {
+        lock.lock();
+        try {
+            return waiting.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A member's GROW_POLL: admits up to {@code max} waiting workers (oldest first) as the next world ranks, and
+     * completes their outcomes with the members, the newcomers and the admission.
+     *
+     * @return the admission (its newcomers possibly empty), or the refusal
+     */
+    Outcome poll(int max, int communicator, int generation, int[] members) {
+        lock.lock();
+        try {
+            if (phase != Phase.FORMED) {
+                return new Refused(JoinRefusal.PROTOCOL_ERROR, "the cluster has not formed: nothing to grow");
+            }
+            var table = new ArrayList<PeerInfo>();
+            for (int m : members) {
+                PeerInfo p = assigned.get(m);
+                if (p == null) {
+                    return new Refused(JoinRefusal.PROTOCOL_ERROR, "world rank " + m + " was never assigned by this"
+                            + " seed");
+                }
+                table.add(p);
+            }
+            int n = Math.min(max, waiting.size());
+            var newcomers = new ArrayList<PeerInfo>(n);
+            var taken = new ArrayList<Candidate>(n);
+            for (int i = 0; i < n; i++) {
+                Candidate c = waiting.removeFirst();
+                PeerInfo p = new PeerInfo(nextRank++, c.memberId, c.quicAddress, c.bulkAddress);
+                assigned.put(p.rank(), p);
+                newcomers.add(p);
+                taken.add(c);
+            }
+            table.addAll(newcomers);
+            table.sort(java.util.Comparator.comparingInt(PeerInfo::rank));
+            var admission = new Admission(communicator, generation, members, List.copyOf(newcomers));
+            List<PeerInfo> peers = List.copyOf(table);
+            for (int i = 0; i < n; i++) {
+                taken.get(i).outcome.complete(new Accepted(newcomers.get(i).rank(), nextRank, peers, admission));
+            }
+            return new Accepted(-1, nextRank, peers, admission);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Refuses every elastic worker still waiting (the seed is closing). */
+    void refuseWaiting(JoinRefusal code, String reason) {
+        lock.lock();
+        try {
+            for (Candidate c : waiting) {
+                c.outcome.complete(new Refused(code, reason));
+            }
+            waiting.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A candidate's connection ended before formation: frees its rank and key. No effect once formed. */
     boolean leave(Candidate c) {
         lock.lock();
         try {
+            if (waiting.remove(c)) { // an elastic worker gave up waiting
+                enrolledKeys.remove(c.publicKey);
+                c.outcome.complete(new Refused(JoinRefusal.PROTOCOL_ERROR, "connection closed before admission"));
+                return true;
+            }
             if (phase != Phase.FORMING || !arrivals.remove(c)) {
                 return false;
             }
@@ -168,6 +284,10 @@ final class FormationState {
             for (Candidate c : arrivals) {
                 c.outcome.complete(failure);
             }
+            for (Candidate c : waiting) {
+                c.outcome.complete(failure);
+            }
+            waiting.clear();
             return failure;
         } finally {
             lock.unlock();
@@ -194,6 +314,10 @@ final class FormationState {
         }
         List<PeerInfo> table = List.copyOf(peers);
         phase = Phase.FORMED;
+        for (PeerInfo p : table) {
+            assigned.put(p.rank(), p);
+        }
+        nextRank = worldSize;
         for (int rank = 0; rank < worldSize; rank++) {
             byRank[rank].outcome.complete(new Accepted(rank, worldSize, table));
         }

@@ -2,6 +2,8 @@ package io.nexar.transport.quic.formation;
 
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.EnrolmentCodec;
+import io.nexar.internal.protocol.EnrolmentMessage.Admission;
+import io.nexar.internal.protocol.EnrolmentMessage.GrowPoll;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
@@ -45,6 +47,10 @@ import org.slf4j.LoggerFactory;
  *      wait for formation, watching for the worker leaving
  *   -&gt; JOIN_ACCEPTED + PEER_TABLE, or JOIN_REFUSED(code, reason); close
  * </pre>
+ *
+ * An ELASTIC_JOIN_REQUEST waits instead for a member's GROW_POLL and then gets JOIN_ACCEPTED + PEER_TABLE (members
+ * and newcomers) + ADMISSION. A GROW_POLL (in place of the request, from rank 0 of the running cluster, proving the
+ * token over its body) is answered with ADMISSION or JOIN_REFUSED.
  *
  * A refusal closes this connection only; the seed keeps accepting.
  */
@@ -100,6 +106,10 @@ final class SeedConnection implements Runnable {
         RANDOM.nextBytes(nonce);
         FrameIo.write(out, new JoinChallenge(nonce));
         Message m = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
+        if (m instanceof GrowPoll poll) {
+            answerPoll(out, poll, nonce);
+            return;
+        }
         if (!(m instanceof JoinRequest request)) {
             refuse(out, new Refused(JoinRefusal.PROTOCOL_ERROR, "expected JOIN_REQUEST, got " + m.type()));
             return;
@@ -109,6 +119,41 @@ final class SeedConnection implements Runnable {
             case Refused r -> refuse(out, r);
             case Accepted a -> accept(out, a);
         }
+    }
+
+    /** Rank 0 of the running cluster asks for the waiting workers: admit them and answer with the admission. */
+    private void answerPoll(OutputStream out, GrowPoll poll, byte[] nonce) throws IOException {
+        byte[] covered = EnrolmentCodec.pollProofInput(poll.max(), poll.communicator(), poll.generation(),
+                poll.members());
+        if (!seed.options().token().verify(poll.proof(), nonce, covered)) {
+            refuse(out, new Refused(JoinRefusal.BAD_TOKEN, "join token proof of the GROW_POLL does not verify"));
+            return;
+        }
+        Outcome outcome = seed.state().poll(poll.max(), poll.communicator(), poll.generation(), poll.members());
+        switch (outcome) {
+            case Refused r -> refuse(out, r);
+            case Accepted a -> {
+                if (!a.admission().newcomers().isEmpty()) {
+                    LOG.info("seed admitted {} waiting worker(s) as world ranks {} into the running cluster of {}",
+                            a.admission().newcomers().size(), a.admission().newcomers().stream()
+                                    .map(PeerInfo::rank).toList(), poll.members().length);
+                }
+                FrameIo.write(out, admission(a.admission()));
+                socket.setSoTimeout(CLOSE_WAIT_MILLIS);
+            }
+        }
+    }
+
+    private static Admission admission(FormationState.Admission a) {
+        return new Admission(a.communicator(), a.generation(), a.members(), entries(a.newcomers()));
+    }
+
+    private static List<PeerTable.Entry> entries(List<PeerInfo> peers) {
+        var entries = new ArrayList<PeerTable.Entry>(peers.size());
+        for (PeerInfo p : peers) {
+            entries.add(new PeerTable.Entry(p.rank(), p.memberId(), p.quicAddress(), p.bulkAddress()));
+        }
+        return entries;
     }
 
     /** Closes the socket: unblocks this connection's thread. */
@@ -134,14 +179,18 @@ final class SeedConnection implements Runnable {
             return new Refused(JoinRefusal.BAD_CSR, "bad CSR: " + e.getMessage());
         }
         candidate = new Candidate(request.requestedRank(), memberId, leaf, routable(request.quicAddress()),
-                routable(request.bulkAddress()));
+                routable(request.bulkAddress()), request.elastic());
         Refused refused = seed.state().admit(candidate);
         if (refused != null) {
             return refused;
         }
-        LOG.info("seed admitted worker {} from {} (requested rank {}), {} of {} joined", memberId, remote,
-                request.requestedRank() < 0 ? "any" : request.requestedRank(), seed.state().joined(),
-                seed.options().worldSize());
+        if (request.elastic()) {
+            LOG.info("seed holds worker {} from {} until the running cluster's next grow()", memberId, remote);
+        } else {
+            LOG.info("seed admitted worker {} from {} (requested rank {}), {} of {} joined", memberId, remote,
+                    request.requestedRank() < 0 ? "any" : request.requestedRank(), seed.state().joined(),
+                    seed.options().worldSize());
+        }
         return awaitOutcome(candidate, in);
     }
 
@@ -176,19 +225,17 @@ final class SeedConnection implements Runnable {
     }
 
     private void accept(OutputStream out, Accepted a) throws IOException {
-        PeerInfo self = a.peers().get(a.rank());
         List<byte[]> chain;
         try {
             chain = List.of(candidate.leaf.getEncoded(), seed.options().ca().certificate().getEncoded());
         } catch (CertificateEncodingException e) {
             throw new IOException("cannot encode the certificate chain", e);
         }
-        FrameIo.write(out, new JoinAccepted(a.rank(), a.worldSize(), self.memberId(), chain));
-        var entries = new ArrayList<PeerTable.Entry>(a.peers().size());
-        for (PeerInfo p : a.peers()) {
-            entries.add(new PeerTable.Entry(p.rank(), p.memberId(), p.quicAddress(), p.bulkAddress()));
+        FrameIo.write(out, new JoinAccepted(a.rank(), a.worldSize(), candidate.memberId, chain));
+        FrameIo.write(out, new PeerTable(entries(a.peers())));
+        if (a.admission() != null) {
+            FrameIo.write(out, admission(a.admission()));
         }
-        FrameIo.write(out, new PeerTable(entries));
         socket.setSoTimeout(CLOSE_WAIT_MILLIS); // bounds close(), which waits for the worker's close_notify
     }
 

@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The seed: accepts {@code worldSize} workers over TCP + TLS 1.3, enrols each (token proof, CSR, certificate, see
  * {@link SeedConnection}), assigns ranks (requested ranks honoured, the rest in arrival order) and hands every
- * worker the peer table. The seed is not on the data path: after formation it only refuses late joiners
- * ("cluster already formed") until closed.
+ * worker the peer table. The seed is not on the data path: after formation it refuses late joiners ("cluster
+ * already formed") unless they ask to join the running cluster (ELASTIC_JOIN_REQUEST): those wait until rank 0 of
+ * the cluster polls at a {@code grow()} (GROW_POLL), which admits them as the next world ranks.
  *
  * <p>A bad request (wrong token, bad CSR, replayed key, unavailable rank, oversized frame) is refused with a reason
  * on that connection only, logged and kept in {@link #refusals()}; the cluster keeps forming. If the formation
@@ -133,6 +134,11 @@ public final class SeedServer implements AutoCloseable {
         return List.copyOf(refusals);
     }
 
+    /** Elastic workers waiting for the members' next grow(). */
+    public int waiting() {
+        return state.waiting();
+    }
+
     /** Workers admitted so far. */
     public int joined() {
         return state.joined();
@@ -174,6 +180,7 @@ public final class SeedServer implements AutoCloseable {
         } catch (IOException e) {
             LOG.debug("closing the seed listener: {}", e.toString());
         }
+        state.refuseWaiting(JoinRefusal.SHUTTING_DOWN, "seed is shutting down");
         FormationState.Refused r = state.fail(JoinRefusal.SHUTTING_DOWN, "seed is shutting down");
         if (r != null) {
             result.completeExceptionally(failure(r.reason()));

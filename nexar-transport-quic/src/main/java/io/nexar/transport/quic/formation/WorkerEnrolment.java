@@ -5,6 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.EnrolmentCodec;
+import io.nexar.internal.protocol.EnrolmentMessage.Admission;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
@@ -85,7 +86,27 @@ public final class WorkerEnrolment {
             throw new IllegalArgumentException("deadline " + deadline + " is not a positive duration");
         }
         var attempt = new WorkerAttempt(js, requestedRank, quicAddress, bulkAddress, deadline,
-                System.nanoTime() + deadline.toNanos());
+                System.nanoTime() + deadline.toNanos(), false);
+        return attempt.run();
+    }
+
+    /**
+     * Joins the running cluster of {@code joinString} (ELASTIC_JOIN_REQUEST): blocks until rank 0 of the cluster
+     * admits this worker at a {@code grow()}, or {@code deadline} passes.
+     *
+     * @return the world rank, the world size, credentials, the members' and newcomers' table and the admission
+     * @throws ClusterFormationException if the join fails or nobody admits this worker in time
+     * @see #join
+     */
+    public static Enrolment joinRunning(String joinString, InetSocketAddress quicAddress,
+                                        InetSocketAddress bulkAddress, Duration deadline) {
+        JoinString js = JoinString.parse(joinString);
+        Objects.requireNonNull(quicAddress, "quicAddress");
+        if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+            throw new IllegalArgumentException("deadline " + deadline + " is not a positive duration");
+        }
+        var attempt = new WorkerAttempt(js, -1, quicAddress, bulkAddress, deadline,
+                System.nanoTime() + deadline.toNanos(), true);
         return attempt.run();
     }
 
@@ -100,9 +121,11 @@ public final class WorkerEnrolment {
         private final String seed;
         private final MemberKeys keys = MemberKeys.generate();
         private final byte[] csr = keys.csr();
+        private final boolean elastic;
 
         WorkerAttempt(JoinString js, int requestedRank, InetSocketAddress quicAddress, InetSocketAddress bulkAddress,
-                      Duration deadline, long endNanos) {
+                      Duration deadline, long endNanos, boolean elastic) {
+            this.elastic = elastic;
             this.js = js;
             this.requestedRank = requestedRank;
             this.quicAddress = quicAddress;
@@ -140,17 +163,9 @@ public final class WorkerEnrolment {
 
         /** Connects and handshakes. Failures before the seed is authenticated are retryable, except the pin. */
         private SSLSocket connect(PinnedCaTrustManager tm) {
-            SSLContext context = TlsMaterial.sslContext(tm);
-            SSLSocket socket = null;
             try {
-                socket = (SSLSocket) context.getSocketFactory().createSocket();
-                socket.setSSLParameters(TlsMaterial.clientParameters());
-                socket.connect(js.seedAddress(), (int) Math.min(CONNECT_TIMEOUT_MILLIS, leftMillis()));
-                socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis()));
-                socket.startHandshake();
-                return socket;
+                return open(js, tm, leftMillis());
             } catch (IOException e) {
-                close(socket);
                 if (tm.failure() != null) {
                     String why = tm.failure().getMessage();
                     throw failure("seed at " + seed + (why.startsWith("presented") ? " " : ": ") + why,
@@ -169,7 +184,7 @@ public final class WorkerEnrolment {
                     throw refusedOrUnexpected(first, "JOIN_CHALLENGE");
                 }
                 byte[] proof = js.token().proof(challenge.nonce(), csr);
-                FrameIo.write(out, new JoinRequest(proof, requestedRank, csr, quicAddress, bulkAddress));
+                FrameIo.write(out, new JoinRequest(proof, requestedRank, csr, quicAddress, bulkAddress, elastic));
                 socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis()));
                 Message answer = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
                 if (!(answer instanceof JoinAccepted accepted)) {
@@ -181,13 +196,23 @@ public final class WorkerEnrolment {
                     throw refusedOrUnexpected(table, "PEER_TABLE");
                 }
                 List<PeerInfo> infos = peers(peers, accepted);
+                Admission admission = null;
+                if (elastic) {
+                    Message a = FrameIo.read(in, -1, EnrolmentCodec.maxPeerTableFrameBytes(accepted.worldSize()) * 2);
+                    if (!(a instanceof Admission adm) || !admits(adm, accepted.rank(), infos)) {
+                        throw failure("seed at " + seed + " sent " + a + " instead of an admission that lists rank "
+                                + accepted.rank() + " and the peer table's ranks");
+                    }
+                    admission = adm;
+                }
                 socket.setSoTimeout(1000); // bounds close(), which waits for the seed's close_notify
-                LOG.info("joined the cluster at {} as rank {} of {} (member {})", seed, accepted.rank(),
-                        accepted.worldSize(), accepted.memberId());
-                return new Enrolment(accepted.rank(), accepted.worldSize(), credentials, infos);
+                LOG.info("joined the cluster at {} as rank {} of {} (member {}){}", seed, accepted.rank(),
+                        accepted.worldSize(), accepted.memberId(), elastic ? " while it was running" : "");
+                return new Enrolment(accepted.rank(), accepted.worldSize(), credentials, infos, admission);
             } catch (SocketTimeoutException e) {
                 throw failure("deadline of " + deadline + " passed waiting for the seed at " + seed
-                        + " to form the cluster", e);
+                        + (elastic ? " to admit this worker (no grow() of the running cluster admitted it)"
+                        : " to form the cluster"), e);
             } catch (EOFException e) {
                 throw failure("seed at " + seed + " closed the connection before answering", e);
             } catch (ProtocolException e) {
@@ -232,8 +257,22 @@ public final class WorkerEnrolment {
             }
         }
 
+        /** The admission lists this worker as a newcomer, and its members and newcomers are the table's ranks. */
+        private static boolean admits(Admission a, int rank, List<PeerInfo> table) {
+            var ranks = new java.util.TreeSet<Integer>();
+            for (int m : a.members()) {
+                ranks.add(m);
+            }
+            boolean self = false;
+            for (var e : a.newcomers()) {
+                ranks.add(e.rank());
+                self |= e.rank() == rank;
+            }
+            return self && ranks.equals(new java.util.TreeSet<>(table.stream().map(PeerInfo::rank).toList()));
+        }
+
         private List<PeerInfo> peers(PeerTable table, JoinAccepted a) {
-            if (table.entries().size() != a.worldSize()) {
+            if (!elastic && table.entries().size() != a.worldSize()) {
                 throw failure("seed at " + seed + " sent a peer table of " + table.entries().size()
                         + " ranks for a world of " + a.worldSize());
             }
@@ -241,9 +280,10 @@ public final class WorkerEnrolment {
             for (PeerTable.Entry e : table.entries()) {
                 out.add(new PeerInfo(e.rank(), e.memberId(), e.quicAddress(), e.bulkAddress()));
             }
-            if (!out.get(a.rank()).memberId().equals(a.memberId())) {
-                throw failure("seed at " + seed + " lists member " + out.get(a.rank()).memberId() + " at rank "
-                        + a.rank() + ", which it assigned to this worker (" + a.memberId() + ")");
+            PeerInfo self = out.stream().filter(p -> p.rank() == a.rank()).findFirst().orElse(null);
+            if (self == null || !self.memberId().equals(a.memberId())) {
+                throw failure("seed at " + seed + " lists member " + (self == null ? "none" : self.memberId())
+                        + " at rank " + a.rank() + ", which it assigned to this worker (" + a.memberId() + ")");
             }
             return out;
         }
@@ -278,6 +318,26 @@ public final class WorkerEnrolment {
                     // the enrolment is over either way
                 }
             }
+        }
+    }
+
+    /**
+     * Connects to the seed of {@code js} and completes the TLS handshake, authenticating the seed by the pinned CA
+     * ({@code tm}); the socket's read timeout is {@code timeoutMillis}.
+     */
+    static SSLSocket open(JoinString js, PinnedCaTrustManager tm, long timeoutMillis) throws IOException {
+        SSLContext context = TlsMaterial.sslContext(tm);
+        SSLSocket socket = null;
+        try {
+            socket = (SSLSocket) context.getSocketFactory().createSocket();
+            socket.setSSLParameters(TlsMaterial.clientParameters());
+            socket.connect(js.seedAddress(), (int) Math.min(CONNECT_TIMEOUT_MILLIS, timeoutMillis));
+            socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMillis));
+            socket.startHandshake();
+            return socket;
+        } catch (IOException e) {
+            WorkerAttempt.close(socket);
+            throw e;
         }
     }
 

@@ -1,0 +1,169 @@
+package io.nexar.internal.comm;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.DataType;
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.NexarException;
+import io.nexar.ReduceOp;
+import io.nexar.internal.cluster.Admissions;
+import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.collective.Collectives;
+import io.nexar.internal.collective.Group;
+import io.nexar.internal.collective.Splits;
+import io.nexar.internal.transport.Newcomer;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The members' side of one {@link io.nexar.Communicator#grow} on the world communicator, as a short schedule over
+ * the current world:
+ *
+ * <ol>
+ *   <li>rank 0 asks the {@link Admissions} (the seed) for the waiting workers, at most up to setting
+ *       {@code world.max.size}; the seed tells them their world ranks and the {@link Admissions.Ticket};</li>
+ *   <li>rank 0 broadcasts the offer (world rank and transport descriptor of each newcomer);</li>
+ *   <li>every member connects to every newcomer ({@link Transport#admit});</li>
+ *   <li>an allreduce (min) of "connected" decides: all members admit them, or none does and every member excludes
+ *       them, so the world never differs between members.</li>
+ * </ol>
+ *
+ * The caller then adopts the grown group and runs a barrier on it, which the newcomers' join also runs.
+ */
+final class GrowRound {
+    /** Salt of the grown world's id, distinct from recovery's, so a growth and a recovery never share an id. */
+    static final int GROW_SALT = 0x6e0;
+    private static final System.Logger LOG = System.getLogger(GrowRound.class.getName());
+
+    private GrowRound() {
+    }
+
+    /** The id of the world communicator that {@code old} grows into at {@code generation}. */
+    static int grownId(int old, int generation) {
+        return Splits.deriveId(old, -generation, GROW_SALT, 0);
+    }
+
+    /**
+     * Runs the round on {@code coll} (the current world, group {@code g}, at {@code generation}).
+     *
+     * @return the grown world group, or null if no worker was waiting
+     * @throws ClusterFormationException if some member could not connect to the newcomers (then no one admitted them)
+     */
+    static Group run(Transport transport, CollectiveEngine engine, Collectives coll, int generation,
+                     Admissions admissions, NexarConfig config, ErrorContext context) {
+        Group g = coll.group();
+        int nextGeneration = generation + 1;
+        int id = grownId(g.id(), nextGeneration);
+        byte[] offer = g.rank() == 0 ? poll(admissions, new Admissions.Ticket(id, nextGeneration, g.worldRanks()),
+                config.worldMaxSize() - g.size(), config, transport.rank()) : null;
+        List<Newcomer> newcomers = decode(share(coll, offer));
+        if (newcomers.isEmpty()) {
+            return null;
+        }
+        int[] added = newcomers.stream().mapToInt(Newcomer::worldRank).toArray();
+        String problem = null;
+        try {
+            transport.admit(newcomers, Deadline.after(config.collectiveTimeout()));
+        } catch (NexarException | UnsupportedOperationException e) {
+            problem = e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "rank " + g.rank() + ": could not connect to world ranks "
+                    + Arrays.toString(added) + ": " + problem);
+        }
+        if (!allSucceeded(coll, problem == null) || !engine.reserveId(id)) {
+            for (int w : added) {
+                transport.exclude(w, "was not admitted: not every member could connect to it");
+            }
+            throw new ClusterFormationException(context, "failed: world ranks " + Arrays.toString(added)
+                    + " were not admitted: " + (problem != null ? "this rank could not connect: " + problem
+                    : "another member could not connect to them") + "; the world communicator is unchanged");
+        }
+        int[] ranks = Arrays.copyOf(g.worldRanks(), g.size() + added.length);
+        System.arraycopy(added, 0, ranks, g.size(), added.length);
+        return new Group(id, g.rank(), ranks);
+    }
+
+    /** Rank 0: the seed's offer, encoded; an empty offer if nobody waits or the seed cannot be asked. */
+    private static byte[] poll(Admissions admissions, Admissions.Ticket ticket, int room, NexarConfig config,
+                               int self) {
+        if (admissions == null || room <= 0) {
+            return encode(List.of());
+        }
+        try {
+            return encode(admissions.admit(ticket, room, Deadline.after(config.collectiveTimeout())));
+        } catch (NexarException e) {
+            LOG.log(System.Logger.Level.WARNING, "world rank " + self + ": grow() admits nobody: " + e.getMessage());
+            return encode(List.of());
+        }
+    }
+
+    /** Broadcasts rank 0's offer: its length, then its bytes. */
+    private static byte[] share(Collectives coll, byte[] offer) {
+        // shared memory: transport threads write what they receive into it
+        MemorySegment length = Arena.ofAuto().allocate(ValueLayout.JAVA_LONG);
+        if (offer != null) {
+            length.set(ValueLayout.JAVA_LONG, 0, offer.length);
+        }
+        coll.broadcast(length, DataType.I64, 1, 0, false);
+        long n = length.get(ValueLayout.JAVA_LONG, 0);
+        if (n < 4 || n > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("grow offer of " + n + " bytes");
+        }
+        MemorySegment bytes = Arena.ofAuto().allocate(n);
+        if (offer != null) {
+            MemorySegment.copy(MemorySegment.ofArray(offer), 0, bytes, 0, n);
+        }
+        coll.broadcast(bytes, DataType.U8, n, 0, false);
+        return bytes.toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    private static boolean allSucceeded(Collectives coll, boolean ok) {
+        MemorySegment in = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
+        MemorySegment out = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
+        in.set(ValueLayout.JAVA_INT, 0, ok ? 1 : 0);
+        coll.allReduce(in, out, DataType.I32, 1, ReduceOp.MIN, false);
+        return out.get(ValueLayout.JAVA_INT, 0) == 1;
+    }
+
+    /** count i32 | count x (worldRank i32 | length i32 | descriptor), little-endian. */
+    static byte[] encode(List<Newcomer> newcomers) {
+        int size = 4;
+        for (Newcomer n : newcomers) {
+            size += 8 + n.descriptor().length;
+        }
+        ByteBuffer b = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(newcomers.size());
+        for (Newcomer n : newcomers) {
+            byte[] d = n.descriptor();
+            b.putInt(n.worldRank()).putInt(d.length).put(d);
+        }
+        return b.array();
+    }
+
+    static List<Newcomer> decode(byte[] offer) {
+        ByteBuffer b = ByteBuffer.wrap(offer).order(ByteOrder.LITTLE_ENDIAN);
+        int count = b.getInt();
+        if (count < 0 || count > b.remaining() / 8) {
+            throw new IllegalStateException("grow offer names " + count + " newcomers in " + offer.length + " bytes");
+        }
+        var out = new ArrayList<Newcomer>(count);
+        for (int i = 0; i < count; i++) {
+            int rank = b.getInt();
+            int length = b.getInt();
+            if (length < 0 || length > b.remaining()) {
+                throw new IllegalStateException("grow offer entry " + i + " has a descriptor of " + length + " bytes");
+            }
+            byte[] d = new byte[length];
+            b.get(d);
+            out.add(new Newcomer(rank, d));
+        }
+        return out;
+    }
+}
