@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.EnrolmentMessage.Admission;
+import io.nexar.internal.protocol.EnrolmentMessage.GrowPoll;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
@@ -43,7 +45,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Golden bytes, round trips, truncations and corruptions of the enrolment messages (codes 0x40-0x44). Property tests
+ * Golden bytes, round trips, truncations and corruptions of the enrolment messages (codes 0x40-0x47). Property tests
  * are seeded by jqwik, which prints the seed of every run.
  */
 class EnrolmentCodecTest {
@@ -191,7 +193,7 @@ class EnrolmentCodecTest {
                 corrupt("peer-table", 6, new int[] {0xff, 0xff, 0xff, 0xff},
                         "PEER_TABLE from rank 3 claims 4294967295 entries; its 48 remaining bytes hold between 1 and 3"),
                 corrupt("peer-table", 6, new int[] {0}, "claims 0 entries"),
-                corrupt("peer-table", 10, new int[] {1}, "entry 0 has rank 1; entries must be in rank order from 0"),
+                corrupt("peer-table", 10, new int[] {1}, "entry 1 has rank 1; entries must be in increasing rank order from 0"),
                 corrupt("peer-table", 36, new int[] {'a', '0'}, "member id a0 appears twice"),
                 Arguments.of("peer-table[38..]", splice("peer-table", 38, 0, 0),
                         "invalid PEER_TABLE from rank 3: rank 1 has no QUIC address"));
@@ -263,7 +265,15 @@ class EnrolmentCodecTest {
                 Arguments.of(new JoinRefused(JoinRefusal.BAD_CSR, "bad \ud800"), "unpaired surrogate"),
                 Arguments.of(new JoinRefused(null, ""), "code is null"),
                 Arguments.of(new PeerTable(List.of()), "peer table has no entries"),
-                Arguments.of(new PeerTable(List.of(new PeerTable.Entry(1, "a", a, null))), "entry 0 has rank 1"));
+                Arguments.of(new PeerTable(List.of(new PeerTable.Entry(1, "a", a, null),
+                        new PeerTable.Entry(0, "b", a, null))), "entry 1 has rank 0"),
+                Arguments.of(new JoinRequest(p, 2, new byte[1], a, null, true), "elastic join cannot request a rank"),
+                Arguments.of(new GrowPoll(p, 0, 7, 1, new int[] {0}), "max 0 is less than 1"),
+                Arguments.of(new GrowPoll(p, 1, 7, 0, new int[] {0}), "generation 0 is less than 1"),
+                Arguments.of(new GrowPoll(p, 1, 7, 1, new int[0]), "members must list 1 to 65535"),
+                Arguments.of(new GrowPoll(p, 1, 7, 1, new int[] {2, 2}), "listed twice"),
+                Arguments.of(new Admission(7, 1, new int[] {0, 3}, List.of(new PeerTable.Entry(2, "a", a, null))),
+                        "newcomer rank 2 is not above every member's (3)"));
     }
 
     @ParameterizedTest(name = "{1}")
@@ -272,6 +282,31 @@ class EnrolmentCodecTest {
     void encodeRefusesMessagesThatWouldNotDecode(Message m, String expected) {
         assertThatThrownBy(() -> MessageCodec.encode(m, MemorySegment.ofArray(new byte[1 << 16])))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(expected);
+    }
+
+    @Test
+    @Timeout(10)
+    void elasticMessagesRoundTrip() {
+        var a = address("127.0.0.1", 7400);
+        var b = address("::1", 7401);
+        List<Message> messages = List.of(
+                new JoinRequest(new byte[32], -1, new byte[] {0x30, 0}, a, b, true),
+                new GrowPoll(bytes(IntStream.range(0, 32)), 3, 0x1234, 2, new int[] {0, 2, 5}),
+                new Admission(0x1234, 2, new int[] {0, 2, 5}, List.of()),
+                new Admission(0x1234, 2, new int[] {0, 2, 5}, List.of(new PeerTable.Entry(6, "c6", a, b),
+                        new PeerTable.Entry(8, "d8", b, null))),
+                new PeerTable(List.of(new PeerTable.Entry(0, "a0", a, null), new PeerTable.Entry(5, "f5", b, a))));
+        for (Message m : messages) {
+            byte[] frame = encode(m);
+            assertEquals(m, decode(frame), m.toString());
+            assertArrayEquals(frame, encode(decode(frame)));
+        }
+        assertEquals(MessageType.ELASTIC_JOIN_REQUEST, messages.getFirst().type());
+        byte[] poll = encode(messages.get(1));
+        assertEquals(0x46, poll[4] & 0xff);
+        // the proof covers the body after it, exactly as encoded
+        byte[] covered = EnrolmentCodec.pollProofInput(3, 0x1234, 2, new int[] {0, 2, 5});
+        assertArrayEquals(covered, Arrays.copyOfRange(poll, EnrolmentCodec.POLL_MAX_OFFSET, poll.length));
     }
 
     @Test

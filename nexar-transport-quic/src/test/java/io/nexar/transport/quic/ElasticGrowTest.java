@@ -1,0 +1,161 @@
+package io.nexar.transport.quic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.Communicator;
+import io.nexar.Growth;
+import io.nexar.MembershipEvent;
+import io.nexar.NexarConfig;
+import io.nexar.ReduceOp;
+import io.nexar.transport.quic.formation.SeedOptions;
+import io.nexar.transport.quic.formation.SeedServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * grow() in one JVM over loopback QUIC, through a real seed and {@link QuicTransportProvider}: nothing happens while
+ * nobody waits, a waiting worker is admitted with the state transfer run on every member, the grown world computes
+ * correct results, setting {@code world.max.size} holds the next worker back, and closing the seed refuses it.
+ */
+@Timeout(90)
+class ElasticGrowTest {
+    private static final Duration JOIN = Duration.ofSeconds(30);
+    /** Bound on grow() calls while a worker's join request travels to the seed. */
+    private static final int MAX_POLLS = 2_000;
+
+    private static NexarConfig config(boolean elastic) {
+        return NexarConfig.builder().ignoreEnvironment().worldMaxSize(3).joinElastic(elastic).build();
+    }
+
+    private static CompletableFuture<Communicator> join(String joinString, boolean elastic) {
+        var f = new CompletableFuture<Communicator>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                f.complete(new QuicTransportProvider().join(joinString, -1, config(elastic), JOIN));
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
+    /** Runs {@code body} on every communicator at once (a collective) and returns the results in order. */
+    private static <T> List<T> all(List<Communicator> cs, java.util.function.Function<Communicator, T> body)
+            throws Exception {
+        var futures = new ArrayList<CompletableFuture<T>>();
+        for (Communicator c : cs) {
+            var f = new CompletableFuture<T>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    f.complete(body.apply(c));
+                } catch (Throwable t) {
+                    f.completeExceptionally(t);
+                }
+            });
+            futures.add(f);
+        }
+        var out = new ArrayList<T>();
+        for (var f : futures) {
+            out.add(f.get(60, TimeUnit.SECONDS));
+        }
+        return out;
+    }
+
+    @Test
+    void shouldAdmitAWaitingWorkerUpToTheMaximumWorldSize() throws Exception {
+        var options = SeedOptions.builder(2).bind("127.0.0.1:0").ca(QuicTestCluster.CA)
+                .formationDeadline(Duration.ofSeconds(30)).build();
+        var members = new ArrayList<Communicator>();
+        Communicator newcomer = null;
+        CompletableFuture<Communicator> late = null;
+        try (var seed = SeedServer.start(options)) {
+            var a = join(seed.joinString(), false);
+            var b = join(seed.joinString(), false);
+            members.add(a.get(40, TimeUnit.SECONDS));
+            members.add(b.get(40, TimeUnit.SECONDS));
+            members.sort(java.util.Comparator.comparingInt(Communicator::rank));
+            var events = new CopyOnWriteArrayList<MembershipEvent>();
+            members.getFirst().watch(events::add);
+            var transfers = new AtomicInteger();
+
+            // nobody waits: nothing changes and the state transfer does not run
+            assertThat(all(members, c -> c.grow(g -> transfers.incrementAndGet())))
+                    .containsOnly(new Growth(2, 2, false));
+            assertThat(transfers).hasValue(0);
+
+            // a worker waits at the seed: the next grow() admits it as rank 2
+            var joining = join(seed.joinString(), true);
+            long[] state = {0};
+            List<Growth> grown = all(members, c -> {
+                for (int i = 0; i < MAX_POLLS; i++) {
+                    Growth g = c.grow(x -> {
+                        long[] s = {c.rank() == 0 ? 42 : 0};
+                        c.broadcast(s, 0);
+                        state[0] = s[0];
+                        transfers.incrementAndGet();
+                    });
+                    if (g.grew()) {
+                        return g;
+                    }
+                }
+                throw new AssertionError("no worker admitted after " + MAX_POLLS + " grow() calls");
+            });
+            assertThat(grown).containsOnly(new Growth(2, 3, false));
+            newcomer = joining.get(40, TimeUnit.SECONDS);
+            assertThat(newcomer.rank()).isEqualTo(2);
+            assertThat(newcomer.worldSize()).isEqualTo(3);
+            // the newcomer's first grow() runs the state transfer the members are running now
+            Communicator n = newcomer;
+            long[] received = {0};
+            Growth joined = n.grow(x -> {
+                long[] s = {0};
+                n.broadcast(s, 0);
+                received[0] = s[0];
+            });
+            assertThat(joined).isEqualTo(new Growth(2, 3, true));
+            assertThat(received[0]).isEqualTo(42);
+            assertThat(transfers).hasValue(2);
+            assertThat(events).anyMatch(e -> e instanceof MembershipEvent.Grown g && g.previousSize() == 2
+                    && g.size() == 3);
+
+            // all three compute together
+            var world = new ArrayList<>(members);
+            world.add(newcomer);
+            List<float[]> sums = all(world, c -> {
+                float[] x = {c.rank() + 1, 10};
+                c.allReduce(x, ReduceOp.SUM);
+                return x;
+            });
+            for (float[] s : sums) {
+                assertThat(s).containsExactly(6, 30);
+            }
+
+            // world.max.size 3 is reached: a fourth worker waits at the seed and is not admitted
+            late = join(seed.joinString(), true);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (seed.waiting() == 0 && System.nanoTime() < end) {
+                Thread.onSpinWait(); // the join request is on its way to the seed
+            }
+            assertThat(seed.waiting()).isEqualTo(1);
+            assertThat(all(world, c -> c.grow())).containsOnly(new Growth(3, 3, false));
+            assertThat(seed.waiting()).as("still waiting").isEqualTo(1);
+        }
+        // the seed closed: the waiting worker is refused with the reason
+        CompletableFuture<Communicator> refused = late;
+        assertThatThrownBy(() -> refused.get(30, TimeUnit.SECONDS)).hasCauseInstanceOf(ClusterFormationException.class)
+                .hasMessageContaining("seed is shutting down");
+        for (Communicator c : members) {
+            c.close();
+        }
+        newcomer.close();
+    }
+}
