@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * grow() in one JVM over loopback QUIC, through a real seed and {@link QuicTransportProvider}: nothing happens while
  * nobody waits, a waiting worker is admitted with the state transfer run on every member, the grown world computes
- * correct results, setting {@code world.max.size} holds the next worker back, and closing the seed refuses it.
+ * correct results, setting {@code world.max.size} holds the next worker back, and closing the seed refuses it; after
+ * an automatic recovery removed world rank 1, a newcomer gets world rank 3 and a table with a gap, and works.
  */
 @Timeout(90)
 class ElasticGrowTest {
@@ -37,10 +38,14 @@ class ElasticGrowTest {
     }
 
     private static CompletableFuture<Communicator> join(String joinString, boolean elastic) {
+        return join(joinString, config(elastic));
+    }
+
+    private static CompletableFuture<Communicator> join(String joinString, NexarConfig config) {
         var f = new CompletableFuture<Communicator>();
         Thread.ofVirtual().start(() -> {
             try {
-                f.complete(new QuicTransportProvider().join(joinString, -1, config(elastic), JOIN));
+                f.complete(new QuicTransportProvider().join(joinString, -1, config, JOIN));
             } catch (Throwable t) {
                 f.completeExceptionally(t);
             }
@@ -68,6 +73,80 @@ class ElasticGrowTest {
             out.add(f.get(60, TimeUnit.SECONDS));
         }
         return out;
+    }
+
+    /** Members call grow() until it admits someone (the worker's join request may still be on its way). */
+    private static Growth growUntilAdmitted(Communicator c) {
+        for (int i = 0; i < MAX_POLLS; i++) {
+            Growth g = c.grow();
+            if (g.grew()) {
+                return g;
+            }
+        }
+        throw new AssertionError("no worker admitted after " + MAX_POLLS + " grow() calls");
+    }
+
+    @Test
+    void shouldGrowAfterARecoveryLeftAGapInTheWorldRanks() throws Exception {
+        var options = SeedOptions.builder(3).bind("127.0.0.1:0").ca(QuicTestCluster.CA)
+                .formationDeadline(Duration.ofSeconds(30)).build();
+        NexarConfig automatic = NexarConfig.builder().ignoreEnvironment()
+                .recoveryPolicy(io.nexar.RecoveryPolicy.AUTOMATIC).build();
+        var all = new ArrayList<Communicator>();
+        try (var seed = SeedServer.start(options)) {
+            var joins = List.of(join(seed.joinString(), automatic), join(seed.joinString(), automatic),
+                    join(seed.joinString(), automatic));
+            for (var j : joins) {
+                all.add(j.get(40, TimeUnit.SECONDS));
+            }
+            all.sort(java.util.Comparator.comparingInt(Communicator::rank));
+            all.get(1).close(); // world rank 1 leaves politely: the others rebuild as world ranks {0, 2}
+            var members = List.of(all.get(0), all.get(2));
+            List<Integer> sizes = all(members, c -> {
+                for (int attempt = 0; attempt < 3; attempt++) {
+                    try {
+                        c.barrier();
+                        return c.worldSize();
+                    } catch (io.nexar.PeerFailedException rebuilt) {
+                        // the one notice of the rebuild; retry on the rebuilt world
+                    }
+                }
+                throw new AssertionError("the world was not rebuilt");
+            });
+            assertThat(sizes).containsOnly(2);
+
+            var joining = join(seed.joinString(), NexarConfig.builder().ignoreEnvironment()
+                    .recoveryPolicy(io.nexar.RecoveryPolicy.AUTOMATIC).joinElastic(true).build());
+            assertThat(all(members, ElasticGrowTest::growUntilAdmitted)).containsOnly(new Growth(2, 3, false));
+            Communicator newcomer = joining.get(40, TimeUnit.SECONDS);
+            all.add(newcomer);
+            assertThat(newcomer.grow()).isEqualTo(new Growth(2, 3, true));
+            assertThat(newcomer.rank()).isEqualTo(2);
+            var world = List.of(all.get(0), all.get(2), newcomer);
+            assertThat(world).extracting(Communicator::rank).containsExactly(0, 1, 2);
+            for (float[] s : all(world, c -> {
+                float[] x = {c.rank() + 1};
+                c.allReduce(x, ReduceOp.SUM);
+                return x;
+            })) {
+                assertThat(s).containsExactly(6);
+            }
+            // point to point between the newcomer (world rank 3) and a member across the gap
+            List<Integer> got = all(List.of(all.get(0), newcomer), c -> {
+                int[] v = {c.rank() == 0 ? 7 : 0};
+                if (c.rank() == 0) {
+                    c.send(2, 5, v);
+                    return 7;
+                }
+                c.recv(0, 5, v);
+                return v[0];
+            });
+            assertThat(got).containsExactly(7, 7);
+        } finally {
+            for (Communicator c : all) {
+                c.close();
+            }
+        }
     }
 
     @Test
