@@ -49,7 +49,8 @@ final class WorkerCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         if (elastic && rank >= 0) {
-            context.err().println("nexar worker: --elastic joins a running cluster, which assigns the rank; drop --rank");
+            context.err().println("nexar worker: --elastic joins a running cluster, which assigns the rank;"
+                    + " drop --rank");
             return ExitCodes.USAGE;
         }
         Duration limit = Flags.duration("--timeout", timeout);

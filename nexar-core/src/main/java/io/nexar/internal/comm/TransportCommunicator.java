@@ -30,7 +30,6 @@ import io.nexar.internal.util.Deadline;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -47,7 +46,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * peer add its world rank).
  */
 public final class TransportCommunicator implements Communicator {
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
     /** Any thread other than the caller: a segment it can access can be written by transport threads. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
 
@@ -296,22 +294,22 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void send(int dest, int tag, float[] data) {
-        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_FLOAT));
+        sendArray(dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_FLOAT);
     }
 
     @Override
     public void send(int dest, int tag, double[] data) {
-        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_DOUBLE));
+        sendArray(dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_DOUBLE);
     }
 
     @Override
     public void send(int dest, int tag, int[] data) {
-        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_INT));
+        sendArray(dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_INT);
     }
 
     @Override
     public void send(int dest, int tag, long[] data) {
-        send(dest, tag, wire(MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_LONG));
+        sendArray(dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)), ValueLayout.JAVA_LONG);
     }
 
     @Override
@@ -670,49 +668,14 @@ public final class TransportCommunicator implements Communicator {
         }
     }
 
-    /**
-     * Typed receive: the wire carries little-endian elements. A message whose size is not a whole number of
-     * elements is a caller mismatch (for example bytes sent, floats received) and is reported as such.
-     */
+    /** Typed send of an array (little-endian on the wire). */
+    private void sendArray(int dest, int tag, MemorySegment heap, ValueLayout element) {
+        send(dest, tag, WireArrays.wire(heap, element));
+    }
+
+    /** Typed receive into an array (little-endian on the wire); see {@link WireArrays#receive}. */
     private int recvTyped(int src, int tag, MemorySegment heap, ValueLayout element) {
-        long elementBytes = element.byteSize();
-        if (LITTLE_ENDIAN) {
-            long n = recv(src, tag, heap);
-            checkWhole(n, elementBytes, src, tag);
-            return (int) (n / elementBytes);
-        }
-        MemorySegment staging = MemorySegment.ofArray(new byte[Math.toIntExact(heap.byteSize())]);
-        long n = recv(src, tag, staging);
-        checkWhole(n, elementBytes, src, tag);
-        MemorySegment.copy(staging, littleEndian(element), 0, heap, element, 0, n / elementBytes);
-        return (int) (n / elementBytes);
-    }
-
-    private void checkWhole(long bytes, long elementBytes, int src, int tag) {
-        if (bytes % elementBytes != 0) {
-            throw new IllegalArgumentException("recv on rank " + rank() + " (comm " + id() + ", tag " + tag
-                    + "): rank " + src + " sent " + bytes + " bytes, not a whole number of " + elementBytes
-                    + "-byte elements");
-        }
-    }
-
-    /** The array's bytes in wire order: the array itself on little-endian machines, a swapped copy otherwise. */
-    private static MemorySegment wire(MemorySegment heap, ValueLayout element) {
-        if (LITTLE_ENDIAN) {
-            return heap;
-        }
-        MemorySegment out = MemorySegment.ofArray(new byte[Math.toIntExact(heap.byteSize())]);
-        MemorySegment.copy(heap, element, 0, out, littleEndian(element), 0, heap.byteSize() / element.byteSize());
-        return out;
-    }
-
-    private static ValueLayout littleEndian(ValueLayout element) {
-        return switch (element) {
-            case ValueLayout.OfFloat f -> ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-            case ValueLayout.OfDouble d -> ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-            case ValueLayout.OfInt i -> ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-            case ValueLayout.OfLong l -> ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-            default -> throw new IllegalArgumentException("no little-endian form for " + element);
-        };
+        return WireArrays.receive(b -> recv(src, tag, b), heap, element, () -> "recv on rank " + rank() + " (comm "
+                + id() + ", tag " + tag + "): rank " + src);
     }
 }
