@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Elastic membership with real JVMs over loopback QUIC: {@code nexar launch -n 3 --elastic} runs three workers doing
  * checked allreduces; once they wait at a grow point (an event they print), a fourth joins with
- * {@code nexar worker --join ... --elastic}; all four continue; then rank 1 leaves politely and three continue.
+ * {@code nexar worker --join ... --elastic}; all four continue; then rank 1 leaves politely and three continue. And
+ * the scheduler's case: a worker is killed, the others recover (policy automatic), and a replacement started with
+ * {@code --elastic} brings the world back to four.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ElasticTest {
@@ -60,6 +62,53 @@ class ElasticTest {
             assertThat(launch.first("^\\[rank 0\\] done size=3 rank=0$", 0)).isNotNull();
             assertThat(worker.first("done size=3 rank=2$", 0)).isNotNull();
             assertThat(launched).as("nexar launch exit code").isZero();
+            assertThat(joined).as("nexar worker exit code").isZero();
+        } finally {
+            launch.destroy();
+            if (worker != null) {
+                worker.destroy();
+            }
+        }
+    }
+
+    @Test
+    void shouldAdmitAReplacementForAKilledWorker() throws Exception {
+        var join = new CompletableFuture<String>();
+        var replacement = new CompletableFuture<CliProcess>();
+        long[] killedAt = {0};
+        String[] program = {ElasticChild.class.getName(), "40", "5", "15", "-1"};
+        var launch = new CliProcess(ENV, (c, line) -> {
+            Matcher m = JOIN.matcher(line);
+            if (m.matches()) {
+                join.complete(m.group(1));
+            } else if (killedAt[0] == 0 && line.startsWith("[rank 2] step 5 ")) {
+                killedAt[0] = c.kill(2); // as a node failure would
+            } else if (line.equals("[rank 0] waiting for a newcomer") && !replacement.isDone()) {
+                try { // as a scheduler restarting the failed task would
+                    replacement.complete(new CliProcess(ENV, (w, l) -> { }, concat(new String[] {"worker", "--join",
+                            join.getNow(null), "--elastic"}, program)));
+                } catch (java.io.IOException e) {
+                    replacement.completeExceptionally(e);
+                }
+            }
+        }, concat(new String[] {"launch", "-n", "4", "--elastic"}, program));
+        CliProcess worker = null;
+        try {
+            int launched = launch.await();
+            worker = replacement.get(10, TimeUnit.SECONDS);
+            int joined = worker.await();
+            assertThat(killedAt[0]).as("rank 2 was killed").isPositive();
+            assertThat(launch.any("WRONG") || worker.any("WRONG")).as("every result checked").isFalse();
+            assertThat(launch.first("^\\[rank 0\\] event Rebuilt\\[.*failed=\\[2\\].*size=3", killedAt[0]))
+                    .isNotNull();
+            assertThat(launch.first("^\\[rank 0\\] grew 3 -> 4 at step 15 \\(joined now: false\\)$", 0))
+                    .isNotNull();
+            assertThat(worker.first("grew 3 -> 4 at step 15 \\(joined now: true\\)$", 0)).isNotNull();
+            // the survivors keep ranks 0, 1, 2 (world ranks 0, 1, 3); the replacement is rank 3 (world rank 4)
+            assertThat(launch.first("^\\[rank 3\\] step 39 size 4 rank 2$", 0)).isNotNull();
+            assertThat(worker.first("step 39 size 4 rank 3$", 0)).isNotNull();
+            assertThat(worker.first("done size=4 rank=3$", 0)).isNotNull();
+            assertThat(launched).as("nexar launch: rank 2 was killed").isEqualTo(1);
             assertThat(joined).as("nexar worker exit code").isZero();
         } finally {
             launch.destroy();
