@@ -158,13 +158,19 @@ public final class Membership implements AutoCloseable {
             excludedByPeer(peer, why);
             return;
         }
-        if (policy == RecoveryPolicy.ABORT && !GoodbyeReason.isPoliteLeave(why)) {
-            String all = state.abort(peer, why);
-            if (all != null) {
-                router.abortAll(peer, all);
-            }
+        // a rank outside the world (a newcomer a grow() did not admit, or not yet) aborts nothing; if a growth admits
+        // it after all, grown() acts on it
+        if (policy == RecoveryPolicy.ABORT && !GoodbyeReason.isPoliteLeave(why) && state.world().local(peer) >= 0) {
+            abort(peer, why);
         }
         run(() -> handleDown(peer, why));
+    }
+
+    private void abort(int peer, String why) {
+        String all = state.abort(peer, why);
+        if (all != null) {
+            router.abortAll(peer, all);
+        }
     }
 
     /**
@@ -238,9 +244,15 @@ public final class Membership implements AutoCloseable {
         run(() -> {
             groups.remove(old.id()); // replaced: its members' failures are reported once, on the grown world
             register(next, generation);
-            for (int peer : down.keySet()) { // failed during the growth: recover (automatic) on the new world
-                if (next.local(peer) >= 0 && policy == RecoveryPolicy.AUTOMATIC && state.aborted() == null) {
+            for (var d : down.entrySet()) { // a newcomer that failed during the growth: act on it now
+                if (next.local(d.getKey()) < 0 || old.local(d.getKey()) >= 0 || state.aborted() != null) {
+                    continue;
+                }
+                if (policy == RecoveryPolicy.AUTOMATIC) {
                     start(next);
+                    break;
+                } else if (policy == RecoveryPolicy.ABORT && !GoodbyeReason.isPoliteLeave(d.getValue())) {
+                    abort(d.getKey(), d.getValue());
                     break;
                 }
             }

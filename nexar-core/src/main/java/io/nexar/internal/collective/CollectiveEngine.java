@@ -324,6 +324,11 @@ public final class CollectiveEngine {
         return locked(() -> usedIds.add(id));
     }
 
+    /** True if communicator id {@code id} is in use (or was) on this process; reserves nothing. */
+    public boolean isIdUsed(int id) {
+        return locked(() -> usedIds.contains(id));
+    }
+
     /**
      * Closes one communicator here (a sub-communicator): fails its operations, drops its early chunks and refuses
      * its new operations and chunks. Other communicators are untouched. Idempotent.

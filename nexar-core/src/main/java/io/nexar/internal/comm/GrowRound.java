@@ -73,18 +73,22 @@ final class GrowRound {
         try {
             transport.admit(newcomers, Deadline.after(config.collectiveTimeout()));
         } catch (NexarException | UnsupportedOperationException e) {
-            problem = e.getMessage();
-            LOG.log(System.Logger.Level.WARNING, "rank " + g.rank() + ": could not connect to world ranks "
-                    + Arrays.toString(added) + ": " + problem);
+            problem = "could not connect to them: " + e.getMessage();
+            LOG.log(System.Logger.Level.WARNING, "rank " + g.rank() + ": world ranks " + Arrays.toString(added)
+                    + ": " + problem);
         }
-        if (!allSucceeded(coll, problem == null) || !engine.reserveId(id)) {
+        if (problem == null && engine.isIdUsed(id)) { // a 32-bit id collision: checked by all before any adopts it
+            problem = "the grown communicator's id " + id + " is already used here";
+        }
+        if (!allSucceeded(coll, problem == null)) {
             for (int w : added) {
                 transport.exclude(w, "was not admitted: not every member could connect to it");
             }
             throw new ClusterFormationException(context, "failed: world ranks " + Arrays.toString(added)
-                    + " were not admitted: " + (problem != null ? "this rank could not connect: " + problem
+                    + " were not admitted: " + (problem != null ? "on this rank, " + problem
                     : "another member could not connect to them") + "; the world communicator is unchanged");
         }
+        engine.reserveId(id);
         int[] ranks = Arrays.copyOf(g.worldRanks(), g.size() + added.length);
         System.arraycopy(added, 0, ranks, g.size(), added.length);
         return new Group(id, g.rank(), ranks);
