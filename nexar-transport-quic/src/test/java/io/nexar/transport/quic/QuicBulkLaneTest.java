@@ -166,9 +166,12 @@ class QuicBulkLaneTest {
     @Test
     void shouldFinishAStartedFrameFromACopyAndRefuseTheNextAtTheDeadline() throws Exception {
         long store = 1 << 20;
-        int frame = 8 << 20; // larger than both output buffers and the socket buffers together
+        // Larger than both output buffers and the socket buffers together (loopback autotuning gives up to ~10 MiB),
+        // so the lane stalls inside a frame, never at a frame's end, whatever the buffers: the frame in progress at
+        // the deadline is the one finished from a copy (8 MiB frames made that depend on the buffer sizes).
+        int frame = 32 << 20;
         int size = 2 * frame; // two frames per message: the receiver's store refuses a message's second frame
-        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).chunkBytes(frame).build();
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).maxFrameBytes(2L * frame).chunkBytes(frame).build();
         var mailboxes = List.of(new Mailbox(store), new Mailbox(store));
         var transports = QuicTestCluster.form(2, config, LOOPBACK, QuicTestCluster::credentials, mailboxes::get,
                 BulkLaneOptions.defaults());
