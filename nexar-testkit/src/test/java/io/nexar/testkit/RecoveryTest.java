@@ -59,6 +59,39 @@ class RecoveryTest {
     }
 
     @Test
+    void shouldAnnounceARebuildOnceWhenAnAsyncOperationFailed() {
+        try (var cluster = LocalCluster.start(4, config(RecoveryPolicy.AUTOMATIC), RUN)) {
+            var posted = new CountDownLatch(3);
+            Map<Integer, String> results = cluster.onEachRank(c -> {
+                if (c.rank() == 3) { // crashes once the others have posted an operation that needs it
+                    posted.await();
+                    cluster.crash(3);
+                    return "crashed";
+                }
+                float[] x = {1};
+                var handle = c.allReduceAsync(java.lang.foreign.MemorySegment.ofArray(x),
+                        java.lang.foreign.MemorySegment.ofArray(x), io.nexar.DataType.F32, 1, ReduceOp.SUM);
+                posted.countDown();
+                String async;
+                try {
+                    handle.await();
+                    async = "async completed";
+                } catch (PeerFailedException e) {
+                    async = "async failed";
+                }
+                // the failure seen through the handle was the announcement: the next calls run on the rebuilt world
+                float[] y = {1};
+                c.allReduce(y, ReduceOp.SUM);
+                c.barrier();
+                return async + ", then size " + c.worldSize() + " sum " + y[0];
+            });
+            for (int r = 0; r < 3; r++) {
+                assertThat(results.get(r)).isEqualTo("async failed, then size 3 sum 3.0");
+            }
+        }
+    }
+
+    @Test
     void shouldContinueWithTheSurvivorsUnderAutomaticAndRecoverTwice() {
         try (var cluster = LocalCluster.start(4, config(RecoveryPolicy.AUTOMATIC), RUN)) {
             List<MembershipEvent> events = new CopyOnWriteArrayList<>();

@@ -233,6 +233,53 @@ public final class TransportCommunicator implements Communicator {
     }
 
     /**
+     * Starts an asynchronous collective. Under policy automatic, a {@link PeerFailedException} that its
+     * {@link CollectiveHandle#await()} throws counts as the announcement of the rebuild it caused (as for a blocking
+     * call), so the next call does not announce it again.
+     */
+    private CollectiveHandle async(Operation operation,
+                                   java.util.function.Function<Collectives, CollectiveHandle> body) {
+        View v = collView(operation);
+        CollectiveHandle h = body.apply(v.collectives());
+        return followsWorld ? new AnnouncingHandle(h, v.generation()) : h;
+    }
+
+    /** A handle whose failure by a lost peer announces the automatic rebuild (see {@link #async}). */
+    private final class AnnouncingHandle implements CollectiveHandle {
+        private final CollectiveHandle handle;
+        private final int generation;
+
+        AnnouncingHandle(CollectiveHandle handle, int generation) {
+            this.handle = handle;
+            this.generation = generation;
+        }
+
+        @Override
+        public void await() {
+            try {
+                handle.await();
+            } catch (PeerFailedException e) {
+                throw afterFailure(e, generation);
+            }
+        }
+
+        @Override
+        public boolean isDone() {
+            return handle.isDone();
+        }
+
+        @Override
+        public boolean cancel() {
+            return handle.cancel();
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Void> toCompletableFuture() {
+            return handle.toCompletableFuture();
+        }
+    }
+
+    /**
      * Under policy automatic: waits (bounded) for the recovery the failure {@code e} started and counts {@code e} as
      * the announcement of that rebuild, so the retried operation runs on the rebuilt communicator at once.
      *
@@ -496,12 +543,12 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void barrier() {
-        coll(Operation.BARRIER).barrier(false);
+        run(Operation.BARRIER, c -> c.barrier(false));
     }
 
     @Override
     public CollectiveHandle barrierAsync() {
-        return coll(Operation.BARRIER).barrier(true);
+        return async(Operation.BARRIER, c -> c.barrier(true));
     }
 
     @Override
@@ -512,7 +559,7 @@ public final class TransportCommunicator implements Communicator {
     @Override
     public CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                            ReduceOp op) {
-        return coll(Operation.ALL_REDUCE).allReduce(in, out, type, count, op, true);
+        return async(Operation.ALL_REDUCE, c -> c.allReduce(in, out, type, count, op, true));
     }
 
     @Override
@@ -522,7 +569,7 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root) {
-        return coll(Operation.BROADCAST).broadcast(data, type, count, root, true);
+        return async(Operation.BROADCAST, c -> c.broadcast(data, type, count, root, true));
     }
 
     @Override
@@ -533,7 +580,7 @@ public final class TransportCommunicator implements Communicator {
     @Override
     public CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                         int root) {
-        return coll(Operation.REDUCE).reduce(in, out, type, count, op, root, true);
+        return async(Operation.REDUCE, c -> c.reduce(in, out, type, count, op, root, true));
     }
 
     @Override
@@ -543,7 +590,7 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
-        return coll(Operation.ALL_GATHER).allGather(in, out, type, count, true);
+        return async(Operation.ALL_GATHER, c -> c.allGather(in, out, type, count, true));
     }
 
     @Override
@@ -559,7 +606,7 @@ public final class TransportCommunicator implements Communicator {
     @Override
     public CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                                ReduceOp op) {
-        return coll(Operation.REDUCE_SCATTER).reduceScatter(in, out, type, count, op, true);
+        return async(Operation.REDUCE_SCATTER, c -> c.reduceScatter(in, out, type, count, op, true));
     }
 
     @Override
@@ -604,51 +651,51 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public CollectiveHandle allGatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
-        return coll(Operation.ALL_GATHER).allGatherV(in, out, type, counts, true);
+        return async(Operation.ALL_GATHER, c -> c.allGatherV(in, out, type, counts, true));
     }
 
     @Override
     public CollectiveHandle allToAllAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
-        return coll(Operation.ALL_TO_ALL).allToAll(in, out, type, count, true);
+        return async(Operation.ALL_TO_ALL, c -> c.allToAll(in, out, type, count, true));
     }
 
     @Override
     public CollectiveHandle allToAllVAsync(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
                                            DataType type) {
-        return coll(Operation.ALL_TO_ALL).allToAllV(in, sendCounts, out, recvCounts, type, true);
+        return async(Operation.ALL_TO_ALL, c -> c.allToAllV(in, sendCounts, out, recvCounts, type, true));
     }
 
     @Override
     public CollectiveHandle gatherAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        return coll(Operation.GATHER).gather(in, out, type, count, null, root, true);
+        return async(Operation.GATHER, c -> c.gather(in, out, type, count, null, root, true));
     }
 
     @Override
     public CollectiveHandle gatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts,
                                          int root) {
-        return coll(Operation.GATHER).gather(in, out, type, -1, counts, root, true);
+        return async(Operation.GATHER, c -> c.gather(in, out, type, -1, counts, root, true));
     }
 
     @Override
     public CollectiveHandle scatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        return coll(Operation.SCATTER).scatter(in, out, type, count, null, root, true);
+        return async(Operation.SCATTER, c -> c.scatter(in, out, type, count, null, root, true));
     }
 
     @Override
     public CollectiveHandle scatterVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts,
                                           int root) {
-        return coll(Operation.SCATTER).scatter(in, out, type, -1, counts, root, true);
+        return async(Operation.SCATTER, c -> c.scatter(in, out, type, -1, counts, root, true));
     }
 
     @Override
     public CollectiveHandle scanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        return coll(Operation.SCAN).scan(in, out, type, count, op, false, true);
+        return async(Operation.SCAN, c -> c.scan(in, out, type, count, op, false, true));
     }
 
     @Override
     public CollectiveHandle exclusiveScanAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                                ReduceOp op) {
-        return coll(Operation.EXCLUSIVE_SCAN).scan(in, out, type, count, op, true, true);
+        return async(Operation.EXCLUSIVE_SCAN, c -> c.scan(in, out, type, count, op, true, true));
     }
 
     @Override
