@@ -20,11 +20,14 @@ class AlgorithmSelectorTest {
     @ParameterizedTest(name = "{0} count {1} size {2} det {3} forced {4} -> {5}")
     @CsvSource(delimiter = '|', textBlock = """
             # operation    | F32 count | size | deterministic | forced                     | expected
+            ALL_REDUCE     | 1024      | 4    | false         | auto                       | RECURSIVE_DOUBLING_ALLREDUCE
+            ALL_REDUCE     | 1025      | 4    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16384     | 4    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16385     | 4    | false         | auto                       | RING_ALLREDUCE
             ALL_REDUCE     | 2097151   | 4    | false         | auto                       | RING_ALLREDUCE
             ALL_REDUCE     | 2097152   | 4    | false         | auto                       | PIPELINED_RING_ALLREDUCE
-            ALL_REDUCE     | 0         | 1    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
+            ALL_REDUCE     | 0         | 1    | false         | auto                       | RECURSIVE_DOUBLING_ALLREDUCE
+            ALL_REDUCE     | 2         | 4    | false         | allreduce=halving-doubling | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16384     | 4    | true          | auto                       | RANK_ORDER_ALLREDUCE
             ALL_REDUCE     | 2097152   | 4    | true          | allreduce=ring             | RANK_ORDER_ALLREDUCE
             ALL_REDUCE     | 10        | 4    | false         | allreduce=ring             | RING_ALLREDUCE
