@@ -12,7 +12,7 @@ import io.nexar.Operation;
  * allReduce      deterministic -> rank-order; bytes <= 4 KiB (and <= allreduce.small.size) -> recursive-doubling;
  *                bytes <= allreduce.small.size -> halving-doubling; bytes >= allreduce.large.size -> pipelined-ring;
  *                else ring
- * broadcast      bytes >= broadcast.large.size and size > 2 -> scatter-allgather; else binomial
+ * broadcast      bytes >= broadcast.large.size and size > 2 -> pipelined chain; else binomial
  * allGather(V)   output bytes <= allgather.small.size -> recursive-doubling; else ring
  * reduceScatter  deterministic -> rank-order; else ring          reduce  deterministic -> rank-order; else binomial
  * scan, exScan   deterministic -> linear; else recursive doubling
@@ -35,7 +35,7 @@ public final class AlgorithmSelector {
     /** The algorithms, by the name a configuration forces them with. */
     public enum Algo {
         RING_ALLREDUCE, RECURSIVE_DOUBLING_ALLREDUCE, HALVING_DOUBLING_ALLREDUCE, PIPELINED_RING_ALLREDUCE, RANK_ORDER_ALLREDUCE,
-        BINOMIAL_BROADCAST, SCATTER_ALLGATHER_BROADCAST, RING_ALLGATHER, RECURSIVE_DOUBLING_ALLGATHER,
+        BINOMIAL_BROADCAST, SCATTER_ALLGATHER_BROADCAST, PIPELINED_CHAIN_BROADCAST, RING_ALLGATHER, RECURSIVE_DOUBLING_ALLGATHER,
         RING_REDUCE_SCATTER, RANK_ORDER_REDUCE_SCATTER, BINOMIAL_REDUCE, RANK_ORDER_REDUCE, FLAT_GATHER,
         FLAT_SCATTER, PAIRWISE_ALL_TO_ALL, RECURSIVE_DOUBLING_SCAN, LINEAR_SCAN, DISSEMINATION_BARRIER;
 
@@ -49,6 +49,7 @@ public final class AlgorithmSelector {
                 case RANK_ORDER_ALLREDUCE -> RankOrder.allReduce();
                 case BINOMIAL_BROADCAST -> new BinomialBroadcast();
                 case SCATTER_ALLGATHER_BROADCAST -> new ScatterAllGatherBroadcast();
+                case PIPELINED_CHAIN_BROADCAST -> new PipelinedChainBroadcast(segmentElements);
                 case RING_ALLGATHER -> new RingAllGather();
                 case RECURSIVE_DOUBLING_ALLGATHER -> new RecursiveDoublingAllGather();
                 case RING_REDUCE_SCATTER -> new RingReduceScatter();
@@ -92,7 +93,7 @@ public final class AlgorithmSelector {
                 case "binomial" -> Algo.BINOMIAL_BROADCAST;
                 case "scatter-allgather" -> Algo.SCATTER_ALLGATHER_BROADCAST;
                 default -> spec.count() * w >= config.broadcastLargeBytes() && size > 2
-                        ? Algo.SCATTER_ALLGATHER_BROADCAST : Algo.BINOMIAL_BROADCAST;
+                        ? Algo.PIPELINED_CHAIN_BROADCAST : Algo.BINOMIAL_BROADCAST;
             };
             case ALL_GATHER -> switch (config.allGatherAlgorithm()) {
                 case "ring" -> Algo.RING_ALLGATHER;

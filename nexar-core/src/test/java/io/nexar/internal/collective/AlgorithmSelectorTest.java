@@ -35,11 +35,11 @@ class AlgorithmSelectorTest {
             ALL_REDUCE     | 9000000   | 4    | false         | allreduce=halving-doubling | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 10        | 4    | false         | allreduce=rank-order       | RANK_ORDER_ALLREDUCE
             BROADCAST      | 131071    | 3    | false         | auto                       | BINOMIAL_BROADCAST
-            BROADCAST      | 131072    | 3    | false         | auto                       | SCATTER_ALLGATHER_BROADCAST
+            BROADCAST      | 131072    | 3    | false         | auto                       | PIPELINED_CHAIN_BROADCAST
             BROADCAST      | 131072    | 2    | false         | auto                       | BINOMIAL_BROADCAST
             BROADCAST      | 1         | 3    | false         | broadcast=scatter-allgather | SCATTER_ALLGATHER_BROADCAST
             BROADCAST      | 9000000   | 8    | false         | broadcast=binomial         | BINOMIAL_BROADCAST
-            BROADCAST      | 9000000   | 8    | true          | auto                       | SCATTER_ALLGATHER_BROADCAST
+            BROADCAST      | 9000000   | 8    | true          | auto                       | PIPELINED_CHAIN_BROADCAST
             ALL_GATHER     | 4096      | 4    | false         | auto                       | RECURSIVE_DOUBLING_ALLGATHER
             ALL_GATHER     | 4097      | 4    | false         | auto                       | RING_ALLGATHER
             ALL_GATHER     | 16384     | 1    | false         | auto                       | RECURSIVE_DOUBLING_ALLGATHER

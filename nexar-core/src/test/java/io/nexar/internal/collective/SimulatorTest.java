@@ -144,7 +144,8 @@ class SimulatorTest {
     void broadcastDeliversTheRootsBufferEverywhere(int n) {
         long count = 2L * n + 1;
         int root = n / 3;
-        for (Algorithm a : new Algorithm[] {new BinomialBroadcast(), new ScatterAllGatherBroadcast()}) {
+        for (Algorithm a : new Algorithm[] {new BinomialBroadcast(), new ScatterAllGatherBroadcast(),
+                new PipelinedChainBroadcast(2), new PipelinedChainBroadcast(1_000)}) {
             var data = outputs(n, count);
             var src = inputs(n, count);
             data[root].copyFrom(src[root]);
@@ -155,6 +156,13 @@ class SimulatorTest {
             }
             if (a instanceof BinomialBroadcast) {
                 assertThat(result.rounds()).isEqualTo(32 - Integer.numberOfLeadingZeros(n - 1));
+            }
+            if (a instanceof PipelinedChainBroadcast) { // every rank but the chain's last sends the buffer once
+                for (int r = 0; r < n; r++) {
+                    boolean last = Math.floorMod(r - root, n) == n - 1;
+                    assertThat(result.payloadBytesSent()[r]).as("%s rank %d", a, r)
+                            .isEqualTo(last || n == 1 ? 0 : count * 8);
+                }
             }
         }
     }
