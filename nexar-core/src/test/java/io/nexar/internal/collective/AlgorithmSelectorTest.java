@@ -25,7 +25,7 @@ class AlgorithmSelectorTest {
             ALL_REDUCE     | 16384     | 4    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16385     | 4    | false         | auto                       | RING_ALLREDUCE
             ALL_REDUCE     | 2097151   | 4    | false         | auto                       | RING_ALLREDUCE
-            ALL_REDUCE     | 2097152   | 4    | false         | auto                       | PIPELINED_RING_ALLREDUCE
+            ALL_REDUCE     | 2097152   | 4    | false         | auto                       | RING_ALLREDUCE
             ALL_REDUCE     | 0         | 1    | false         | auto                       | RECURSIVE_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 2         | 4    | false         | allreduce=halving-doubling | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16384     | 4    | true          | auto                       | RANK_ORDER_ALLREDUCE
