@@ -69,7 +69,7 @@ class BenchCommandTest {
             assertThat(Long.parseLong(r[2])).isEqualTo(Long.parseLong(r[1]) / 4);
             assertThat(r[3]).isEqualTo("i32");
             assertThat(r[4]).isEqualTo("sum");
-            assertThat(r[5]).isIn("halving-doubling", "ring", "pipelined-ring");
+            assertThat(r[5]).isIn("recursive-doubling", "halving-doubling", "ring", "pipelined-ring");
             double median = Double.parseDouble(r[6]);
             assertThat(Double.parseDouble(r[7])).isLessThanOrEqualTo(median);
             assertThat(Double.parseDouble(r[8])).isGreaterThanOrEqualTo(median);

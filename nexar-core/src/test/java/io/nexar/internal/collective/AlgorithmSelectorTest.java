@@ -20,11 +20,14 @@ class AlgorithmSelectorTest {
     @ParameterizedTest(name = "{0} count {1} size {2} det {3} forced {4} -> {5}")
     @CsvSource(delimiter = '|', textBlock = """
             # operation    | F32 count | size | deterministic | forced                     | expected
+            ALL_REDUCE     | 1024      | 4    | false         | auto                       | RECURSIVE_DOUBLING_ALLREDUCE
+            ALL_REDUCE     | 1025      | 4    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16384     | 4    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16385     | 4    | false         | auto                       | RING_ALLREDUCE
             ALL_REDUCE     | 2097151   | 4    | false         | auto                       | RING_ALLREDUCE
-            ALL_REDUCE     | 2097152   | 4    | false         | auto                       | PIPELINED_RING_ALLREDUCE
-            ALL_REDUCE     | 0         | 1    | false         | auto                       | HALVING_DOUBLING_ALLREDUCE
+            ALL_REDUCE     | 2097152   | 4    | false         | auto                       | RING_ALLREDUCE
+            ALL_REDUCE     | 0         | 1    | false         | auto                       | RECURSIVE_DOUBLING_ALLREDUCE
+            ALL_REDUCE     | 2         | 4    | false         | allreduce=halving-doubling | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 16384     | 4    | true          | auto                       | RANK_ORDER_ALLREDUCE
             ALL_REDUCE     | 2097152   | 4    | true          | allreduce=ring             | RANK_ORDER_ALLREDUCE
             ALL_REDUCE     | 10        | 4    | false         | allreduce=ring             | RING_ALLREDUCE
@@ -32,11 +35,11 @@ class AlgorithmSelectorTest {
             ALL_REDUCE     | 9000000   | 4    | false         | allreduce=halving-doubling | HALVING_DOUBLING_ALLREDUCE
             ALL_REDUCE     | 10        | 4    | false         | allreduce=rank-order       | RANK_ORDER_ALLREDUCE
             BROADCAST      | 131071    | 3    | false         | auto                       | BINOMIAL_BROADCAST
-            BROADCAST      | 131072    | 3    | false         | auto                       | SCATTER_ALLGATHER_BROADCAST
+            BROADCAST      | 131072    | 3    | false         | auto                       | PIPELINED_CHAIN_BROADCAST
             BROADCAST      | 131072    | 2    | false         | auto                       | BINOMIAL_BROADCAST
             BROADCAST      | 1         | 3    | false         | broadcast=scatter-allgather | SCATTER_ALLGATHER_BROADCAST
             BROADCAST      | 9000000   | 8    | false         | broadcast=binomial         | BINOMIAL_BROADCAST
-            BROADCAST      | 9000000   | 8    | true          | auto                       | SCATTER_ALLGATHER_BROADCAST
+            BROADCAST      | 9000000   | 8    | true          | auto                       | PIPELINED_CHAIN_BROADCAST
             ALL_GATHER     | 4096      | 4    | false         | auto                       | RECURSIVE_DOUBLING_ALLGATHER
             ALL_GATHER     | 4097      | 4    | false         | auto                       | RING_ALLGATHER
             ALL_GATHER     | 16384     | 1    | false         | auto                       | RECURSIVE_DOUBLING_ALLGATHER

@@ -86,6 +86,24 @@ class SimulatorTest {
     }
 
     @ParameterizedTest(name = "world {0}")
+    @ValueSource(ints = {1, 2, 3, 5, 7, 8, 12, 1000, 1024})
+    void recursiveDoublingAllReduceIsCorrectAndExchangesWholeBuffersLog2Times(int n) {
+        long count = 5;
+        var in = inputs(n, count);
+        var out = outputs(n, count);
+        var result = Simulator.run(n, new RecursiveDoublingAllReduce(), spec(Operation.ALL_REDUCE, ReduceOp.SUM, count,
+                -1), r -> in[r], r -> out[r]);
+        checkSum(n, count, out);
+        int p = Integer.highestOneBit(n);
+        int levels = Integer.numberOfTrailingZeros(p);
+        for (int r = 0; r < p; r++) {
+            long extra = r < n - p ? 1 : 0; // the unfold to r + p
+            assertThat(result.messagesSent()[r]).as("rank %d", r).isEqualTo(levels + extra);
+            assertThat(result.payloadBytesSent()[r]).isEqualTo((levels + extra) * count * 8);
+        }
+    }
+
+    @ParameterizedTest(name = "world {0}")
     @ValueSource(ints = {1, 2, 3, 6, 9, 128})
     void pipelinedAndRankOrderAllReduceAreCorrectWithAwkwardSizes(int n) {
         long count = 1_009; // prime: segments and blocks never divide evenly
@@ -126,7 +144,8 @@ class SimulatorTest {
     void broadcastDeliversTheRootsBufferEverywhere(int n) {
         long count = 2L * n + 1;
         int root = n / 3;
-        for (Algorithm a : new Algorithm[] {new BinomialBroadcast(), new ScatterAllGatherBroadcast()}) {
+        for (Algorithm a : new Algorithm[] {new BinomialBroadcast(), new ScatterAllGatherBroadcast(),
+                new PipelinedChainBroadcast(2), new PipelinedChainBroadcast(1_000)}) {
             var data = outputs(n, count);
             var src = inputs(n, count);
             data[root].copyFrom(src[root]);
@@ -137,6 +156,13 @@ class SimulatorTest {
             }
             if (a instanceof BinomialBroadcast) {
                 assertThat(result.rounds()).isEqualTo(32 - Integer.numberOfLeadingZeros(n - 1));
+            }
+            if (a instanceof PipelinedChainBroadcast) { // every rank but the chain's last sends the buffer once
+                for (int r = 0; r < n; r++) {
+                    boolean last = Math.floorMod(r - root, n) == n - 1;
+                    assertThat(result.payloadBytesSent()[r]).as("%s rank %d", a, r)
+                            .isEqualTo(last || n == 1 ? 0 : count * 8);
+                }
             }
         }
     }
