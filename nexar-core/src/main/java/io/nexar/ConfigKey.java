@@ -48,10 +48,12 @@ public enum ConfigKey {
             "Allreduce algorithm; auto picks by size (allreduce.small.size, allreduce.large.size)."),
     /** {@code allreduce.small.size}, read into {@link NexarConfig#allReduceSmallBytes()}. */
     ALLREDUCE_SMALL_SIZE("allreduce.small.size", Type.SIZE, "64KiB", between("0B", "4194304TiB"),
-            "Allreduce buffers up to this size use recursive halving-doubling (fewer steps), larger ones the ring."),
+            "Allreduce buffers up to this size use recursive doubling (up to 4KiB) or recursive halving-doubling (fewer "
+                    + "steps), larger ones the ring."),
     /** {@code allreduce.large.size}, read into {@link NexarConfig#allReduceLargeBytes()}. */
-    ALLREDUCE_LARGE_SIZE("allreduce.large.size", Type.SIZE, "8MiB", between("0B", "4194304TiB"),
-            "Allreduce buffers of at least this size use the pipelined ring."),
+    ALLREDUCE_LARGE_SIZE("allreduce.large.size", Type.SIZE, "1TiB", between("0B", "4194304TiB"),
+            "Allreduce buffers of at least this size use the pipelined ring under auto; the default means in practice "
+                    + "never (the plain ring reduces each chunk on arrival and measured as fast or faster)."),
     /** {@code pipeline.segment.size}, read into {@link NexarConfig#pipelineSegmentBytes()}. */
     PIPELINE_SEGMENT_SIZE("pipeline.segment.size", Type.SIZE, "1MiB", between("1KiB", "1GiB"),
             "Segment size of the pipelined ring (rounded down to whole elements)."),
@@ -60,7 +62,8 @@ public enum ConfigKey {
             "Broadcast algorithm; auto picks by size (broadcast.large.size)."),
     /** {@code broadcast.large.size}, read into {@link NexarConfig#broadcastLargeBytes()}. */
     BROADCAST_LARGE_SIZE("broadcast.large.size", Type.SIZE, "512KiB", between("0B", "4194304TiB"),
-            "Broadcast buffers of at least this size use scatter + allgather, smaller ones the binomial tree."),
+            "Broadcast buffers of at least this size use a pipelined chain (more than 2 ranks), smaller ones the binomial "
+                    + "tree."),
     /** {@code allgather.algorithm}, read into {@link NexarConfig#allGatherAlgorithm()}. */
     ALLGATHER_ALGORITHM("allgather.algorithm", Type.ENUM, "auto", oneOf("auto", "ring", "recursive-doubling"),
             "Allgather algorithm; auto picks by size (allgather.small.size)."),

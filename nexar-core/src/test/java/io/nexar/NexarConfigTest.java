@@ -170,7 +170,7 @@ class NexarConfigTest {
                 collective.deterministic  false   default
                 allreduce.algorithm       auto    default
                 allreduce.small.size      64KiB   default
-                allreduce.large.size      8MiB    default
+                allreduce.large.size      1TiB    default
                 pipeline.segment.size     1MiB    default
                 broadcast.algorithm       auto    default
                 broadcast.large.size      512KiB  default

@@ -10,14 +10,15 @@ import io.nexar.Operation;
  *
  * <pre>
  * allReduce      deterministic -> rank-order; bytes <= 4 KiB (and <= allreduce.small.size) -> recursive-doubling;
- *                bytes <= allreduce.small.size -> halving-doubling; else ring
+ *                bytes <= allreduce.small.size -> halving-doubling; bytes >= allreduce.large.size -> pipelined-ring
+ *                (default 1 TiB: in practice never); else ring
  * broadcast      bytes >= broadcast.large.size and size > 2 -> pipelined chain; else binomial
  * allGather(V)   output bytes <= allgather.small.size -> recursive-doubling; else ring
  * reduceScatter  deterministic -> rank-order; else ring          reduce  deterministic -> rank-order; else binomial
  * scan, exScan   deterministic -> linear; else recursive doubling
  * </pre>
  *
- * <p>{@code auto} no longer picks the pipelined ring for buffers of at least {@code allreduce.large.size}: the plain
+ * <p>{@code auto} no longer picks the pipelined ring by default ({@code allreduce.large.size} is 1 TiB): the plain
  * ring already overlaps reduction with transfer (each chunk of {@code chunk.size} is reduced as it arrives, on the
  * receiving thread), and the pipelined ring's one round per segment only adds a wait and a wake-up per segment. Same
  * session, 4 ranks on 2 cores: 64 MiB 444-500 ms (ring) vs 541-656 ms (pipelined, 1 MiB segments); 2 ranks 145 vs
@@ -90,6 +91,7 @@ public final class AlgorithmSelector {
                     default -> bytes <= Math.min(RECURSIVE_DOUBLING_MAX_BYTES, config.allReduceSmallBytes())
                             ? Algo.RECURSIVE_DOUBLING_ALLREDUCE
                             : bytes <= config.allReduceSmallBytes() ? Algo.HALVING_DOUBLING_ALLREDUCE
+                            : bytes >= config.allReduceLargeBytes() ? Algo.PIPELINED_RING_ALLREDUCE
                             : Algo.RING_ALLREDUCE; // see the class comment on allreduce.large.size
                 };
             }

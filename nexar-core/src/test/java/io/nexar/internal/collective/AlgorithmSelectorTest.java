@@ -10,6 +10,7 @@ import io.nexar.ReduceOp;
 import io.nexar.internal.collective.AlgorithmSelector.Algo;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -85,5 +86,15 @@ class AlgorithmSelectorTest {
         for (int rank = 0; rank < Math.min(size, 3); rank++) {
             assertThat(selector.plan(rank, size, spec)).isNotNull();
         }
+    }
+
+    @Test
+    void autoUsesThePipelinedRingFromAllreduceLargeSizeWhenItIsSet() {
+        var selector = new AlgorithmSelector(NexarConfig.builder().ignoreEnvironment()
+                .set(ConfigKey.ALLREDUCE_LARGE_SIZE, "8MiB").build());
+        var below = new OpSpec(Operation.ALL_REDUCE, DataType.F32, ReduceOp.SUM, 2097151, -1, null, null, false);
+        var at = new OpSpec(Operation.ALL_REDUCE, DataType.F32, ReduceOp.SUM, 2097152, -1, null, null, false);
+        assertThat(selector.select(below, 4)).isEqualTo(Algo.RING_ALLREDUCE);
+        assertThat(selector.select(at, 4)).isEqualTo(Algo.PIPELINED_RING_ALLREDUCE);
     }
 }
