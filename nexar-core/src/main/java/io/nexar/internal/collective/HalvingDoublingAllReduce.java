@@ -24,18 +24,12 @@ public final class HalvingDoublingAllReduce implements Algorithm {
         var s = Schedule.builder(rank, size);
         long count = spec.count();
         var all = new Slice(Buf.OUTPUT, 0, count);
-        s.at(0).copy(new Slice(Buf.INPUT, 0, count), all);
-        int p = Integer.highestOneBit(size);
-        int e = size - p;
-        int levels = Integer.numberOfTrailingZeros(p);
-        if (rank >= p) { // folded: contribute, then wait for the result
-            s.at(0).send(rank - p, all);
-            s.at(2 * levels + 1).recvInto(rank - p, all);
+        var fold = PowerOfTwoFold.begin(s, rank, size, all, levels -> 2 * levels + 1);
+        if (fold.folded(rank)) {
             return s.build();
         }
-        if (rank < e) {
-            s.at(0).recvReduce(rank + p, all);
-        }
+        int p = fold.p();
+        int levels = fold.levels();
         // reduce-scatter by recursive halving
         var windows = new ArrayList<Slice>();
         Slice window = all;
@@ -66,9 +60,7 @@ public final class HalvingDoublingAllReduce implements Algorithm {
             s.at(1 + levels + (levels - 1 - k)).send(partner, window).recvInto(partner, other);
             window = parent;
         }
-        if (rank < e) {
-            s.at(2 * levels + 1).send(rank + p, all);
-        }
+        fold.unfold(s.at(2 * levels + 1), rank, all);
         return s.build();
     }
 }

@@ -28,18 +28,11 @@ public final class RecursiveDoublingAllReduce implements Algorithm {
         var s = Schedule.builder(rank, size);
         long count = spec.count();
         var all = new Slice(Buf.OUTPUT, 0, count);
-        s.at(0).copy(new Slice(Buf.INPUT, 0, count), all);
-        int p = Integer.highestOneBit(size);
-        int e = size - p;
-        int levels = Integer.numberOfTrailingZeros(p);
-        if (rank >= p) { // folded: contribute, then wait for the result
-            s.at(0).send(rank - p, all);
-            s.at(levels + 1).recvInto(rank - p, all);
+        var fold = PowerOfTwoFold.begin(s, rank, size, all, levels -> levels + 1);
+        if (fold.folded(rank)) {
             return s.build();
         }
-        if (rank < e) {
-            s.at(0).recvReduce(rank + p, all);
-        }
+        int levels = fold.levels();
         var theirs = new Slice(Buf.SCRATCH, 0, count);
         s.scratch(count);
         for (int k = 0; k < levels; k++) {
@@ -56,9 +49,7 @@ public final class RecursiveDoublingAllReduce implements Algorithm {
         if (spec.op() == ReduceOp.AVG) {
             last.average(all, size);
         }
-        if (rank < e) {
-            last.send(rank + p, all);
-        }
+        fold.unfold(last, rank, all);
         return s.build();
     }
 
