@@ -29,17 +29,7 @@ class ElasticTest {
         var newcomer = new CompletableFuture<CliProcess>();
         String[] program = {ElasticChild.class.getName(), "60", "5", "10", "30"};
         var launch = new CliProcess(ENV, (c, line) -> {
-            Matcher m = JOIN.matcher(line);
-            if (m.matches()) {
-                join.complete(m.group(1));
-            } else if (line.equals("[rank 0] waiting for a newcomer") && !newcomer.isDone()) {
-                try { // the event: the three members wait at their grow point
-                    newcomer.complete(new CliProcess(ENV, (w, l) -> { }, concat(new String[] {"worker", "--join",
-                            join.getNow(null), "--elastic"}, program)));
-                } catch (java.io.IOException e) {
-                    newcomer.completeExceptionally(e);
-                }
-            }
+            joinOnWait(line, join, newcomer, program); // the event: the members wait at their grow point
         }, concat(new String[] {"launch", "-n", "3", "--elastic"}, program));
         CliProcess worker = null;
         try {
@@ -78,18 +68,10 @@ class ElasticTest {
         long[] killedAt = {0};
         String[] program = {ElasticChild.class.getName(), "40", "5", "15", "-1"};
         var launch = new CliProcess(ENV, (c, line) -> {
-            Matcher m = JOIN.matcher(line);
-            if (m.matches()) {
-                join.complete(m.group(1));
-            } else if (killedAt[0] == 0 && line.startsWith("[rank 2] step 5 ")) {
+            if (killedAt[0] == 0 && line.startsWith("[rank 2] step 5 ")) {
                 killedAt[0] = c.kill(2); // as a node failure would
-            } else if (line.equals("[rank 0] waiting for a newcomer") && !replacement.isDone()) {
-                try { // as a scheduler restarting the failed task would
-                    replacement.complete(new CliProcess(ENV, (w, l) -> { }, concat(new String[] {"worker", "--join",
-                            join.getNow(null), "--elastic"}, program)));
-                } catch (java.io.IOException e) {
-                    replacement.completeExceptionally(e);
-                }
+            } else {
+                joinOnWait(line, join, replacement, program); // as a scheduler restarting the failed task would
             }
         }, concat(new String[] {"launch", "-n", "4", "--elastic"}, program));
         CliProcess worker = null;
@@ -114,6 +96,25 @@ class ElasticTest {
             launch.destroy();
             if (worker != null) {
                 worker.destroy();
+            }
+        }
+    }
+
+    /**
+     * Reacts to a line of {@code nexar launch --elastic}: keeps the join string, and once rank 0 prints that the
+     * members wait for a newcomer, starts {@code nexar worker --join ... --elastic} with {@code program} (once).
+     */
+    private static void joinOnWait(String line, CompletableFuture<String> join, CompletableFuture<CliProcess> worker,
+                                   String[] program) {
+        Matcher m = JOIN.matcher(line);
+        if (m.matches()) {
+            join.complete(m.group(1));
+        } else if (line.equals("[rank 0] waiting for a newcomer") && !worker.isDone()) {
+            try {
+                worker.complete(new CliProcess(ENV, (w, l) -> { }, concat(new String[] {"worker", "--join",
+                        join.getNow(null), "--elastic"}, program)));
+            } catch (java.io.IOException e) {
+                worker.completeExceptionally(e);
             }
         }
     }
