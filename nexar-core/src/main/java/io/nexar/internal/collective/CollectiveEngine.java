@@ -131,6 +131,9 @@ public final class CollectiveEngine {
                 return;
             }
             op.openRound(k, steps);
+            if (op.later.isEmpty()) { // the usual case: no iterator to allocate
+                return;
+            }
             for (var it = op.later.iterator(); it.hasNext() && op.failure == null; ) {
                 StoredChunk c = it.next();
                 if (c.message().step() <= k) {

@@ -20,12 +20,21 @@ import java.lang.foreign.MemorySegment;
 public final class Collectives {
     /** Any thread other than the caller: a segment it can access can be written by transport threads. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
+    /** Most plans kept; beyond, the cache starts over (a program with ever-new counts gains nothing from it). */
+    private static final int MAX_PLANS = 64;
 
     private final CollectiveEngine engine;
     private final Transport transport;
     private final NexarConfig config;
     private final Group group;
     private final AlgorithmSelector selector;
+    /**
+     * Schedules planned for calls without count arrays, by their spec: a training loop repeats the same few calls, and
+     * planning (rounds, steps, the per-round checks) was a third of the bytes a small collective allocated. Schedules
+     * are immutable; the plan depends only on the spec, this rank, the size and the configuration, all fixed here.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<OpSpec, Schedule> plans =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** The collectives of {@code group}'s communicator over {@code transport}. */
     public Collectives(CollectiveEngine engine, Transport transport, NexarConfig config, Group group) {
@@ -38,6 +47,23 @@ public final class Collectives {
 
     private int size() {
         return group.size();
+    }
+
+    /** The schedule of {@code spec}, from the cache when the spec carries no count arrays (compared by identity). */
+    private Schedule plan(OpSpec spec) {
+        if (spec.counts() != null || spec.recvCounts() != null) {
+            return selector.plan(rank(), size(), spec);
+        }
+        Schedule cached = plans.get(spec);
+        if (cached != null) {
+            return cached;
+        }
+        Schedule planned = selector.plan(rank(), size(), spec);
+        if (plans.size() >= MAX_PLANS) {
+            plans.clear();
+        }
+        plans.put(spec, planned);
+        return planned;
     }
 
     private int rank() {
@@ -213,7 +239,7 @@ public final class Collectives {
         }
         MemorySegment o = staged != null ? staged : out;
         MemorySegment i = staged != null && in.equals(out) ? staged : in;
-        Schedule schedule = selector.plan(rank(), size(), spec);
+        Schedule schedule = plan(spec);
         long scratchBytes = schedule.scratchCount() * spec.type().byteSize();
         MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL
                 : MemorySegment.ofArray(new long[Math.toIntExact((scratchBytes + 7) / 8)]);

@@ -56,7 +56,8 @@ final class OpState {
         slots.clear();
         remaining = 0;
         int w = type.byteSize();
-        for (Step s : steps) {
+        for (int j = 0; j < steps.size(); j++) {
+            Step s = steps.get(j);
             Slice dst;
             int peer;
             switch (s) {

@@ -49,8 +49,8 @@ public final class ScheduleExecutor {
                 runLocal(op, steps);
                 engine.open(op, k, steps);
                 throwIfFailed(engine, op);
-                for (Step s : steps) {
-                    if (s instanceof Step.Send send) {
+                for (int j = 0; j < steps.size(); j++) { // indexed: no iterator per round
+                    if (steps.get(j) instanceof Step.Send send) {
                         send(transport, op, k, send, deadline, chunkBytes);
                     }
                 }
@@ -90,8 +90,8 @@ public final class ScheduleExecutor {
 
     private static void runLocal(OpState op, List<Step> steps) {
         int w = op.type.byteSize();
-        for (Step s : steps) {
-            switch (s) {
+        for (int j = 0; j < steps.size(); j++) {
+            switch (steps.get(j)) {
                 case Step.Copy c -> MemorySegment.copy(seg(op, c.src()), c.src().offset() * w, seg(op, c.dst()),
                         c.dst().offset() * w, c.src().count() * w);
                 case Step.Reduce r -> Kernels.reduce(seg(op, r.dst()), r.dst().offset() * w, seg(op, r.src()),
