@@ -215,13 +215,16 @@ public final class QuicTransport implements Transport {
                 endpoint.dial(all[p], t.get(p).quicAddress(), deadline);
             }
         }
-        Formation.await(this, all, deadline);
-        endpoint.connectBulk(higher(all), t, deadline);
+        // Each connection heartbeats (and watches its peer's) from the moment it is ready, not once every link and
+        // bulk lane is: on a lossy link the others can take seconds (QUIC or SYN retransmits), and a peer whose own
+        // formation finished earlier already counts our silence.
         synchronized (this) {
             if (!closing.get()) {
                 endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
             }
         }
+        Formation.await(this, all, deadline);
+        endpoint.connectBulk(higher(all), t, deadline);
     }
 
     /**
