@@ -66,16 +66,13 @@ final class LaunchCommand implements Callable<Integer> {
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program)
             throws Exception {
-        return run(context, ranks, host, limit, program, false);
+        return run(context, ranks, host, limit, program, false, false);
     }
 
-    /** Like {@link #run(CliContext, int, String, Duration, UserProgram)}; see {@code --keep-going}. */
-    static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
-                   boolean keepGoing) throws Exception {
-        return run(context, ranks, host, limit, program, keepGoing, false);
-    }
-
-    /** Like {@link #run(CliContext, int, String, Duration, UserProgram, boolean)}; see {@code --elastic}. */
+    /**
+     * Like {@link #run(CliContext, int, String, Duration, UserProgram)}; see {@code --keep-going} and
+     * {@code --elastic}.
+     */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
                    boolean keepGoing, boolean elastic) throws Exception {
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";

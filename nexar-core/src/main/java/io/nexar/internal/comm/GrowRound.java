@@ -89,9 +89,14 @@ final class GrowRound {
                     : "another member could not connect to them") + "; the world communicator is unchanged");
         }
         engine.reserveId(id);
-        int[] ranks = Arrays.copyOf(g.worldRanks(), g.size() + added.length);
-        System.arraycopy(added, 0, ranks, g.size(), added.length);
-        return new Group(id, g.rank(), ranks);
+        return new Group(id, g.rank(), grownRanks(g.worldRanks(), added));
+    }
+
+    /** The grown world's ranks: the members in their order, then the newcomers (members keep their ranks). */
+    static int[] grownRanks(int[] members, int[] newcomers) {
+        int[] ranks = Arrays.copyOf(members, members.length + newcomers.length);
+        System.arraycopy(newcomers, 0, ranks, members.length, newcomers.length);
+        return ranks;
     }
 
     /** Rank 0: the seed's offer, encoded; an empty offer if nobody waits or the seed cannot be asked. */

@@ -153,13 +153,12 @@ public final class TransportCommunicator implements Communicator {
     public static TransportCommunicator admitted(Transport transport, InboundRouter router, NexarConfig config,
                                                  Admissions.Ticket ticket, int[] newcomers, Runnable onClose) {
         int[] members = ticket.worldRanks();
-        int[] ranks = java.util.Arrays.copyOf(members, members.length + newcomers.length);
-        System.arraycopy(newcomers, 0, ranks, members.length, newcomers.length);
+        int[] ranks = GrowRound.grownRanks(members, newcomers);
         int self = -1;
-        for (int i = 0; i < ranks.length; i++) {
-            self = ranks[i] == transport.rank() ? i : self;
+        for (int i = 0; i < newcomers.length; i++) {
+            self = newcomers[i] == transport.rank() ? members.length + i : self;
         }
-        if (self < members.length) {
+        if (self < 0) {
             throw new IllegalArgumentException("world rank " + transport.rank() + " is not among the newcomers "
                     + java.util.Arrays.toString(newcomers));
         }

@@ -19,8 +19,7 @@ final class PeerDescriptor {
     }
 
     static Newcomer encode(PeerInfo p) {
-        Message m = new PeerTable(List.of(new PeerTable.Entry(p.rank(), p.memberId(), p.quicAddress(),
-                p.bulkAddress())));
+        Message m = new PeerTable(List.of(p.entry()));
         byte[] frame = new byte[Math.toIntExact(MessageCodec.encodedSize(m))];
         MessageCodec.encode(m, MemorySegment.ofArray(frame));
         return new Newcomer(p.rank(), frame);
@@ -35,7 +34,6 @@ final class PeerDescriptor {
         if (!(m instanceof PeerTable t) || t.entries().size() != 1 || t.entries().getFirst().rank() != n.worldRank()) {
             throw new IllegalArgumentException("the descriptor of world rank " + n.worldRank() + " is " + m);
         }
-        PeerTable.Entry e = t.entries().getFirst();
-        return new PeerInfo(e.rank(), e.memberId(), e.quicAddress(), e.bulkAddress());
+        return PeerInfo.of(t.entries().getFirst());
     }
 }

@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
 import java.net.InetSocketAddress;
 
 /**
@@ -11,4 +12,14 @@ import java.net.InetSocketAddress;
  * @param bulkAddress its TCP bulk-lane listen address, or null if it has none
  */
 public record PeerInfo(int rank, String memberId, InetSocketAddress quicAddress, InetSocketAddress bulkAddress) {
+
+    /** The peer of a peer-table entry as it travels on the wire. */
+    public static PeerInfo of(PeerTable.Entry e) {
+        return new PeerInfo(e.rank(), e.memberId(), e.quicAddress(), e.bulkAddress());
+    }
+
+    /** This peer as a peer-table entry on the wire. */
+    public PeerTable.Entry entry() {
+        return new PeerTable.Entry(rank, memberId, quicAddress, bulkAddress);
+    }
 }

@@ -210,11 +210,7 @@ public final class QuicTransport implements Transport {
             table = t;
         }
         tableFuture.complete(t);
-        for (int p = rank + 1; p < worldSize; p++) {
-            if (all[p] != null) {
-                endpoint.dial(all[p], t.get(p).quicAddress(), deadline);
-            }
-        }
+        List<PeerLink> dialled = dialHigher(all, t, deadline);
         // Each connection heartbeats (and watches its peer's) from the moment it is ready, not once every link and
         // bulk lane is: on a lossy link the others can take seconds (QUIC or SYN retransmits), and a peer whose own
         // formation finished earlier already counts our silence.
@@ -224,7 +220,7 @@ public final class QuicTransport implements Transport {
             }
         }
         Formation.await(this, all, deadline);
-        endpoint.connectBulk(higher(all), t, deadline);
+        endpoint.connectBulk(dialled, t, deadline);
     }
 
     /**
@@ -263,22 +259,19 @@ public final class QuicTransport implements Transport {
             worldSize = size;
             table = t;
         }
-        for (PeerLink l : added) {
-            if (l.peer > rank) {
-                endpoint.dial(l, t.get(l.peer).quicAddress(), deadline);
-            }
-        }
+        List<PeerLink> dialled = dialHigher(added, t, deadline);
         Formation.await(this, added, deadline);
-        endpoint.connectBulk(higher(added), t, deadline);
+        endpoint.connectBulk(dialled, t, deadline);
         LOG.info("rank {}: connected to world ranks {} admitted into the running cluster", rank,
                 infos.stream().map(PeerInfo::rank).toList());
     }
 
-    /** The links of {@code all} to ranks above this one: those this rank dials. */
-    private List<PeerLink> higher(PeerLink[] all) {
+    /** Dials the links of {@code all} to ranks above this one (the lower rank dials); returns them. */
+    private List<PeerLink> dialHigher(PeerLink[] all, PeerTable t, Deadline deadline) {
         var out = new ArrayList<PeerLink>();
         for (PeerLink l : all) {
             if (l != null && l.peer > rank) {
+                endpoint.dial(l, t.get(l.peer).quicAddress(), deadline);
                 out.add(l);
             }
         }

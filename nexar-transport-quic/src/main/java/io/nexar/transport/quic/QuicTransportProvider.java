@@ -26,7 +26,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -129,12 +128,7 @@ public final class QuicTransportProvider implements TransportProvider {
         public List<Newcomer> admit(Ticket ticket, int max, Deadline deadline) {
             var a = SeedPoll.admit(joinString, max, ticket.communicator(), ticket.generation(), ticket.worldRanks(),
                     Duration.ofNanos(Math.max(1, deadline.remainingNanos())));
-            var out = new ArrayList<Newcomer>(a.newcomers().size());
-            for (var e : a.newcomers()) {
-                out.add(PeerDescriptor.encode(new PeerInfo(e.rank(), e.memberId(), e.quicAddress(),
-                        e.bulkAddress())));
-            }
-            return out;
+            return a.newcomers().stream().map(e -> PeerDescriptor.encode(PeerInfo.of(e))).toList();
         }
     }
 

@@ -141,8 +141,7 @@ final class FormationState {
             } else if (phase == Phase.FAILED) {
                 return failure;
             } else if (enrolledKeys.contains(c.publicKey)) {
-                return new Refused(JoinRefusal.KEY_ALREADY_ENROLLED, "key already enrolled: this CSR's public key"
-                        + " has already joined (a replayed or duplicated request)");
+                return replayed();
             } else if (c.requestedRank >= worldSize) {
                 return new Refused(JoinRefusal.RANK_UNAVAILABLE, "requested rank " + c.requestedRank
                         + " is not in [0, " + worldSize + ")");
@@ -169,12 +168,17 @@ final class FormationState {
         if (phase == Phase.FAILED) {
             return failure;
         } else if (enrolledKeys.contains(c.publicKey)) {
-            return new Refused(JoinRefusal.KEY_ALREADY_ENROLLED, "key already enrolled: this CSR's public key"
-                    + " has already joined (a replayed or duplicated request)");
+            return replayed();
         }
         enrolledKeys.add(c.publicKey);
         waiting.add(c);
         return null;
+    }
+
+    /** The refusal of a request whose key has already enrolled. */
+    private static Refused replayed() {
+        return new Refused(JoinRefusal.KEY_ALREADY_ENROLLED, "key already enrolled: this CSR's public key has already"
+                + " joined (a replayed or duplicated request)");
     }
 
     /** Elastic workers waiting now. */

@@ -26,7 +26,6 @@ import java.net.SocketTimeoutException;
 import java.security.SecureRandom;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -149,11 +148,7 @@ final class SeedConnection implements Runnable {
     }
 
     private static List<PeerTable.Entry> entries(List<PeerInfo> peers) {
-        var entries = new ArrayList<PeerTable.Entry>(peers.size());
-        for (PeerInfo p : peers) {
-            entries.add(new PeerTable.Entry(p.rank(), p.memberId(), p.quicAddress(), p.bulkAddress()));
-        }
-        return entries;
+        return peers.stream().map(PeerInfo::entry).toList();
     }
 
     /** Closes the socket: unblocks this connection's thread. */

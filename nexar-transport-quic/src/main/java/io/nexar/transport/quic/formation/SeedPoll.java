@@ -39,7 +39,7 @@ public final class SeedPoll {
     public static Admission admit(String joinString, int max, int communicator, int generation, int[] members,
                                   Duration timeout) {
         JoinString js = JoinString.parse(joinString);
-        String seed = (js.host().indexOf(':') >= 0 ? "[" + js.host() + "]" : js.host()) + ":" + js.port();
+        String seed = js.hostPort();
         var tm = new PinnedCaTrustManager(js.caFingerprint(), ClusterCa.SEED_MEMBER_ID);
         long millis = Math.max(1, timeout.toMillis());
         try (SSLSocket socket = WorkerEnrolment.open(js, tm, millis)) {

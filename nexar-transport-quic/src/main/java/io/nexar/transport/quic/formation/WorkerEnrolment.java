@@ -74,20 +74,10 @@ public final class WorkerEnrolment {
      */
     public static Enrolment join(String joinString, int requestedRank, InetSocketAddress quicAddress,
                                  InetSocketAddress bulkAddress, Duration deadline) {
-        JoinString js = JoinString.parse(joinString);
         if (requestedRank < -1) {
             throw new IllegalArgumentException("requestedRank " + requestedRank + " is less than -1 (any rank)");
         }
-        Objects.requireNonNull(quicAddress, "quicAddress");
-        if (quicAddress.isUnresolved() || bulkAddress != null && bulkAddress.isUnresolved()) {
-            throw new IllegalArgumentException("advertised addresses must be resolved IP addresses");
-        }
-        if (deadline == null || deadline.isNegative() || deadline.isZero()) {
-            throw new IllegalArgumentException("deadline " + deadline + " is not a positive duration");
-        }
-        var attempt = new WorkerAttempt(js, requestedRank, quicAddress, bulkAddress, deadline,
-                System.nanoTime() + deadline.toNanos(), false);
-        return attempt.run();
+        return attempt(joinString, requestedRank, quicAddress, bulkAddress, deadline, false);
     }
 
     /**
@@ -100,14 +90,22 @@ public final class WorkerEnrolment {
      */
     public static Enrolment joinRunning(String joinString, InetSocketAddress quicAddress,
                                         InetSocketAddress bulkAddress, Duration deadline) {
+        return attempt(joinString, -1, quicAddress, bulkAddress, deadline, true);
+    }
+
+    /** Checks the arguments both joins share and runs the attempt. */
+    private static Enrolment attempt(String joinString, int requestedRank, InetSocketAddress quicAddress,
+                                     InetSocketAddress bulkAddress, Duration deadline, boolean elastic) {
         JoinString js = JoinString.parse(joinString);
         Objects.requireNonNull(quicAddress, "quicAddress");
+        if (quicAddress.isUnresolved() || bulkAddress != null && bulkAddress.isUnresolved()) {
+            throw new IllegalArgumentException("advertised addresses must be resolved IP addresses");
+        }
         if (deadline == null || deadline.isNegative() || deadline.isZero()) {
             throw new IllegalArgumentException("deadline " + deadline + " is not a positive duration");
         }
-        var attempt = new WorkerAttempt(js, -1, quicAddress, bulkAddress, deadline,
-                System.nanoTime() + deadline.toNanos(), true);
-        return attempt.run();
+        return new WorkerAttempt(js, requestedRank, quicAddress, bulkAddress, deadline,
+                System.nanoTime() + deadline.toNanos(), elastic).run();
     }
 
     /** One join, with its retries. */
@@ -132,7 +130,7 @@ public final class WorkerEnrolment {
             this.bulkAddress = bulkAddress;
             this.deadline = deadline;
             this.endNanos = endNanos;
-            this.seed = (js.host().indexOf(':') >= 0 ? "[" + js.host() + "]" : js.host()) + ":" + js.port();
+            this.seed = js.hostPort();
         }
 
         Enrolment run() {
@@ -276,10 +274,7 @@ public final class WorkerEnrolment {
                 throw failure("seed at " + seed + " sent a peer table of " + table.entries().size()
                         + " ranks for a world of " + a.worldSize());
             }
-            var out = new ArrayList<PeerInfo>(table.entries().size());
-            for (PeerTable.Entry e : table.entries()) {
-                out.add(new PeerInfo(e.rank(), e.memberId(), e.quicAddress(), e.bulkAddress()));
-            }
+            List<PeerInfo> out = table.entries().stream().map(PeerInfo::of).toList();
             PeerInfo self = out.stream().filter(p -> p.rank() == a.rank()).findFirst().orElse(null);
             if (self == null || !self.memberId().equals(a.memberId())) {
                 throw failure("seed at " + seed + " lists member " + (self == null ? "none" : self.memberId())

@@ -124,8 +124,12 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
 
     /** The whole join string, secret included. */
     public String format() {
-        String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-        return PREFIX + h + ":" + port + "?token=" + token.encoded() + "&ca=" + caFingerprint;
+        return PREFIX + hostPort() + "?token=" + token.encoded() + "&ca=" + caFingerprint;
+    }
+
+    /** The seed as {@code HOST:PORT} ({@code [V6]:PORT} for an IPv6 address), for messages. */
+    public String hostPort() {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
     /** The seed's address; resolved now (a host name is looked up). */
@@ -136,8 +140,7 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
     /** The join string with the token replaced by {@code ***}, safe to log. */
     @Override
     public String toString() {
-        String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-        return PREFIX + h + ":" + port + "?token=***&ca=" + caFingerprint;
+        return PREFIX + hostPort() + "?token=***&ca=" + caFingerprint;
     }
 
     private static void checkHost(String host) {
