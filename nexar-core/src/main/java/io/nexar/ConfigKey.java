@@ -72,11 +72,13 @@ public enum ConfigKey {
             "Allgather outputs up to this size use recursive doubling, larger ones the ring."),
     /** {@code bulk}, read into {@link NexarConfig#bulk()}. */
     BULK("bulk", Type.ENUM, "tls", oneOf("tls", "tcp-plain", "quic"),
-            "Lane for large payloads: tls (one TCP connection per pair with mutual TLS 1.3), tcp-plain (unencrypted,"
-                    + " logged as a warning; isolated networks only) or quic (no bulk lane)."),
+            "Lanes for point-to-point and collective messages: tls (two TCP connections per pair, one per lane, with"
+                    + " mutual TLS 1.3), tcp-plain (unencrypted, logged as a warning; isolated networks only) or quic"
+                    + " (everything on QUIC)."),
     /** {@code bulk.threshold}, read into {@link NexarConfig#bulkThresholdBytes()}. */
-    BULK_THRESHOLD("bulk.threshold", Type.SIZE, "1MiB", between("0B", "4194304TiB"),
-            "Messages of at least this size take the bulk lane (when bulk is tls or tcp-plain)."),
+    BULK_THRESHOLD("bulk.threshold", Type.SIZE, "0B", between("0B", "4194304TiB"),
+            "Point-to-point and collective messages of at least this size take the TCP lanes (when bulk is tls or"
+                    + " tcp-plain); smaller ones QUIC. 0: all of them (fewest thread hand-offs per message)."),
     /** {@code heartbeat.interval}, read into {@link NexarConfig#heartbeatInterval()}. */
     HEARTBEAT_INTERVAL("heartbeat.interval", Type.DURATION, "1s", between("10ms", "1h"),
             "A heartbeat goes to each peer on the control lane when nothing else was sent to it for this long."),

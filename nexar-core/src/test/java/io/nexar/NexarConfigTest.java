@@ -177,7 +177,7 @@ class NexarConfigTest {
                 allgather.algorithm       auto    default
                 allgather.small.size      64KiB   default
                 bulk                      tls     default
-                bulk.threshold            1MiB    default
+                bulk.threshold            0B      default
                 heartbeat.interval        1s      default
                 heartbeat.timeout         5s      default
                 recovery.policy           abort   default

@@ -42,8 +42,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Memory: chunks of unmatched messages are copied into the unexpected store, bounded by {@code maxStoredBytes}.
  * A chunk that does not fit is refused ({@link Delivery#FULL}) and the transport retries later, except the first
- * chunk of the oldest missing message of a pair, which is always taken so that concurrent senders cannot deadlock
- * each other; the store therefore exceeds its bound by at most one chunk per sender. Once a receive is bound to a
+ * chunk of the oldest missing message of a pair while later messages of the pair wait for it or a receive from that
+ * sender is posted, so that concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its
+ * bound by at most one chunk per sender at a time. Once a receive is bound to a
  * message, its chunks go straight into the receive's buffer.
  *
  * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
@@ -344,8 +345,7 @@ public final class Mailbox implements InboundHandler {
             if (d.offset() != 0) {
                 throw protocol(peer, "started message " + d.messageSeq() + " at offset " + d.offset());
             }
-            boolean gapHead = d.messageSeq() == pair.contiguous;
-            if (!gapHead && len > 0 && !fits(len)) {
+            if (len > 0 && !fits(len) && !neededNow(pair, d, peer)) {
                 return Delivery.FULL;
             }
             m = new InboundMessage(d.messageSeq(), d.tag(), d.totalBytes());
@@ -373,6 +373,29 @@ public final class Mailbox implements InboundHandler {
             finishIfComplete(pair, m);
         }
         return Delivery.ACCEPTED;
+    }
+
+    /**
+     * True if the first chunk of {@code d}, which does not fit, must be taken anyway: it is the oldest missing
+     * message of the pair and something waits for it, either later messages that already arrived (they cannot match
+     * before it) or a posted receive from that sender (which may need it, or a message after it). A pair whose
+     * messages arrive in order and are not being received is refused (before, every in-order message was "the oldest
+     * missing one" and the store grew without bound).
+     */
+    private boolean neededNow(PairState pair, Message.Data d, int peer) {
+        if (d.messageSeq() != pair.contiguous) {
+            return false;
+        }
+        if (!pair.ahead.isEmpty()) {
+            return true;
+        }
+        for (var e : posted.entrySet()) {
+            ChannelKey k = e.getKey();
+            if (k.communicator == d.communicator() && k.src == peer && !e.getValue().isEmpty()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean fits(long len) {

@@ -55,17 +55,47 @@ class MailboxTest {
     }
 
     @Test
-    void shouldRefuseChunksBeyondTheBoundButAlwaysTakeTheOldestMissingMessage() {
-        byte[] big = new byte[1000];
-        assertThat(mailbox.onMessage(1, data(0, 0, 1000, 0, big))).isEqualTo(Delivery.ACCEPTED);
-        // Store holds 1000 of 1024 bytes: message 2 does not fit and is not the oldest missing one (1 is).
-        assertThat(mailbox.onMessage(1, data(0, 2, 100, 0, new byte[100]))).isEqualTo(Delivery.FULL);
-        // Message 1 is the oldest missing one: always taken, so concurrent senders cannot deadlock.
+    void shouldRefuseChunksBeyondTheBoundButTakeTheOldestMissingMessageThatOthersWaitFor() {
+        assertThat(mailbox.onMessage(1, data(0, 0, 500, 0, new byte[500]))).isEqualTo(Delivery.ACCEPTED);
+        // Message 2 overtook message 1 (another lane) and fits: it waits for message 1.
+        assertThat(mailbox.onMessage(1, data(0, 2, 500, 0, new byte[500]))).isEqualTo(Delivery.ACCEPTED);
+        // Store holds 1000 of 1024 bytes: message 3 does not fit and is not the oldest missing one (1 is).
+        assertThat(mailbox.onMessage(1, data(0, 3, 100, 0, new byte[100]))).isEqualTo(Delivery.FULL);
+        // Message 1 is the oldest missing one and message 2 waits for it: taken, so lanes cannot deadlock.
         assertThat(mailbox.onMessage(1, data(0, 1, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
         assertThat(mailbox.storedBytes()).isEqualTo(1100);
-        receive(0, new byte[1000]);
-        assertThat(mailbox.storedBytes()).isEqualTo(100);
-        assertThat(mailbox.onMessage(1, data(0, 2, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
+        receive(0, new byte[500]);
+        assertThat(mailbox.storedBytes()).isEqualTo(600);
+        assertThat(mailbox.onMessage(1, data(0, 3, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
+    }
+
+    @Test
+    void shouldRefuseInOrderMessagesBeyondTheBoundWhileNobodyReceives() throws Exception {
+        // Single-chunk messages arriving in order: each is "the oldest missing one" when it arrives, but nothing
+        // waits for it, so the bound applies (it used to take them all).
+        int accepted = 0;
+        for (int seq = 0; seq < 10; seq++) {
+            if (mailbox.onMessage(1, data(0, seq, 300, 0, new byte[300])) == Delivery.FULL) {
+                break;
+            }
+            accepted++;
+        }
+        assertThat(accepted).as("messages taken into a 1024-byte store").isEqualTo(3);
+        assertThat(mailbox.storedBytes()).isEqualTo(900);
+        // A receive from that sender is posted (for a later tag): the oldest missing message is taken after all.
+        var b = new byte[300];
+        var t = Thread.ofVirtual().start(() -> receive(7, b));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Delivery d;
+        while ((d = mailbox.onMessage(1, data(0, 3, 300, 0, new byte[300]))) == Delivery.FULL
+                && System.nanoTime() < until) {
+            Thread.onSpinWait(); // until the receive is posted
+        }
+        assertThat(d).isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.onMessage(1, data(7, 4, 300, 0, new byte[300]))).isEqualTo(Delivery.ACCEPTED);
+        t.join(5000);
+        assertThat(t.isAlive()).as("the receive of tag 7 is still waiting").isFalse();
+        assertThat(b[0]).isZero();
     }
 
     @Test

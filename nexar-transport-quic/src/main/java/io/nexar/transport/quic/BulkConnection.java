@@ -7,6 +7,7 @@ import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -21,10 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One TCP bulk-lane connection with one peer: its setup ({@link BulkSetup}), its reader ({@link BulkReader}) and its
- * writer ({@link BulkWriter}). The reader and the writer each run on a virtual thread of their own
- * ({@code nexar-bulk-r<rank>-p<peer>-rx}, {@code -tx}) with blocking socket I/O ({@link BulkSocket}); this class ties
- * them together, and decides what a failure means.
+ * One TCP bulk-lane connection with one peer, carrying one lane (P2P or COLLECTIVE; a pair has one connection per
+ * lane): its setup ({@link BulkSetup}), its reader ({@link BulkReader}) and its writer ({@link BulkWriter}). The
+ * reader and the writer each run on a platform thread of their own ({@code nexar-bulk-r<rank>-p<peer>-<lane>-rx},
+ * {@code -tx}) over a socket that is non-blocking after setup ({@link BulkSocket}); senders write their own small
+ * frames. This class ties them together, and decides what a failure means.
  *
  * <pre>
  *  dialer (lower rank, its QUIC link ready)          acceptor
@@ -64,18 +66,23 @@ final class BulkConnection {
     private final AtomicInteger liveLoops = new AtomicInteger(1);
     private final AtomicBoolean abruptEnd = new AtomicBoolean();
     private volatile PeerLink link;
+    /** The lane this connection carries: P2P or COLLECTIVE; for an accepted one, known from the dialer's HELLO. */
+    private volatile Lane lane;
+    private volatile boolean inputEnded;
     private volatile boolean ready;
     private volatile boolean closed;
 
     /**
      * @param dialTarget the link this rank dials (and {@code dialAddress} its bulk address), or null for an accepted
      *                   connection
+     * @param lane the lane a dialled connection carries (P2P or COLLECTIVE); null for an accepted one
      * @param channel the socket: not yet connected if dialled, accepted otherwise; blocking
      * @param socket its byte stream (TLS or plain)
      */
-    BulkConnection(QuicTransport transport, BulkEndpoint endpoint, PeerLink dialTarget, InetSocketAddress dialAddress,
-                   SocketChannel channel, BulkSocket socket) {
+    BulkConnection(QuicTransport transport, BulkEndpoint endpoint, PeerLink dialTarget, Lane lane,
+                   InetSocketAddress dialAddress, SocketChannel channel, BulkSocket socket) {
         this.transport = transport;
+        this.lane = lane;
         this.endpoint = endpoint;
         this.dialTarget = dialTarget;
         this.dialAddress = dialAddress;
@@ -94,7 +101,8 @@ final class BulkConnection {
     void start(Deadline setupDeadline) {
         long setupNanos = setupDeadline.remainingNanos();
         var setup = new BulkSetup(this, reader, writer, channel, dialAddress, setupDeadline);
-        endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer, "rx"),
+        endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer,
+                        lane == null ? "rx" : lane.name().toLowerCase(java.util.Locale.ROOT) + "-rx"),
                 () -> readLoop(setup));
         endpoint.schedule(() -> {
             if (fallBack("did not finish its setup within " + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms")) {
@@ -128,6 +136,43 @@ final class BulkConnection {
         return link;
     }
 
+    /** The lane this connection carries; null for an accepted connection before the dialer's HELLO. */
+    Lane lane() {
+        return lane;
+    }
+
+    /** The dialer's HELLO named the lane of an accepted connection (setup, reader thread). */
+    void carries(Lane l) {
+        lane = l;
+    }
+
+    /** The code of a lane in a bulk-lane HELLO's flags byte (docs/protocol.md 8.1). */
+    static int laneCode(Lane l) {
+        return switch (l) {
+            case P2P -> 1;
+            case COLLECTIVE -> 2;
+            default -> throw new IllegalArgumentException("no TCP connection carries lane " + l);
+        };
+    }
+
+    /** The lane named by a bulk-lane HELLO's flags byte, or null if it names none. */
+    static Lane laneOf(int code) {
+        return switch (code) {
+            case 1 -> Lane.P2P;
+            case 2 -> Lane.COLLECTIVE;
+            default -> null;
+        };
+    }
+
+    /** The peer ended its output: nothing more arrives on this connection (reader thread sets it). */
+    boolean inputEnded() {
+        return inputEnded;
+    }
+
+    void markInputEnded() {
+        inputEnded = true;
+    }
+
     /** The peer is identified (setup, reader thread). */
     void identified(PeerLink l) {
         link = l;
@@ -153,14 +198,15 @@ final class BulkConnection {
                 throw protocolError("finished its bulk-lane setup after the deadline");
             }
             if (!link.attachBulk(this)) {
-                throw protocolError(link.bulk() != null ? "opened a second bulk lane"
+                throw protocolError(link.bulk(lane) != null ? "opened a second " + lane + " bulk connection"
                         : "went down while its bulk lane was being set up");
             }
             ready = true;
         }
         liveLoops.incrementAndGet();
-        endpoint.startThread(threadName("p" + link.peer, "tx"), this::writeLoop);
-        LOG.debug("rank {}: bulk lane with rank {} ready ({})", transport.rank(), link.peer,
+        endpoint.startThread(threadName("p" + link.peer, lane.name().toLowerCase(java.util.Locale.ROOT) + "-tx"),
+                this::writeLoop);
+        LOG.debug("rank {}: {} bulk connection with rank {} ready ({})", transport.rank(), lane, link.peer,
                 socket.tls() ? "TLS" : "plain");
         setUp.complete(null);
     }
@@ -291,6 +337,11 @@ final class BulkConnection {
         return writer.queuedBytes();
     }
 
+    /** See {@link BulkWriter#ownWrites()}. */
+    long[] ownWrites() {
+        return writer.ownWrites();
+    }
+
     /** Frames whose sender went at its deadline, finished by the writer from a copy (for tests and diagnostics). */
     int detachedFrames() {
         return writer.detachedFrames();
@@ -317,6 +368,7 @@ final class BulkConnection {
         } catch (IOException e) {
             LOG.debug("rank {}: closing a bulk connection failed", transport.rank(), e);
         }
+        socket.closeSelectors(); // wakes a reader or writer waiting for the socket; frees the channel's descriptor
     }
 
     /** A loop (reader or writer) ended; the socket is closed once both have. */
@@ -338,9 +390,11 @@ final class BulkConnection {
             return false;
         }
         if (why != null && !transport.isClosing()) {
-            String who = dialTarget != null ? "the bulk lane of rank " + dialTarget.peer : "a bulk connection from "
-                    + remote();
-            LOG.warn("rank {}: {} {}; large messages use QUIC instead", transport.rank(), who, why);
+            String which = lane == null ? "" : lane + " ";
+            String who = dialTarget != null ? "the " + which + "bulk connection of rank " + dialTarget.peer
+                    : "a bulk connection from " + remote();
+            LOG.warn("rank {}: {} {}; {} messages use QUIC instead", transport.rank(), who, why,
+                    lane == null ? "its lane's" : lane.toString());
         }
         setUp.complete(null);
         return true;

@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.TlsMaterial;
 import java.io.IOException;
@@ -24,13 +25,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The TCP side of a transport's bulk lane: one listening socket, and one {@link BulkConnection} per peer pair,
- * dialled by the lower rank once the pair's QUIC connection is ready. TLS is the JDK's TLS 1.3 ({@link SSLEngine},
+ * The TCP side of a transport's bulk lane: one listening socket, and two {@link BulkConnection}s per peer pair (one
+ * for the P2P lane, one for the COLLECTIVE lane), dialled by the lower rank once the pair's QUIC connection is ready. TLS is the JDK's TLS 1.3 ({@link SSLEngine},
  * AES-128-GCM first) with the same key, CA and member checks as QUIC ({@link TlsMaterial}); {@link BulkConnection}
  * checks which member it reached.
  *
- * <p>Threading: blocking socket I/O on virtual threads named {@code nexar-bulk-r<rank>-...}: one accepting, and a
- * reader and a writer per connection; setup deadlines run on the transport's event loops. {@link #shutdown} closes
+ * <p>Threading: platform threads named {@code nexar-bulk-r<rank>-...}: one accepting, and a reader and a writer per
+ * connection (four per peer: a cluster of n ranks has 4(n-1) of them per process, mostly parked; each connection
+ * also holds two selectors); setup deadlines run on the transport's event loops. {@link #shutdown} closes
  * every socket and waits for every one of these threads to end.
  */
 final class BulkEndpoint {
@@ -40,6 +42,9 @@ final class BulkEndpoint {
     /** AES-128-GCM first: the fastest on the JDK (the CPU has AES and carry-less multiply instructions). */
     private static final String[] CIPHERS = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
         "TLS_CHACHA20_POLY1305_SHA256"};
+
+    /** The lanes that get a TCP connection of their own per pair, so that they never block each other. */
+    private static final Lane[] TCP_LANES = {Lane.P2P, Lane.COLLECTIVE};
 
     private final QuicTransport transport;
     private final MemberCredentials credentials;
@@ -103,8 +108,8 @@ final class BulkEndpoint {
             }
             try {
                 configure(ch);
-                var c = new BulkConnection(transport, this, null, null, ch, new BulkSocket(ch, engine(serverTls,
-                        true)));
+                var c = new BulkConnection(transport, this, null, null, null, ch, new BulkSocket(ch,
+                        engine(serverTls, true)));
                 track(c).start(Deadline.after(ACCEPT_SETUP));
             } catch (IOException | RuntimeException e) {
                 LOG.warn("rank {}: could not set up an accepted bulk connection", transport.rank(), e);
@@ -123,7 +128,9 @@ final class BulkEndpoint {
         for (PeerLink l : targets) {
             InetSocketAddress address = table.get(l.peer).bulkAddress();
             if (address != null && l.isReady()) {
-                setUps.add(dial(l, address, deadline));
+                for (Lane lane : TCP_LANES) {
+                    setUps.add(dial(l, lane, address, deadline));
+                }
             }
         }
         try {
@@ -137,19 +144,19 @@ final class BulkEndpoint {
         }
     }
 
-    private CompletableFuture<Void> dial(PeerLink link, InetSocketAddress address, Deadline deadline) {
+    private CompletableFuture<Void> dial(PeerLink link, Lane lane, InetSocketAddress address, Deadline deadline) {
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             configure(ch);
             SSLEngine engine = tls ? engine(TlsMaterial.sslContext(credentials,
                     transport.table().get(link.peer).memberId()), false) : null;
-            var c = new BulkConnection(transport, this, link, address, ch, new BulkSocket(ch, engine));
+            var c = new BulkConnection(transport, this, link, lane, address, ch, new BulkSocket(ch, engine));
             track(c).start(deadline);
             return c.setUp();
         } catch (IOException | RuntimeException e) {
-            LOG.warn("rank {}: the bulk lane of rank {} could not be dialled at {} ({}); large messages use QUIC"
-                    + " instead", transport.rank(), link.peer, Texts.format(address), e.toString());
+            LOG.warn("rank {}: the {} bulk connection of rank {} could not be dialled at {} ({}); that lane uses QUIC"
+                    + " instead", transport.rank(), lane, link.peer, Texts.format(address), e.toString());
             closeQuietly(ch);
             return CompletableFuture.completedFuture(null);
         }
@@ -182,9 +189,13 @@ final class BulkEndpoint {
         connections.remove(c);
     }
 
-    /** Starts a virtual thread named {@code name}; {@link #shutdown} waits for it. */
+    /**
+     * Starts a platform (daemon) thread named {@code name}; {@link #shutdown} waits for it. Platform, not virtual: a
+     * platform thread blocked in a socket read is woken by the kernel itself, a virtual one by the JDK's poller thread
+     * and then a carrier thread, two more hand-offs on every small message (measured in docs/performance.md).
+     */
     void startThread(String name, Runnable body) {
-        Thread t = Thread.ofVirtual().name(name).unstarted(() -> {
+        Thread t = Thread.ofPlatform().daemon().name(name).unstarted(() -> {
             try {
                 body.run();
             } finally {

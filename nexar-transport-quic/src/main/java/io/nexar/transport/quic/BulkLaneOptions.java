@@ -3,9 +3,13 @@ package io.nexar.transport.quic;
 import java.util.Objects;
 
 /**
- * How a {@link QuicTransport} moves large payloads (DESIGN.md section 2, "bulk lane"): messages of at least
- * {@code thresholdBytes} on the point-to-point and collective lanes travel on one TCP connection per peer pair
- * instead of QUIC, because TLS over TCP moves several times more bytes per second on the same machine.
+ * How a {@link QuicTransport} moves point-to-point and collective messages (DESIGN.md section 2, "bulk lane"):
+ * messages of at least {@code thresholdBytes} travel on TCP instead of QUIC, on two connections per peer pair (one
+ * for the point-to-point lane, one for the collective lane, so that the lanes never block each other, as QUIC's
+ * streams do not), because TLS over TCP moves several times more bytes per second on the same machine, and a small
+ * message crosses fewer threads (the sender writes it to the socket itself). The default threshold is 0: every
+ * such message; QUIC keeps control (heartbeats, agreement, goodbye) and RPC. Deviation from DESIGN.md (which has
+ * small messages on QUIC), measured in docs/performance.md.
  *
  * <p>The TCP connection is set up after the pair's QUIC connection, by the lower rank, and checked like it (mutual TLS
  * 1.3, chain to the cluster CA, the member of the peer table, and the same Hello). If it cannot be set up, both sides
@@ -19,8 +23,8 @@ import java.util.Objects;
  */
 public record BulkLaneOptions(Mode mode, long thresholdBytes, int port) {
 
-    /** The default threshold: 1 MiB. */
-    public static final long DEFAULT_THRESHOLD_BYTES = 1L << 20;
+    /** The default threshold: 0, every point-to-point and collective message takes the TCP lanes. */
+    public static final long DEFAULT_THRESHOLD_BYTES = 0;
 
     /** Whether there is a bulk lane, and how it is protected. */
     public enum Mode {
@@ -58,7 +62,7 @@ public record BulkLaneOptions(Mode mode, long thresholdBytes, int port) {
         return new BulkLaneOptions(mode, thresholdBytes, newPort);
     }
 
-    /** TLS, 1 MiB threshold. */
+    /** TLS, every message (threshold 0). */
     public static BulkLaneOptions defaults() {
         return new BulkLaneOptions(Mode.TLS, DEFAULT_THRESHOLD_BYTES);
     }

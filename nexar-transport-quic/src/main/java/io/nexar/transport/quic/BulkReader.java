@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import static io.nexar.internal.protocol.WireFormat.FLAGS_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.HELLO_FRAME_BYTES;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
 import static io.nexar.internal.protocol.WireFormat.MIN_FRAME_LENGTH;
@@ -35,6 +36,8 @@ final class BulkReader {
     private final BulkSocket socket;
     private final BulkWriter writer;
     private boolean goodbyeSeen;
+    /** The flags byte of the peer's HELLO: on the bulk lane it names the connection's lane. */
+    private int helloFlags = -1;
     private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
 
@@ -92,7 +95,16 @@ final class BulkReader {
             socket.readFully(f, false);
         }
         f.flip();
+        if (first) {
+            helloFlags = f.get(FLAGS_OFFSET) & 0xFF;
+            f.put(FLAGS_OFFSET, (byte) 0); // the codec checks a HELLO as on every other connection
+        }
         return MessageCodec.decode(peer, MemorySegment.ofBuffer(f), max);
+    }
+
+    /** The flags byte of the peer's HELLO (after {@code readFrame(true)}), -1 before. */
+    int helloFlags() {
+        return helloFlags;
     }
 
     private void dispatch(Message m) throws InterruptedException {
@@ -124,6 +136,7 @@ final class BulkReader {
             return;
         }
         PeerLink link = owner.link();
+        owner.markInputEnded();
         link.bulkFinished();
         if (!goodbyeSeen && !transport.isClosing() && !link.isDown()) {
             // The stream ended without the Goodbye a leaving peer writes first: its process exited or was killed

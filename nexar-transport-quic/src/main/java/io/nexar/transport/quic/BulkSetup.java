@@ -1,6 +1,7 @@
 package io.nexar.transport.quic;
 
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -72,7 +73,7 @@ final class BulkSetup {
             return false;
         }
         if (dialTarget != null) {
-            writer.writeDirect(transport.hello());
+            writer.writeHello(transport.hello(), BulkConnection.laneCode(owner.lane()));
         }
         Message first = reader.readFrame(true);
         if (first == null) {
@@ -116,8 +117,9 @@ final class BulkSetup {
         } catch (ExecutionException | TimeoutException e) {
             // reported below
         }
+        Lane lane = owner.lane(); // null for an accepted connection until the dialer's HELLO names it
         String problem = l.isDown() ? "is down" : !l.isReady() ? "has no ready QUIC connection"
-                : l.bulk() != null ? "has a bulk lane already" : null;
+                : lane != null && l.bulk(lane) != null ? "has a " + lane + " bulk connection already" : null;
         if (problem != null) {
             return refuse("rank " + l.peer + " " + problem);
         }
@@ -129,6 +131,18 @@ final class BulkSetup {
     private boolean onHello(Message first) throws IOException {
         if (!(first instanceof Message.Hello h)) {
             throw owner.protocolError("began its bulk lane with " + first.type() + " instead of HELLO");
+        }
+        Lane named = BulkConnection.laneOf(reader.helloFlags());
+        if (named == null || (dialTarget != null && named != owner.lane())) {
+            throw owner.protocolError("sent a bulk-lane HELLO with flags " + String.format("0x%02x", reader.helloFlags())
+                    + (dialTarget != null ? ", expected " + String.format("0x%02x", BulkConnection.laneCode(owner.lane()))
+                    + " (" + owner.lane() + ")" : ", expected 0x01 (P2P) or 0x02 (COLLECTIVE)"));
+        }
+        if (dialTarget == null) {
+            owner.carries(named);
+            if (owner.link() != null && owner.link().bulk(named) != null) {
+                return refuse("rank " + owner.link().peer + " has a " + named + " bulk connection already");
+            }
         }
         if (owner.link() == null) { // plain TCP: the Hello names the dialer
             if (h.rank() < 0 || h.rank() >= transport.rank()) {
@@ -149,9 +163,11 @@ final class BulkSetup {
                     + ") that does not match its QUIC HELLO");
         }
         if (dialTarget == null) {
-            writer.writeDirect(transport.hello());
-            Thread.currentThread().setName(owner.threadName("p" + link.peer, "rx"));
+            writer.writeHello(transport.hello(), BulkConnection.laneCode(named));
+            Thread.currentThread().setName(owner.threadName("p" + link.peer,
+                    named.name().toLowerCase(java.util.Locale.ROOT) + "-rx"));
         }
+        socket.goNonBlocking();
         owner.attach();
         return true;
     }

@@ -3,6 +3,9 @@ package io.nexar.transport.quic;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -11,9 +14,10 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSession;
 
 /**
- * The byte stream of one bulk-lane TCP connection, over a blocking {@link SocketChannel}: TLS 1.3 through a JDK
- * {@link SSLEngine} driven here (no Netty), or plain. Blocking I/O suits the bulk lane: each connection has one
- * reader and one writer virtual thread, so a blocked socket parks a virtual thread and nothing else.
+ * The byte stream of one bulk-lane TCP connection, over a {@link SocketChannel}: TLS 1.3 through a JDK
+ * {@link SSLEngine} driven here (no Netty), or plain. The channel blocks during setup (handshake and Hellos, one
+ * thread), then is non-blocking ({@link #goNonBlocking}): the reader and the writer thread wait for it on a selector
+ * each, and a sender can try to write its own small frame without ever blocking on the socket ({@link #writeNow}).
  *
  * <pre>
  *  writer thread                                   reader thread
@@ -44,6 +48,9 @@ final class BulkSocket {
     private ByteBuffer spill;
     private final ByteBuffer[] scatter = new ByteBuffer[2];
     private volatile boolean wrapWanted;
+    /** After {@link #goNonBlocking}: where the reader and the writer wait for the socket. */
+    private volatile Selector readable;
+    private volatile Selector writable;
 
     /**
      * @param engine the TLS engine, in client or server mode, or null for plain TCP
@@ -184,11 +191,14 @@ final class BulkSocket {
 
     /** Plain TCP: one scattering read into {@code dst}, overflow into the spill. -1 at the end of the stream. */
     private int readPlain(ByteBuffer dst) throws IOException {
-        spill.clear();
-        scatter[0] = dst;
-        scatter[1] = spill;
-        long n = channel.read(scatter);
-        spill.flip();
+        long n;
+        do {
+            spill.clear();
+            scatter[0] = dst;
+            scatter[1] = spill;
+            n = channel.read(scatter);
+            spill.flip();
+        } while (n == 0 && awaitReadable());
         return n < 0 ? -1 : (int) n;
     }
 
@@ -233,7 +243,11 @@ final class BulkSocket {
     private boolean readMore() throws IOException {
         in.compact();
         try {
-            return channel.read(in) >= 0;
+            int n;
+            do {
+                n = channel.read(in);
+            } while (n == 0 && in.hasRemaining() && awaitReadable());
+            return n >= 0;
         } finally {
             in.flip();
         }
@@ -306,10 +320,83 @@ final class BulkSocket {
         out.flip();
         try {
             while (out.hasRemaining()) {
-                channel.write(out);
+                if (channel.write(out) == 0) {
+                    awaitWritable();
+                }
             }
         } finally {
             out.clear();
+        }
+    }
+
+    /**
+     * Writes what {@link #fill} put into {@code out} as far as the socket takes it now, without waiting (after
+     * {@link #goNonBlocking}): a sender writes its own small frame this way, saving the hand-off to the writer thread.
+     *
+     * @return true if all of it was written ({@code out} is cleared); false if some is left ({@code out} is then
+     *         prepared for {@link #flush}: what is left is between position and limit, after a compact)
+     */
+    boolean writeNow(ByteBuffer out) throws IOException {
+        out.flip();
+        while (out.hasRemaining()) {
+            if (channel.write(out) == 0) {
+                out.compact(); // back to "being filled" with what is left, as flush expects
+                return false;
+            }
+        }
+        out.clear();
+        return true;
+    }
+
+    /**
+     * After setup: the socket no longer blocks; the reader and the writer wait for it on selectors of their own, so
+     * that a sender can try a write without waiting ({@link #writeNow}). Setup (reader) thread, before the writer
+     * thread starts.
+     */
+    void goNonBlocking() throws IOException {
+        channel.configureBlocking(false);
+        readable = Selector.open();
+        writable = Selector.open();
+        channel.register(readable, SelectionKey.OP_READ);
+        channel.register(writable, SelectionKey.OP_WRITE);
+    }
+
+    /** Waits until the socket has bytes to read; true to read again. Throws once the socket is closed. */
+    private boolean awaitReadable() throws IOException {
+        if (readable == null) {
+            return true; // blocking socket: the read blocked itself
+        }
+        await(readable);
+        return true;
+    }
+
+    private void awaitWritable() throws IOException {
+        if (writable != null) {
+            await(writable);
+        }
+    }
+
+    private void await(Selector selector) throws IOException {
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+        selector.select();
+        selector.selectedKeys().clear();
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    /** Wakes a reader or writer waiting for the socket (it is being closed), and frees the selectors. Any thread. */
+    void closeSelectors() {
+        for (Selector s : new Selector[] {readable, writable}) {
+            if (s != null) {
+                try {
+                    s.close(); // wakes a thread in select(); its next select throws ClosedSelectorException
+                } catch (IOException e) {
+                    // nothing left to free
+                }
+            }
         }
     }
 

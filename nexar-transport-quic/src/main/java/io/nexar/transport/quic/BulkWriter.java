@@ -5,6 +5,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -36,12 +37,16 @@ final class BulkWriter {
     private final ArrayDeque<ByteBuffer> full = new ArrayDeque<>();
     /** A sender (or, for a detached frame, the writer) is moving a frame into output buffers. */
     private boolean frameBusy;
+    /** A thread (the writer, or a sender writing its own small frame) is writing to the socket. */
+    private boolean writing;
     /** What is left of a frame whose sender went at its deadline; the writer finishes it. */
     private ByteBuffer[] detached;
     /** The Goodbye to write after the frames sent so far, before close_notify (see {@link #writeNow}). */
     private ByteBuffer[] goodbye;
     private long queuedBytes;
     private int detachedFrames;
+    private long ownWrites;
+    private long partOwnWrites;
     private boolean finishRequested;
     private boolean writerDone;
 
@@ -52,9 +57,13 @@ final class BulkWriter {
         free.add(socket.newOutBuffer());
     }
 
-    /** Writes a frame before the writer thread runs (setup only, reader thread). */
-    void writeDirect(Message m) throws IOException {
-        ByteBuffer[] srcs = BulkFrames.frameOf(m);
+    /**
+     * Writes the HELLO before the writer thread runs (setup only, reader thread), its flags byte set to
+     * {@code flags}: on the bulk lane it names the connection's lane (docs/protocol.md 8.1).
+     */
+    void writeHello(Message hello, int flags) throws IOException {
+        ByteBuffer[] srcs = BulkFrames.frameOf(hello);
+        srcs[0].put(WireFormat.FLAGS_OFFSET, (byte) flags);
         ByteBuffer out = free.peek();
         while (BulkSocket.hasRemaining(srcs)) {
             socket.fill(srcs, out);
@@ -111,8 +120,12 @@ final class BulkWriter {
                     throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: writing rank "
                             + link.peer + "'s bulk lane failed: " + e, e);
                 }
+                if (!started && !BulkSocket.hasRemaining(srcs) && claimSocket()) {
+                    writeOwn(out, context); // the whole frame in one buffer and nothing queued: write it here
+                } else {
+                    giveBack(out, true);
+                }
                 started = true;
-                giveBack(out, true);
             }
         } finally {
             boolean stillBusy = handedOver;
@@ -162,6 +175,53 @@ final class BulkWriter {
         }
     }
 
+    /**
+     * True if this sender may write to the socket itself: no filled buffer waits and nobody writes (then it writes
+     * now, as the writer would next). Frames stay in order: the next sender waits for this frame ({@code frameBusy}).
+     */
+    private boolean claimSocket() {
+        lock.lock();
+        try {
+            if (writing || !full.isEmpty() || owner.isClosed() || writerDone) {
+                return false;
+            }
+            writing = true;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Writes {@code out} on the sender's thread, without waiting for the socket: what it does not take now goes to
+     * the writer thread, first in line. Saves the hand-off to the writer thread for small frames.
+     */
+    private void writeOwn(ByteBuffer out, ErrorContext context) {
+        boolean all;
+        try {
+            all = socket.writeNow(out);
+        } catch (IOException | RuntimeException e) {
+            signal(() -> {
+                writing = false;
+                free.add(out.clear());
+            });
+            owner.writeFailed(e);
+            PeerLink link = owner.link();
+            throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: writing rank " + link.peer
+                    + "'s bulk lane failed: " + e, e);
+        }
+        signal(() -> {
+            writing = false;
+            ownWrites++;
+            if (all) {
+                free.add(out);
+            } else {
+                partOwnWrites++;
+                full.addFirst(out);
+            }
+        });
+    }
+
     /** Returns {@code out} to the writer: to write it if {@code written}, else unused. */
     private void giveBack(ByteBuffer out, boolean written) {
         signal(() -> (written ? full : free).add(out));
@@ -202,13 +262,14 @@ final class BulkWriter {
             boolean finish = false;
             lock.lock();
             try {
-                while (full.isEmpty() && detached == null && !owner.isClosed()
-                        && !(!frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted()))) {
+                while (!owner.isClosed() && (writing || full.isEmpty() && detached == null
+                        && !(!frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted())))) {
                     changed.await();
                 }
                 if (owner.isClosed()) {
                     return;
                 }
+                writing = true; // no sender writes its own frame meanwhile
                 if (!full.isEmpty()) {
                     out = full.poll();
                 } else {
@@ -237,6 +298,7 @@ final class BulkWriter {
             socket.flush(out);
             boolean frameDone = fill != null && !BulkSocket.hasRemaining(fill);
             signal(() -> {
+                writing = false;
                 free.add(out);
                 if (frameDone) {
                     detached = null;
@@ -287,6 +349,19 @@ final class BulkWriter {
         lock.lock();
         try {
             return queuedBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Frames their senders wrote to the socket themselves, and of those the ones the socket took only part of (the
+     * writer finished them); for tests and diagnostics.
+     */
+    long[] ownWrites() {
+        lock.lock();
+        try {
+            return new long[] {ownWrites, partOwnWrites};
         } finally {
             lock.unlock();
         }

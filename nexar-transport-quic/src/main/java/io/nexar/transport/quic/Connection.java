@@ -310,9 +310,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
             lanes.get(i).writeNow(goodbye);
             lanes.get(i).finishOutput();
         }
-        BulkConnection bulk = link.bulk();
-        if (bulk != null) {
-            bulk.writeNow(new Message.Goodbye(reason, text)); // a bulk lane that ends without it was cut
+        for (BulkConnection bulk : link.bulks()) {
+            bulk.writeNow(new Message.Goodbye(reason, text)); // a TCP connection that ends without it was cut
             bulk.finishOutput();
         }
     }
@@ -358,8 +357,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         LOG.debug("rank {}: connection with {} closed: {}", transport.rank(), remote(), why);
         PeerLink l = link;
         if (l != null) {
-            BulkConnection bulk = l.bulk();
-            if (bulk != null) {
+            for (BulkConnection bulk : l.bulks()) {
                 bulk.close();
             }
             l.down(ready ? why : "at " + remote() + " " + why, null, false);

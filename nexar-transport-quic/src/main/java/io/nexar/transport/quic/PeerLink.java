@@ -6,9 +6,13 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Everything this rank knows about one peer rank for the transport's lifetime: the one {@link Connection} to it,
@@ -28,8 +32,10 @@ final class PeerLink {
     private volatile Connection connection;
     private volatile long incarnation;
     private final long bulkThreshold;
-    private volatile BulkConnection bulk;
-    private volatile boolean bulkFinished;
+    /** The TCP connection of each lane that has one (P2P, COLLECTIVE), by lane ordinal, or null. */
+    private final AtomicReferenceArray<BulkConnection> bulk = new AtomicReferenceArray<>(Lane.values().length);
+    /** Bulk connections whose input ended. */
+    private final AtomicInteger bulkFinished = new AtomicInteger();
     /** When anything (a frame on any lane, the bulk lane included) last arrived from the peer; System.nanoTime(). */
     private volatile long lastReceivedNanos = System.nanoTime();
 
@@ -94,28 +100,49 @@ final class PeerLink {
         return ready.isDone() && !ready.isCompletedExceptionally() && !isDown();
     }
 
-    /** Attaches the verified TCP bulk lane (its reader thread); false if there is one already or the peer is down. */
-    synchronized boolean attachBulk(BulkConnection lane) {
-        if (bulk != null || !isReady()) {
+    /**
+     * Attaches the verified TCP connection of {@code connection.lane()} (its reader thread); false if that lane has
+     * one already or the peer is down.
+     */
+    synchronized boolean attachBulk(BulkConnection connection) {
+        int i = connection.lane().ordinal();
+        if (bulk.get(i) != null || !isReady()) {
             return false;
         }
-        bulk = lane;
+        bulk.set(i, connection);
         return true;
     }
 
-    /** The bulk lane, or null. Any thread. */
+    /** The point-to-point lane's TCP connection, or null. Any thread. */
     BulkConnection bulk() {
-        return bulk;
+        return bulk(Lane.P2P);
     }
 
-    /** The bulk lane's input ended. */
+    /** {@code lane}'s TCP connection, or null. Any thread. */
+    BulkConnection bulk(Lane lane) {
+        return bulk.get(lane.ordinal());
+    }
+
+    /** Every attached TCP connection. Any thread. */
+    List<BulkConnection> bulks() {
+        var all = new ArrayList<BulkConnection>(2);
+        for (int i = 0; i < bulk.length(); i++) {
+            BulkConnection b = bulk.get(i);
+            if (b != null) {
+                all.add(b);
+            }
+        }
+        return all;
+    }
+
+    /** One TCP connection's input ended. */
     void bulkFinished() {
-        bulkFinished = true;
+        bulkFinished.incrementAndGet();
     }
 
-    /** True if there is no bulk lane or it was read to its end (a leaving peer is reported only then). */
+    /** True if every TCP connection was read to its end (a leaving peer is reported only then). */
     boolean bulkDrained() {
-        return bulk == null || bulkFinished;
+        return bulkFinished.get() >= bulks().size();
     }
 
     /** Formation of this link failed; {@code why} completes "rank N ...". */
@@ -149,8 +176,7 @@ final class PeerLink {
             if (c != null) {
                 c.wakeSenders();
             }
-            BulkConnection b = bulk;
-            if (b != null) {
+            for (BulkConnection b : bulks()) {
                 b.wakeSenders();
             }
         }
@@ -179,9 +205,8 @@ final class PeerLink {
         if (c == null || !ready.isDone()) {
             throw new IllegalStateException("rank " + peer + " is not connected yet: call connect() first");
         }
-        BulkConnection b = bulk;
-        if (b != null && !bulkFinished && (lane == Lane.P2P || lane == Lane.COLLECTIVE)
-                && totalBytes(message) >= bulkThreshold) {
+        BulkConnection b = lane == Lane.P2P || lane == Lane.COLLECTIVE ? bulk.get(lane.ordinal()) : null;
+        if (b != null && !b.inputEnded() && totalBytes(message) >= bulkThreshold) {
             b.send(message, deadline, context);
         } else {
             c.lane(lane).send(message, deadline, context);

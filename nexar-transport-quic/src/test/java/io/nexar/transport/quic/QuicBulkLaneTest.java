@@ -110,6 +110,95 @@ class QuicBulkLaneTest {
     }
 
     @Test
+    void shouldRunCollectivesWhileThePointToPointLaneWaitsForAReceiverThatDoesNotReceive() {
+        // One TCP connection per lane: a barrier or an allreduce must not wait behind point-to-point frames that
+        // the peer does not read (its store is full and nobody receives). With both lanes on one connection the
+        // collectives below time out.
+        long store = 1 << 20;
+        int size = 1 << 20;
+        int messages = 32;
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).chunkBytes(256 << 10)
+                .collectiveTimeout(Duration.ofSeconds(10)).build();
+        try (var cluster = QuicTestCluster.start(2, config, LOOPBACK, BulkLaneOptions.defaults())) {
+            BulkConnection p2p = cluster.transport(0).link(1).bulk(Lane.P2P);
+            assertThat(p2p).as("the P2P lane's TCP connection").isNotNull();
+            assertThat(cluster.transport(0).link(1).bulk(Lane.COLLECTIVE)).as("the COLLECTIVE lane's").isNotNull()
+                    .isNotSameAs(p2p);
+            cluster.run(c -> {
+                if (c.rank() == 0) {
+                    Thread backlog = Thread.ofVirtual().start(() -> {
+                        for (int i = 0; i < messages; i++) {
+                            c.send(1, 2, pattern(size, i));
+                        }
+                    });
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (p2p.queuedBytes() == 0 && System.nanoTime() < until) {
+                        Thread.onSpinWait(); // until the sender waits because the socket takes no more
+                    }
+                    assertThat(p2p.queuedBytes()).as("bytes waiting on the P2P lane").isPositive();
+                    runCollectives(c);
+                    backlog.join();
+                } else {
+                    runCollectives(c);
+                    var got = new byte[size];
+                    for (int i = 0; i < messages; i++) {
+                        assertThat(c.recv(0, 2, got)).isEqualTo(size);
+                        assertThat(got).as("message %d", i).isEqualTo(pattern(size, i));
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    private static void runCollectives(io.nexar.Communicator c) {
+        for (int i = 0; i < 20; i++) {
+            float[] v = {c.rank() + 1, i};
+            c.allReduce(v, io.nexar.ReduceOp.SUM);
+            assertThat(v).as("allreduce %d", i).containsExactly(3f, 2f * i);
+            c.barrier();
+        }
+    }
+
+    @Test
+    void shouldHandTheRestOfAFrameToTheWriterWhenTheSocketTakesOnlyPartOfIt() {
+        // Small frames that the sender writes itself: once the receiver stops reading, the socket takes only part
+        // of one, and the writer thread must finish it, in order, before the next.
+        long store = 256 << 10;
+        int size = 48 << 10; // one output buffer each: written by the sender's own thread while the lane is idle
+        int messages = 1500; // ~70 MiB: more than the store and both socket buffers (loopback: up to 32 + 4 MiB)
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).chunkBytes(size).build();
+        for (var mode : List.of(BulkLaneOptions.Mode.TLS, BulkLaneOptions.Mode.TCP_PLAIN)) {
+            try (var cluster = QuicTestCluster.start(2, config, LOOPBACK, new BulkLaneOptions(mode, 0))) {
+                cluster.run(c -> {
+                    if (c.rank() == 0) {
+                        for (int i = 0; i < messages; i++) {
+                            c.send(1, 3, pattern(size, i));
+                        }
+                    } else {
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                        BulkConnection p2p = cluster.transport(0).link(1).bulk(Lane.P2P);
+                        while (p2p.ownWrites()[1] == 0 && System.nanoTime() < until) {
+                            Thread.onSpinWait(); // until the socket took only part of a frame
+                        }
+                        var got = new byte[size];
+                        for (int i = 0; i < messages; i++) {
+                            assertThat(c.recv(0, 3, got)).isEqualTo(size);
+                            assertThat(got).as("%s message %d", mode, i).isEqualTo(pattern(size, i));
+                        }
+                    }
+                    return null;
+                });
+                long[] own = cluster.transport(0).link(1).bulk(Lane.P2P).ownWrites();
+                System.out.printf("%s: %d frames written by the sender's thread, %d of them finished by the writer%n",
+                        mode, own[0], own[1]);
+                assertThat(own[0]).as("frames written by the sender's own thread").isPositive();
+                assertThat(own[1]).as("frames the socket took only part of").isPositive();
+            }
+        }
+    }
+
+    @Test
     void shouldStayOnQuicWhenTheBulkAddressIsUnreachableOrAnotherMember() throws Exception {
         var config = CONFIG.toBuilder().build();
         try (var unused = new ServerSocket(0, 1, LOOPBACK)) {
@@ -261,7 +350,7 @@ class QuicBulkLaneTest {
                 return null;
             });
             assertThat(endpoints.stream().mapToInt(e -> e.liveThreads().size()).sum()).as("threads while running")
-                    .isGreaterThanOrEqualTo(3 * 5); // per rank: accept, and a reader and a writer per peer
+                    .isGreaterThanOrEqualTo(3 * 9); // per rank: accept, and a reader and a writer per peer and lane
         } finally {
             cluster.close();
         }
