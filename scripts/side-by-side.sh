@@ -16,9 +16,9 @@ run --np 4 --op barrier --iters 1000 --warmup 3000
 run --np 2 --op allreduce --sizes 8 --iters 1000 --warmup 3000
 run --np 2 --op barrier --iters 1000 --warmup 3000
 run --np 4 --op allreduce --sizes 65536,1048576 --iters 50 --warmup 300
-run --np 4 --op allreduce --sizes 67108864 --iters 5 --warmup 6
-run --np 4 --op broadcast --sizes 67108864 --iters 5 --warmup 5
-run --np 4 --op allgather --sizes 67108864 --iters 5 --warmup 5
+run --np 4 --op allreduce --sizes 67108864 --iters 20 --warmup 10
+run --np 4 --op broadcast --sizes 67108864 --iters 20 --warmup 10
+run --np 4 --op allgather --sizes 67108864 --iters 20 --warmup 10
 run --np 2 --op sendrecv --sizes 67108864 --iters 10 --warmup 5
 echo "### Open MPI"
 RANKS="2 4" MODES=tcp OPS=allreduce,bcast,allgather,barrier TARGET_S=1 bash ../shared/bench/peers/run_mpi.sh 1 2>&1 \
