@@ -19,7 +19,7 @@ run --np 4 --op allreduce --sizes 65536,1048576 --iters 50 --warmup 300
 run --np 4 --op allreduce --sizes 67108864 --iters 20 --warmup 10
 run --np 4 --op broadcast --sizes 67108864 --iters 20 --warmup 10
 run --np 4 --op allgather --sizes 67108864 --iters 20 --warmup 10
-run --np 2 --op sendrecv --sizes 67108864 --iters 10 --warmup 5
+run --np 2 --op sendrecv --sizes 67108864 --iters 20 --warmup 10
 echo "### Open MPI"
 RANKS="2 4" MODES=tcp OPS=allreduce,bcast,allgather,barrier TARGET_S=1 bash ../shared/bench/peers/run_mpi.sh 1 2>&1 \
     | grep -E "^RESULT|^# mpi"
@@ -27,5 +27,5 @@ echo "### raw JDK TLS sockets"
 ./mvnw -B -o -q test-compile dependency:build-classpath -pl nexar-transport-quic -am \
     -Dmdep.outputFile=target/bench-cp.txt -Dmdep.includeScope=test >/dev/null 2>&1
 cp="nexar-transport-quic/target/test-classes:nexar-transport-quic/target/classes:$(cat nexar-transport-quic/target/bench-cp.txt)"
-"$JAVA_HOME/bin/java" -Dbench.rounds=10 -cp "$cp" io.nexar.transport.quic.TlsSocketBench exchange 2>&1 | tail -1
+"$JAVA_HOME/bin/java" -Dbench.rounds=20 -Dbench.warmup=10 -cp "$cp" io.nexar.transport.quic.TlsSocketBench exchange 2>&1 | tail -1
 date -u

@@ -9,6 +9,8 @@ import io.nexar.OperationTimeoutException;
 import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
@@ -329,6 +331,40 @@ class QuicBulkLaneTest {
                 }
                 return null;
             });
+        }
+    }
+
+    @Test
+    void shouldRefuseABulkHelloThatNamesNoLaneAndStayUsable() throws Exception {
+        var bulk = new BulkLaneOptions(BulkLaneOptions.Mode.TCP_PLAIN, 0);
+        try (var cluster = QuicTestCluster.start(2, CONFIG, LOOPBACK, bulk)) {
+            for (int flags : new int[] {0x00, 0x03, 0xff}) {
+                try (var raw = SocketChannel.open(cluster.transport(1).bulkAddress())) {
+                    // rank 0's own HELLO (right rank and incarnation), but its flags name no lane
+                    var hello = ByteBuffer.allocate(WireFormat.HELLO_FRAME_BYTES);
+                    MessageCodec.encode(new Message.Hello(WireFormat.VERSION, 0, 2, cluster.transport(0).incarnation()),
+                            MemorySegment.ofBuffer(hello));
+                    hello.put(WireFormat.FLAGS_OFFSET, (byte) flags);
+                    raw.write(hello);
+                    assertThat(raw.read(ByteBuffer.allocate(64))).as("flags 0x%02x: the acceptor closes", flags)
+                            .isEqualTo(-1);
+                }
+            }
+            cluster.run(c -> {
+                if (c.rank() == 0) {
+                    c.send(1, 1, pattern(100_000, 4));
+                } else {
+                    var got = new byte[100_000];
+                    c.recv(0, 1, got);
+                    assertThat(got).isEqualTo(pattern(100_000, 4));
+                }
+                float[] v = {c.rank()};
+                c.allReduce(v, io.nexar.ReduceOp.SUM);
+                assertThat(v).containsExactly(1f);
+                return null;
+            });
+            assertThat(cluster.transport(0).link(1).bulk(Lane.P2P)).as("the lanes set up at formation").isNotNull();
+            assertThat(cluster.transport(0).link(1).bulk(Lane.COLLECTIVE)).isNotNull();
         }
     }
 

@@ -34,7 +34,8 @@ import javax.net.ssl.SSLSocket;
  */
 public final class TlsSocketBench {
     private static final int BYTES = 64 << 20;
-    private static final int WARMUP = 3;
+    /** {@code -Dbench.warmup=N}: untimed rounds first (default 3). */
+    private static final int WARMUP = Integer.getInteger("bench.warmup", 3);
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 10);
     private static final int READ_BYTES = 1 << 20;
 
@@ -62,7 +63,7 @@ public final class TlsSocketBench {
             server.setEnabledCipherSuites(new String[] {"TLS_AES_128_GCM_SHA256"});
             server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
             var cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Dbench.rounds=" + ROUNDS, "-cp", System.getProperty("java.class.path"),
+                    "-Dbench.rounds=" + ROUNDS, "-Dbench.warmup=" + WARMUP, "-cp", System.getProperty("java.class.path"),
                     TlsSocketBench.class.getName(), mode, "child", dir.toString(),
                     Integer.toString(server.getLocalPort())));
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
