@@ -6,7 +6,7 @@ import io.nexar.testkit.contract.PointToPointContract;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-/** The point-to-point contract over QUIC on ::1. */
+/** The point-to-point contract on ::1 with the default transport (TCP lanes for every message). */
 class QuicIpv6PointToPointTest extends PointToPointContract {
     @Override
     protected TestCluster start(int worldSize, NexarConfig config) {
@@ -15,5 +15,10 @@ class QuicIpv6PointToPointTest extends PointToPointContract {
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Override
+    protected long transportBufferedBytes() {
+        return QuicTestCluster.TCP_BUFFERED_BYTES;
     }
 }

@@ -61,7 +61,14 @@ final class QuicTestCluster implements TestCluster {
         return CREDENTIALS.computeIfAbsent("m" + rank, CA::issueSelf);
     }
 
-    /** Starts {@code worldSize} ranks on {@code host} with the default bulk lane (TLS, 1 MiB). */
+    /**
+     * What the TCP lanes of one pair can hold for a receiver that reads nothing, beyond its store: the kernel's
+     * receive and send buffers (loopback autotunes them up to 32 and 4 MiB here) and the two 512 KiB output buffers,
+     * with room to spare.
+     */
+    static final long TCP_BUFFERED_BYTES = 48L << 20;
+
+    /** Starts {@code worldSize} ranks on {@code host} with the default bulk lane (TLS, every message on TCP). */
     static QuicTestCluster start(int worldSize, NexarConfig config, InetAddress host) {
         return start(worldSize, config, host, BulkLaneOptions.defaults());
     }

@@ -1,0 +1,14 @@
+package io.nexar.transport.quic;
+
+import io.nexar.NexarConfig;
+import io.nexar.testkit.TestCluster;
+import io.nexar.testkit.contract.CollectiveContract;
+import java.net.InetAddress;
+
+/** The collective contract over QUIC alone on 127.0.0.1 (no TCP lanes: every message on QUIC streams). */
+class QuicOnlyCollectiveTest extends CollectiveContract {
+    @Override
+    protected TestCluster start(int worldSize, NexarConfig config) {
+        return QuicTestCluster.start(worldSize, config, InetAddress.getLoopbackAddress(), BulkLaneOptions.off());
+    }
+}
