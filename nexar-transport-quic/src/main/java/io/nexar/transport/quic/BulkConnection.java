@@ -12,6 +12,7 @@ import io.nexar.internal.util.Deadline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -101,8 +102,7 @@ final class BulkConnection {
     void start(Deadline setupDeadline) {
         long setupNanos = setupDeadline.remainingNanos();
         var setup = new BulkSetup(this, reader, writer, channel, dialAddress, setupDeadline);
-        endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer,
-                        lane == null ? "rx" : lane.name().toLowerCase(java.util.Locale.ROOT) + "-rx"),
+        endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer, "rx"),
                 () -> readLoop(setup));
         endpoint.schedule(() -> {
             if (fallBack("did not finish its setup within " + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms")) {
@@ -111,9 +111,10 @@ final class BulkConnection {
         }, setupNanos);
     }
 
-    /** The name of one of this connection's threads. */
+    /** The name of one of this connection's threads ({@code role} rx or tx; the lane goes before it once known). */
     String threadName(String peer, String role) {
-        return "nexar-bulk-r" + transport.rank() + "-" + peer + "-" + role;
+        String lanePart = lane == null ? "" : lane.name().toLowerCase(Locale.ROOT) + "-";
+        return "nexar-bulk-r" + transport.rank() + "-" + peer + "-" + lanePart + role;
     }
 
     // ------------------------------------------------------------------ what the parts share
@@ -164,7 +165,7 @@ final class BulkConnection {
         };
     }
 
-    /** The peer ended its output: nothing more arrives on this connection (reader thread sets it). */
+    /** The peer ended its output and it was read to its end: nothing more arrives on this connection. */
     boolean inputEnded() {
         return inputEnded;
     }
@@ -204,8 +205,7 @@ final class BulkConnection {
             ready = true;
         }
         liveLoops.incrementAndGet();
-        endpoint.startThread(threadName("p" + link.peer, lane.name().toLowerCase(java.util.Locale.ROOT) + "-tx"),
-                this::writeLoop);
+        endpoint.startThread(threadName("p" + link.peer, "tx"), this::writeLoop);
         LOG.debug("rank {}: {} bulk connection with rank {} ready ({})", transport.rank(), lane, link.peer,
                 socket.tls() ? "TLS" : "plain");
         setUp.complete(null);

@@ -137,7 +137,6 @@ final class BulkReader {
         }
         PeerLink link = owner.link();
         owner.markInputEnded();
-        link.bulkFinished();
         if (!goodbyeSeen && !transport.isClosing() && !link.isDown()) {
             // The stream ended without the Goodbye a leaving peer writes first: its process exited or was killed
             // (the kernel closed its socket). That counts at once; QUIC would notice only by the heartbeat timeout.

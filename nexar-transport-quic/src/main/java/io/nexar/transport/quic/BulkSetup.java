@@ -138,18 +138,17 @@ final class BulkSetup {
                     + (dialTarget != null ? ", expected " + String.format("0x%02x", BulkConnection.laneCode(owner.lane()))
                     + " (" + owner.lane() + ")" : ", expected 0x01 (P2P) or 0x02 (COLLECTIVE)"));
         }
-        if (dialTarget == null) {
+        if (dialTarget == null) { // accepted: only now is the lane known, so check the link again for it
             owner.carries(named);
-            if (owner.link() != null && owner.link().bulk(named) != null) {
-                return refuse("rank " + owner.link().peer + " has a " + named + " bulk connection already");
-            }
-        }
-        if (owner.link() == null) { // plain TCP: the Hello names the dialer
-            if (h.rank() < 0 || h.rank() >= transport.rank()) {
-                throw owner.protocolError("says in its bulk-lane HELLO that it is rank " + h.rank());
+            PeerLink claimed = owner.link(); // TLS: named by the dialer's certificate
+            if (claimed == null) { // plain TCP: the Hello names the dialer
+                if (h.rank() < 0 || h.rank() >= transport.rank()) {
+                    throw owner.protocolError("says in its bulk-lane HELLO that it is rank " + h.rank());
+                }
+                claimed = transport.link(h.rank());
             }
             try {
-                if (!attachable(transport.link(h.rank()))) {
+                if (!attachable(claimed)) {
                     return false;
                 }
             } catch (InterruptedException e) {
@@ -164,8 +163,7 @@ final class BulkSetup {
         }
         if (dialTarget == null) {
             writer.writeHello(transport.hello(), BulkConnection.laneCode(named));
-            Thread.currentThread().setName(owner.threadName("p" + link.peer,
-                    named.name().toLowerCase(java.util.Locale.ROOT) + "-rx"));
+            Thread.currentThread().setName(owner.threadName("p" + link.peer, "rx"));
         }
         socket.goNonBlocking();
         owner.attach();

@@ -191,15 +191,17 @@ final class BulkSocket {
 
     /** Plain TCP: one scattering read into {@code dst}, overflow into the spill. -1 at the end of the stream. */
     private int readPlain(ByteBuffer dst) throws IOException {
-        long n;
-        do {
+        while (true) {
             spill.clear();
             scatter[0] = dst;
             scatter[1] = spill;
-            n = channel.read(scatter);
+            long n = channel.read(scatter);
             spill.flip();
-        } while (n == 0 && awaitReadable());
-        return n < 0 ? -1 : (int) n;
+            if (n != 0) {
+                return n < 0 ? -1 : (int) n;
+            }
+            awaitReadable();
+        }
     }
 
     /**
@@ -244,9 +246,9 @@ final class BulkSocket {
         in.compact();
         try {
             int n;
-            do {
-                n = channel.read(in);
-            } while (n == 0 && in.hasRemaining() && awaitReadable());
+            while ((n = channel.read(in)) == 0 && in.hasRemaining()) {
+                awaitReadable();
+            }
             return n >= 0;
         } finally {
             in.flip();
@@ -361,15 +363,14 @@ final class BulkSocket {
         channel.register(writable, SelectionKey.OP_WRITE);
     }
 
-    /** Waits until the socket has bytes to read; true to read again. Throws once the socket is closed. */
-    private boolean awaitReadable() throws IOException {
-        if (readable == null) {
-            return true; // blocking socket: the read blocked itself
+    /** Waits until the socket has bytes to read (non-blocking socket only). Throws once the socket is closed. */
+    private void awaitReadable() throws IOException {
+        if (readable != null) { // a blocking socket's read waited itself
+            await(readable);
         }
-        await(readable);
-        return true;
     }
 
+    /** Waits until the socket takes more bytes (non-blocking socket only). Throws once the socket is closed. */
     private void awaitWritable() throws IOException {
         if (writable != null) {
             await(writable);

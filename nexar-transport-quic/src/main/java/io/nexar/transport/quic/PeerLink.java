@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -34,8 +33,6 @@ final class PeerLink {
     private final long bulkThreshold;
     /** The TCP connection of each lane that has one (P2P, COLLECTIVE), by lane ordinal, or null. */
     private final AtomicReferenceArray<BulkConnection> bulk = new AtomicReferenceArray<>(Lane.values().length);
-    /** Bulk connections whose input ended. */
-    private final AtomicInteger bulkFinished = new AtomicInteger();
     /** When anything (a frame on any lane, the bulk lane included) last arrived from the peer; System.nanoTime(). */
     private volatile long lastReceivedNanos = System.nanoTime();
 
@@ -135,14 +132,9 @@ final class PeerLink {
         return all;
     }
 
-    /** One TCP connection's input ended. */
-    void bulkFinished() {
-        bulkFinished.incrementAndGet();
-    }
-
     /** True if every TCP connection was read to its end (a leaving peer is reported only then). */
     boolean bulkDrained() {
-        return bulkFinished.get() >= bulks().size();
+        return bulks().stream().allMatch(BulkConnection::inputEnded);
     }
 
     /** Formation of this link failed; {@code why} completes "rank N ...". */
