@@ -79,6 +79,16 @@ public enum ConfigKey {
     BULK_THRESHOLD("bulk.threshold", Type.SIZE, "0B", between("0B", "4194304TiB"),
             "Point-to-point and collective messages of at least this size take the TCP lanes (when bulk is tls or"
                     + " tcp-plain); smaller ones QUIC. 0: all of them (fewest thread hand-offs per message)."),
+    /** {@code poll.window}, read into {@link NexarConfig#pollWindow()}. */
+    POLL_WINDOW("poll.window", Type.DURATION, "200us", between("0s", "1s"),
+            "How long a thread waiting for a message reads the TCP lanes itself, yielding its core between reads,"
+                    + " before it sleeps and the lane's reader thread takes over. 0s: never (every message is handed"
+                    + " over by a reader thread, 25-35us per wake-up). Uses CPU while waiting, as Open MPI does."),
+    /** {@code tls.engine}, read into {@link NexarConfig#tlsEngine()}. */
+    TLS_ENGINE("tls.engine", Type.ENUM, "auto", oneOf("auto", "boringssl", "jdk"),
+            "TLS implementation of the TCP lanes: boringssl (netty-tcnative, native), jdk (the JDK's SSLEngine) or"
+                    + " auto (boringssl when its native library loads on this platform, else jdk). Both ends of a pair"
+                    + " may differ."),
     /** {@code heartbeat.interval}, read into {@link NexarConfig#heartbeatInterval()}. */
     HEARTBEAT_INTERVAL("heartbeat.interval", Type.DURATION, "1s", between("10ms", "1h"),
             "A heartbeat goes to each peer on the control lane when nothing else was sent to it for this long."),

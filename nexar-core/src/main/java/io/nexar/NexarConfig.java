@@ -43,6 +43,8 @@ import java.util.Properties;
  * @param allGatherSmallBytes {@link ConfigKey#ALLGATHER_SMALL_SIZE}
  * @param bulk {@link ConfigKey#BULK}: tls, tcp-plain or quic
  * @param bulkThresholdBytes {@link ConfigKey#BULK_THRESHOLD}
+ * @param pollWindow {@link ConfigKey#POLL_WINDOW}
+ * @param tlsEngine {@link ConfigKey#TLS_ENGINE}: auto, boringssl or jdk
  * @param heartbeatInterval {@link ConfigKey#HEARTBEAT_INTERVAL}
  * @param heartbeatTimeout {@link ConfigKey#HEARTBEAT_TIMEOUT}; greater than {@code heartbeatInterval}
  * @param recoveryPolicy {@link ConfigKey#RECOVERY_POLICY}: abort, manual or automatic
@@ -58,7 +60,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                           String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
                           String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
-                          Duration heartbeatInterval, Duration heartbeatTimeout, String recoveryPolicy,
+                          Duration pollWindow, String tlsEngine, Duration heartbeatInterval,
+                          Duration heartbeatTimeout, String recoveryPolicy,
                           int worldMinSize, Duration recoveryTimeout, int worldMaxSize, boolean joinElastic,
                           Map<ConfigKey, ConfigSource> sources) {
 
@@ -97,6 +100,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.ALLGATHER_SMALL_SIZE, allGatherSmallBytes, sources);
         check(ConfigKey.BULK, Objects.requireNonNull(bulk, "bulk"), sources);
         check(ConfigKey.BULK_THRESHOLD, bulkThresholdBytes, sources);
+        check(ConfigKey.POLL_WINDOW, Objects.requireNonNull(pollWindow, "pollWindow"), sources);
+        check(ConfigKey.TLS_ENGINE, Objects.requireNonNull(tlsEngine, "tlsEngine"), sources);
         check(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), sources);
         check(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout"), sources);
         check(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(recoveryPolicy, "recoveryPolicy"), sources);
@@ -143,6 +148,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (Long) ConfigKey.ALLGATHER_SMALL_SIZE.parsedDefault(),
                 (String) ConfigKey.BULK.parsedDefault(),
                 (Long) ConfigKey.BULK_THRESHOLD.parsedDefault(),
+                (Duration) ConfigKey.POLL_WINDOW.parsedDefault(),
+                (String) ConfigKey.TLS_ENGINE.parsedDefault(),
                 (Duration) ConfigKey.HEARTBEAT_INTERVAL.parsedDefault(),
                 (Duration) ConfigKey.HEARTBEAT_TIMEOUT.parsedDefault(),
                 (String) ConfigKey.RECOVERY_POLICY.parsedDefault(),
@@ -258,6 +265,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case ALLGATHER_SMALL_SIZE -> allGatherSmallBytes;
             case BULK -> bulk;
             case BULK_THRESHOLD -> bulkThresholdBytes;
+            case POLL_WINDOW -> pollWindow;
+            case TLS_ENGINE -> tlsEngine;
             case HEARTBEAT_INTERVAL -> heartbeatInterval;
             case HEARTBEAT_TIMEOUT -> heartbeatTimeout;
             case RECOVERY_POLICY -> recoveryPolicy;
@@ -556,6 +565,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Long) resolved.get(ConfigKey.ALLGATHER_SMALL_SIZE),
                     (String) resolved.get(ConfigKey.BULK),
                     (Long) resolved.get(ConfigKey.BULK_THRESHOLD),
+                    (Duration) resolved.get(ConfigKey.POLL_WINDOW),
+                    (String) resolved.get(ConfigKey.TLS_ENGINE),
                     (Duration) resolved.get(ConfigKey.HEARTBEAT_INTERVAL),
                     (Duration) resolved.get(ConfigKey.HEARTBEAT_TIMEOUT),
                     (String) resolved.get(ConfigKey.RECOVERY_POLICY),

@@ -46,6 +46,8 @@ class NexarConfigTest {
         m.put(ConfigKey.ALLGATHER_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
         m.put(ConfigKey.BULK, List.of("quic", "tcp-plain", "tls"));
         m.put(ConfigKey.BULK_THRESHOLD, List.of("1KiB", "2KiB", "3KiB"));
+        m.put(ConfigKey.POLL_WINDOW, List.of("0s", "50us", "1ms"));
+        m.put(ConfigKey.TLS_ENGINE, List.of("jdk", "boringssl", "auto"));
         m.put(ConfigKey.HEARTBEAT_INTERVAL, List.of("100ms", "200ms", "300ms"));
         m.put(ConfigKey.HEARTBEAT_TIMEOUT, List.of("2s", "3s", "4s"));
         m.put(ConfigKey.RECOVERY_POLICY, List.of("manual", "automatic", "abort"));
@@ -178,6 +180,8 @@ class NexarConfigTest {
                 allgather.small.size      64KiB   default
                 bulk                      tls     default
                 bulk.threshold            0B      default
+                poll.window               200us   default
+                tls.engine                auto    default
                 heartbeat.interval        1s      default
                 heartbeat.timeout         5s      default
                 recovery.policy           abort   default
@@ -380,8 +384,8 @@ class NexarConfigTest {
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
-                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy", "world.min.size", "recovery.timeout",
-                        "world.max.size", "join.elastic");
+                        "poll.window", "tls.engine", "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
+                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic");
     }
 
     @Test
@@ -398,12 +402,12 @@ class NexarConfigTest {
                         "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
-                        "10ms to 1h", "20ms to 1h", "abort, manual, automatic", "1 to 65535", "> 0s",
-                        "1 to 65535", "true, false");
+                        "0s to 1s", "auto, boringssl, jdk", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
+                        "1 to 65535", "> 0s", "1 to 65535", "true, false");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "enum", "size",
-                        "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "duration", "enum",
-                        "int", "duration", "int", "boolean");
+                        "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "duration",
+                        "duration", "enum", "int", "duration", "int", "boolean");
     }
 
     @ParameterizedTest

@@ -90,6 +90,12 @@ final class BenchCommand implements Callable<Integer> {
             description = "compare every result with a reference; ends with 'check: P passed, F failed'")
     boolean check;
 
+    @Option(names = "--timing", defaultValue = "batch", paramLabel = "METHOD",
+            description = "batch (default: each sample is k back-to-back calls after a barrier, k so a sample lasts"
+                    + " about 5 ms, time per call = sample / k; as nccl-tests and Open MPI's benchmarks) or iteration"
+                    + " (each sample is one call after a barrier, including the skew with which ranks leave it)")
+    String timing;
+
     @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows to FILE as CSV")
     Path csv;
 
@@ -114,7 +120,10 @@ final class BenchCommand implements Callable<Integer> {
                 plan.ops().stream().map(BenchOp::cliName).collect(Collectors.joining(",")), ranks,
                 inProcess ? "in this JVM (in-process transport)" : "in worker JVMs on loopback",
                 BenchPlan.name(plan.type()), BenchPlan.name(plan.redop()), plan.iters(), plan.warmup());
-        out.println("# time: slowest rank per iteration (barrier before each), median/min/max over iterations");
+        out.println(plan.timing().equals("batch")
+                ? "# time: per call, slowest rank's mean over a batch of back-to-back calls (barrier before each"
+                        + " batch), median/min/max over batches"
+                : "# time: slowest rank per iteration (barrier before each), median/min/max over iterations");
         if (bulk != null && inProcess) {
             context.err().println("nexar bench: --bulk has no effect with --in-process");
         }
@@ -142,7 +151,8 @@ final class BenchCommand implements Callable<Integer> {
         return new BenchPlan(BenchPlan.parseOps(op),
                 BenchPlan.parseSizes(minBytes == null ? "8" : minBytes, maxBytes == null ? "64MiB" : maxBytes,
                         factor, sizes),
-                BenchPlan.parseType(dtype), BenchPlan.parseRedop(redop), iters, warmup, algo, bulk, check);
+                BenchPlan.parseType(dtype), BenchPlan.parseRedop(redop), iters, warmup, algo, bulk, check,
+                timing);
     }
 
     /** Runs the ranks on virtual threads of this JVM; returns null, or what failed. */

@@ -26,9 +26,15 @@ import java.util.stream.Collectors;
  * @param bulk bulk-lane mode passed to the transport as {@code nexar.bulk} ({@code quic}, {@code tls},
  *             {@code tcp-plain}), or null for its default
  * @param check whether results are compared with a reference
+ * @param timing {@code batch} (each sample is {@code k} back-to-back calls after a barrier, k chosen so a sample
+ *               lasts about 5 ms; what nccl-tests and Open MPI's benchmarks do) or {@code iteration} (each sample is
+ *               one call after a barrier)
  */
 record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
-                 String algo, String bulk, boolean check) {
+                 String algo, String bulk, boolean check, String timing) {
+
+    /** The timing methods {@code --timing} accepts. */
+    static final List<String> TIMINGS = List.of("batch", "iteration");
 
     /** The bulk-lane modes {@code --bulk} accepts. */
     static final List<String> BULK_MODES = List.of("quic", "tls", "tcp-plain");
@@ -45,6 +51,10 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         }
         if (iters < 1) {
             throw new IllegalArgumentException("--iters must be at least 1, got " + iters);
+        }
+        if (!TIMINGS.contains(timing)) {
+            throw new IllegalArgumentException("--timing must be one of " + String.join(", ", TIMINGS) + ", got "
+                    + timing);
         }
         if (warmup < 0) {
             throw new IllegalArgumentException("--warmup must be at least 0, got " + warmup);
@@ -200,6 +210,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
             args.add("bulk=" + bulk);
         }
         args.add("check=" + check);
+        args.add("timing=" + timing);
         return args;
     }
 
@@ -220,7 +231,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         var plan = new BenchPlan(parseOps(map.remove("op")), parseSizes(null, null, null, map.remove("sizes")),
                 parseType(map.remove("dtype")), parseRedop(map.remove("redop")),
                 Integer.parseInt(map.remove("iters")), Integer.parseInt(map.remove("warmup")), map.remove("algo"),
-                map.remove("bulk"), Boolean.parseBoolean(map.remove("check")));
+                map.remove("bulk"), Boolean.parseBoolean(map.remove("check")), map.remove("timing"));
         rest.putAll(map);
         return plan;
     }

@@ -20,16 +20,21 @@ import java.util.function.Consumer;
  *
  * <p>Method. Two off-heap buffers of the largest size are allocated once and reused for every operation, size and
  * iteration (no allocation per call, no page faults in the timed loop). For each size the input is filled with
- * {@link BenchData}'s pattern, then {@code warmup} untimed calls run back to back, then {@code iters} timed calls, each
- * preceded by a barrier. Each rank times its own calls; the per-iteration times are then combined with an allreduce
- * MAX, so an iteration's time is that of the slowest rank (what an application waiting for the collective sees,
- * including the skew with which ranks leave the barrier). The row reports the median, minimum and maximum of those
+ * {@link BenchData}'s pattern, then {@code warmup} untimed calls run back to back, then {@code iters} timed samples,
+ * each preceded by a barrier. With batch timing (the default) a sample is {@code k} back-to-back calls, {@code k} chosen
+ * so that a sample lasts about 5 ms, and its time per call is the sample's time divided by {@code k}: what
+ * nccl-tests and Open MPI's peer benchmark measure. With iteration timing a sample is one call (what an application
+ * waiting for one collective sees, including the skew with which ranks leave the barrier). Each rank times its own
+ * samples; they are then combined with an allreduce MAX, so a sample's time is that of the slowest rank. The row reports the median, minimum and maximum of those
  * per-iteration maxima. With {@code check}, the output of the last timed call is compared with the reference on every
  * rank and the largest error over ranks is reported.
  */
 final class BenchRunner {
     private static final int SENDRECV_TAG = 0x6265;
     private static final byte POISON = 0x7F;
+    /** Batch timing: the least duration of one sample (as Open MPI's peer benchmark, mpi_coll.c). */
+    private static final long BATCH_NANOS = 5_000_000;
+    private static final long MAX_BATCH = 100_000;
 
     private final Communicator comm;
     private final BenchPlan plan;
@@ -155,12 +160,15 @@ final class BenchRunner {
         if (progress != null) {
             progress.printf(Locale.ROOT, "bench: %s: warmed up, timing %d iterations%n", what, times.length);
         }
+        long perBatch = plan.timing().equals("batch") ? callsPerBatch(call, what) : 1;
         for (int i = 0; i < times.length; i++) {
             phase = what + ", iteration " + (i + 1) + " of " + times.length;
             comm.barrier();
             long t0 = System.nanoTime();
-            call.run();
-            times[i] = System.nanoTime() - t0;
+            for (long j = 0; j < perBatch; j++) {
+                call.run();
+            }
+            times[i] = (System.nanoTime() - t0) / perBatch;
         }
         phase = what + ", combining times";
         comm.allReduce(times, ReduceOp.MAX);
@@ -180,6 +188,22 @@ final class BenchRunner {
         return new BenchResult(op.cliName(), bytes, count, barrier ? "" : BenchPlan.name(type),
                 op.reduces() ? BenchPlan.name(redop) : "", algorithm(op, count, block), medianNs / 1e3,
                 sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err);
+    }
+
+    /**
+     * Batch timing: how many back-to-back calls make a sample of about {@link #BATCH_NANOS}, from three calls timed
+     * after a barrier (slowest rank's estimate, so every rank runs the same number of calls).
+     */
+    private long callsPerBatch(Runnable call, String what) {
+        phase = what + ", estimating the batch size";
+        comm.barrier();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            call.run();
+        }
+        long[] est = {Math.max(1, (System.nanoTime() - t0) / 3)};
+        comm.allReduce(est, ReduceOp.MAX);
+        return Math.clamp((BATCH_NANOS + est[0] - 1) / est[0], 1, MAX_BATCH);
     }
 
     /** The largest error of this rank's output. */

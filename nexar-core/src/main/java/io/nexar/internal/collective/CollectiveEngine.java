@@ -11,6 +11,8 @@ import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Progress;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -54,10 +56,17 @@ public final class CollectiveEngine {
     /** Set by {@link #abortAll}: operations posted later fail at once. */
     private String abortedWhy;
     private int abortedPeer = -1;
+    /** Who reads the transport while a driver waits for a round (see {@link Progress}). */
+    private volatile Progress progress = Progress.NONE;
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
         this.store = new EarlyStore(maxStoredBytes, spaceFreed);
+    }
+
+    /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
+    public void drivenBy(Progress p) {
+        progress = java.util.Objects.requireNonNull(p, "progress");
     }
 
     /** Bytes held for operations or rounds not yet open. */
@@ -149,6 +158,9 @@ public final class CollectiveEngine {
 
     /** Waits until the open round's receives are done, the operation failed or {@code nanos} passed. */
     boolean awaitRound(OpState op, long deadlineNanos) throws InterruptedException {
+        if (progress.pollUntil(Lane.COLLECTIVE, () -> roundDone(op), deadlineNanos)) {
+            return true;
+        }
         lock.lock();
         try {
             while (op.failure == null && op.remaining > 0) {
@@ -159,6 +171,15 @@ public final class CollectiveEngine {
                 op.progress.awaitNanos(left);
             }
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean roundDone(OpState op) {
+        lock.lock();
+        try {
+            return op.failure != null || op.remaining <= 0;
         } finally {
             lock.unlock();
         }

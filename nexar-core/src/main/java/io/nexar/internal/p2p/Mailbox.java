@@ -10,6 +10,8 @@ import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Progress;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
@@ -65,6 +67,8 @@ public final class Mailbox implements InboundHandler {
     private String closedReason;
     /** Set by {@link #abortAll}: receives posted later fail at once with it. */
     private String abortedDetail;
+    /** Who reads the transport while a receive waits (see {@link Progress}). */
+    private volatile Progress progress = Progress.NONE;
 
     /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
     public Mailbox(long maxStoredBytes) {
@@ -119,9 +123,15 @@ public final class Mailbox implements InboundHandler {
         return await(key, r, deadline);
     }
 
+    /** Receives poll {@code p} for their messages before they sleep. Set once, before any receive. */
+    public void drivenBy(Progress p) {
+        progress = java.util.Objects.requireNonNull(p, "progress");
+    }
+
     private long await(ChannelKey key, PendingReceive r, Deadline deadline) {
         int src = r.context.peer();
         try {
+            progress.pollUntil(Lane.P2P, r.result::isDone, deadline.deadlineNanos());
             return r.result.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             lock.lock();

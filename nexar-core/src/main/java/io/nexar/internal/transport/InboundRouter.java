@@ -26,6 +26,12 @@ public final class InboundRouter implements InboundHandler {
         membership = m;
     }
 
+    /** Both receive sides poll {@code p} before they sleep (see {@link Progress}). Once, before any operation. */
+    public void drivenBy(Progress p) {
+        mailbox.drivenBy(p);
+        engine.drivenBy(p);
+    }
+
     /** The membership service, or null if none is attached. */
     public Membership membership() {
         return membership;

@@ -322,6 +322,16 @@ final class BulkConnection {
         writer.writeNow(goodbye);
     }
 
+    /** See {@link BulkReader#tryPoll}: a waiting caller reads this connection itself, if nobody else does. */
+    boolean tryPoll(long now) {
+        return reader.tryPoll(now);
+    }
+
+    /** See {@link BulkReader#handBack}. */
+    void handBack() {
+        reader.handBack();
+    }
+
     /** Ends this rank's output after the frames sent so far (TLS close_notify, then FIN); reading goes on. */
     void finishOutput() {
         writer.finishOutput();

@@ -39,10 +39,6 @@ final class BulkEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(BulkEndpoint.class);
     /** How long an accepted connection may take to finish TLS and the Hellos (Netty's TLS handshake default). */
     private static final Duration ACCEPT_SETUP = Duration.ofSeconds(10);
-    /** AES-128-GCM first: the fastest on the JDK (the CPU has AES and carry-less multiply instructions). */
-    private static final String[] CIPHERS = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
-        "TLS_CHACHA20_POLY1305_SHA256"};
-
     /** The lanes that get a TCP connection of their own per pair, so that they never block each other. */
     private static final Lane[] TCP_LANES = {Lane.P2P, Lane.COLLECTIVE};
 
@@ -50,7 +46,8 @@ final class BulkEndpoint {
     private final MemberCredentials credentials;
     private final boolean tls;
     private final NettyIo io;
-    private final SSLContext serverTls;
+    /** The lanes' TLS engines (BoringSSL or the JDK's), or null for plain TCP. */
+    private final LaneTls laneTls;
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final Set<BulkConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean stopped;
@@ -61,7 +58,7 @@ final class BulkEndpoint {
         this.credentials = credentials;
         this.tls = tls;
         this.io = io;
-        this.serverTls = tls ? TlsMaterial.sslContext(credentials) : null;
+        this.laneTls = tls ? LaneTls.create(transport.config().tlsEngine(), credentials) : null;
     }
 
     /** Listens on {@code host}, port {@code options.port()} (0: any); {@code io} runs the setup deadlines. */
@@ -69,7 +66,11 @@ final class BulkEndpoint {
                              NettyIo io, InetSocketAddress host) throws IOException {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
         var e = new BulkEndpoint(transport, credentials, tls, io);
-        if (!tls) {
+        if (tls) {
+            LOG.info("rank {}: TCP lanes use TLS 1.3 through {}", transport.rank(),
+                    e.laneTls.engine() == LaneTls.Engine.BORINGSSL ? LaneTls.describe("boringssl")
+                            : "the JDK's SSLEngine");
+        } else {
             LOG.warn("rank {}: bulk=tcp-plain: large messages travel on TCP without encryption or authentication;"
                     + " use this only on an isolated network", transport.rank());
         }
@@ -108,8 +109,8 @@ final class BulkEndpoint {
             }
             try {
                 configure(ch);
-                var c = new BulkConnection(transport, this, null, null, null, ch, new BulkSocket(ch,
-                        engine(serverTls, true)));
+                var c = new BulkConnection(transport, this, null, null, null, ch, newSocket(ch,
+                        tls ? laneTls.serverEngine() : null));
                 track(c).start(Deadline.after(ACCEPT_SETUP));
             } catch (IOException | RuntimeException e) {
                 LOG.warn("rank {}: could not set up an accepted bulk connection", transport.rank(), e);
@@ -149,9 +150,8 @@ final class BulkEndpoint {
         try {
             ch = SocketChannel.open();
             configure(ch);
-            SSLEngine engine = tls ? engine(TlsMaterial.sslContext(credentials,
-                    transport.table().get(link.peer).memberId()), false) : null;
-            var c = new BulkConnection(transport, this, link, lane, address, ch, new BulkSocket(ch, engine));
+            SSLEngine engine = tls ? laneTls.clientEngine(transport.table().get(link.peer).memberId()) : null;
+            var c = new BulkConnection(transport, this, link, lane, address, ch, newSocket(ch, engine));
             track(c).start(deadline);
             return c.setUp();
         } catch (IOException | RuntimeException e) {
@@ -167,13 +167,8 @@ final class BulkEndpoint {
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
     }
 
-    private static SSLEngine engine(SSLContext context, boolean server) {
-        if (context == null) {
-            return null;
-        }
-        SSLEngine engine = TlsMaterial.engine(context, server);
-        engine.setEnabledCipherSuites(CIPHERS);
-        return engine;
+    private BulkSocket newSocket(SocketChannel ch, SSLEngine engine) {
+        return new BulkSocket(ch, engine, engine != null && laneTls.directBuffers());
     }
 
     private BulkConnection track(BulkConnection c) {

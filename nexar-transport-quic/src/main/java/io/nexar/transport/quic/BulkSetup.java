@@ -75,7 +75,7 @@ final class BulkSetup {
         if (dialTarget != null) {
             writer.writeHello(transport.hello(), BulkConnection.laneCode(owner.lane()));
         }
-        Message first = reader.readFrame(true);
+        Message first = reader.readHello();
         if (first == null) {
             owner.fallBack("closed its bulk lane during setup");
             owner.closeSocket();

@@ -44,6 +44,8 @@ final class BulkSocket {
 
     private final SocketChannel channel;
     private final SSLEngine engine;
+    /** Output (and, for TLS, input) buffers are direct: plain TCP, or a native TLS engine. */
+    private final boolean direct;
     private final ByteBuffer in;
     private ByteBuffer spill;
     private final ByteBuffer[] scatter = new ByteBuffer[2];
@@ -56,14 +58,24 @@ final class BulkSocket {
      * @param engine the TLS engine, in client or server mode, or null for plain TCP
      */
     BulkSocket(SocketChannel channel, SSLEngine engine) {
+        this(channel, engine, false);
+    }
+
+    /**
+     * @param engine the TLS engine, in client or server mode, or null for plain TCP
+     * @param direct true to give the TLS engine direct buffers (a native engine), false for heap buffers (the JDK's)
+     */
+    BulkSocket(SocketChannel channel, SSLEngine engine, boolean direct) {
         this.channel = channel;
         this.engine = engine;
+        this.direct = direct || engine == null;
         if (engine == null) {
             in = null;
             spill = ByteBuffer.allocateDirect(64 << 10).flip();
         } else {
             int packet = engine.getSession().getPacketBufferSize();
-            in = ByteBuffer.allocate(Math.max(IN_BYTES, 2 * packet)).flip();
+            int inBytes = Math.max(IN_BYTES, 2 * packet);
+            in = (direct ? ByteBuffer.allocateDirect(inBytes) : ByteBuffer.allocate(inBytes)).flip();
             spill = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize()).flip();
         }
     }
@@ -181,6 +193,91 @@ final class BulkSocket {
         return true;
     }
 
+    /**
+     * Reads into {@code dst} what the connection has now, without waiting (after {@link #goNonBlocking}): plaintext
+     * left over from an earlier record first, then records already received, then one socket read.
+     *
+     * @return bytes put into {@code dst} (at least 1 if {@code dst} has room and data was there), 0 if nothing is
+     *         there now, -1 at a clean end (TLS close_notify, or TCP end for plain TCP), -2 at an end of a TLS
+     *         stream without close_notify
+     */
+    int readAvailable(ByteBuffer dst) throws IOException {
+        if (spill.hasRemaining()) {
+            int before = dst.position();
+            drainSpill(dst);
+            return dst.position() - before;
+        }
+        if (engine == null) {
+            spill.clear();
+            scatter[0] = dst;
+            scatter[1] = spill;
+            long n = channel.read(scatter);
+            spill.flip();
+            return n < 0 ? -1 : (int) n;
+        }
+        for (int attempts = 0; attempts < 64; attempts++) { // records without plaintext (tickets) are few
+            spill.clear();
+            scatter[0] = dst;
+            scatter[1] = spill;
+            SSLEngineResult r = engine.unwrap(in, scatter);
+            spill.flip();
+            if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                runTasks();
+            }
+            if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
+                wrapWanted = true;
+            }
+            switch (r.getStatus()) {
+                case OK -> {
+                    if (r.bytesProduced() > 0) {
+                        return r.bytesProduced();
+                    }
+                }
+                case CLOSED -> {
+                    return -1;
+                }
+                case BUFFER_UNDERFLOW -> {
+                    in.compact();
+                    int n;
+                    try {
+                        n = channel.read(in);
+                    } finally {
+                        in.flip();
+                    }
+                    if (n < 0) {
+                        return -2;
+                    }
+                    if (n == 0) {
+                        return 0;
+                    }
+                }
+                case BUFFER_OVERFLOW ->
+                        spill = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize()).flip();
+            }
+        }
+        return 0;
+    }
+
+    /** Waits until the socket may have bytes to read, or {@code timeoutMillis} passed (0: no limit). */
+    void awaitReadable(long timeoutMillis) throws IOException {
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+        readable.select(timeoutMillis);
+        readable.selectedKeys().clear();
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    /** Wakes a thread waiting in {@link #awaitReadable(long)}. Any thread. */
+    void wakeReader() {
+        Selector s = readable;
+        if (s != null) {
+            s.wakeup();
+        }
+    }
+
     private void drainSpill(ByteBuffer dst) {
         int n = Math.min(spill.remaining(), dst.remaining());
         int limit = spill.limit();
@@ -267,8 +364,8 @@ final class BulkSocket {
      * heap buffers about twice as fast as into direct ones), direct for plain TCP (no copy on the way to the socket).
      */
     ByteBuffer newOutBuffer() {
-        return engine == null ? ByteBuffer.allocateDirect(OUT_BYTES)
-                : ByteBuffer.allocate(Math.max(OUT_BYTES, 2 * engine.getSession().getPacketBufferSize()));
+        int bytes = engine == null ? OUT_BYTES : Math.max(OUT_BYTES, 2 * engine.getSession().getPacketBufferSize());
+        return direct ? ByteBuffer.allocateDirect(bytes) : ByteBuffer.allocate(bytes);
     }
 
     /**

@@ -31,7 +31,10 @@ final class BulkWriter {
     private final BulkSocket socket;
 
     private final ReentrantLock lock = new ReentrantLock();
+    /** Senders wait on this one (their turn, a free output buffer). */
     private final Condition changed = lock.newCondition();
+    /** The writer thread waits on this one, signalled only when it has work: a sender's change wakes no idle writer. */
+    private final Condition work = lock.newCondition();
     /** Output buffers ready to fill, and filled ones for the writer, in order: two in all (double buffering). */
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> full = new ArrayDeque<>();
@@ -262,9 +265,8 @@ final class BulkWriter {
             boolean finish = false;
             lock.lock();
             try {
-                while (!owner.isClosed() && (writing || full.isEmpty() && detached == null
-                        && !(!frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted())))) {
-                    changed.await();
+                while (!writerHasWork()) {
+                    work.await();
                 }
                 if (owner.isClosed()) {
                     return;
@@ -339,9 +341,18 @@ final class BulkWriter {
         try {
             change.run();
             changed.signalAll();
+            if (writerHasWork()) {
+                work.signal();
+            }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** True if the writer thread has something to do (or must see a close); under lock. */
+    private boolean writerHasWork() {
+        return owner.isClosed() || !writing && (!full.isEmpty() || detached != null
+                || !frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted()));
     }
 
     /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */

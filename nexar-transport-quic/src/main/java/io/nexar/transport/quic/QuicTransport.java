@@ -10,7 +10,9 @@ import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
+import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.PeerVerifier;
@@ -53,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * {@link io.nexar.PeerFailedException}. A peer that closes normally is reported only after every message it sent
  * before its Goodbye was delivered. The handler is not closed by this transport: its owner closes it.
  */
-public final class QuicTransport implements Transport {
+public final class QuicTransport implements Transport, Progress {
     private static final Logger LOG = LoggerFactory.getLogger(QuicTransport.class);
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -68,6 +70,8 @@ public final class QuicTransport implements Transport {
     private final PeerVerifier verifier;
     private final long incarnation = RANDOM.nextLong();
     private final long bulkThreshold;
+    /** Setting {@code poll.window}: how long a waiting caller reads the TCP lanes itself (0 without TCP lanes). */
+    private final long pollNanos;
     /** Replaced (never modified in place once connected) when a growth adds ranks; null for ranks that are absent. */
     private volatile PeerLink[] links;
     private final Loopback loopback;
@@ -127,6 +131,10 @@ public final class QuicTransport implements Transport {
         }
         this.links = all;
         this.loopback = new Loopback(rank, handler, config.maxFrameBytes());
+        this.pollNanos = bulk.mode() == BulkLaneOptions.Mode.OFF ? 0 : config.pollWindow().toNanos();
+        if (handler instanceof InboundRouter router) { // its receive sides poll this transport's TCP lanes
+            router.drivenBy(this);
+        }
     }
 
     /**
@@ -482,6 +490,41 @@ public final class QuicTransport implements Transport {
 
     QuicTuning tuning() {
         return tuning;
+    }
+
+    // ------------------------------------------------------------------ Progress: callers read their own lanes
+
+    @Override
+    public boolean poll(Lane lane) {
+        long now = System.nanoTime();
+        boolean any = false;
+        for (PeerLink l : links) {
+            BulkConnection b = l == null ? null : l.bulk(lane);
+            if (b != null && b.isReady() && !b.isClosed()) {
+                any |= b.tryPoll(now);
+            }
+        }
+        return any;
+    }
+
+    @Override
+    public void handBack(Lane lane) {
+        for (PeerLink l : links) {
+            BulkConnection b = l == null ? null : l.bulk(lane);
+            if (b != null) {
+                b.handBack();
+            }
+        }
+    }
+
+    @Override
+    public long pollNanos() {
+        return pollNanos;
+    }
+
+    /** This transport's settings. */
+    NexarConfig config() {
+        return config;
     }
 
     InboundHandler handler() {

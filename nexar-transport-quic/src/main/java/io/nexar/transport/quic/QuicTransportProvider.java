@@ -52,8 +52,15 @@ public final class QuicTransportProvider implements TransportProvider {
 
     @Override
     public String detail() {
-        return Quic.isAvailable() ? "native QUIC (quiche) loaded" : "native QUIC not loaded: "
-                + Quic.unavailabilityCause();
+        String setting;
+        try {
+            setting = NexarConfig.fromEnvironment().tlsEngine();
+        } catch (RuntimeException badConfig) { // reported where the configuration is used
+            setting = "auto";
+        }
+        String lanes = "; TCP lanes: TLS 1.3 through " + LaneTls.describe(setting);
+        return (Quic.isAvailable() ? "native QUIC (quiche) loaded" : "native QUIC not loaded: "
+                + Quic.unavailabilityCause()) + lanes;
     }
 
     @Override

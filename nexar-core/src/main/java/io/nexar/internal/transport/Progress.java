@@ -1,0 +1,82 @@
+package io.nexar.internal.transport;
+
+/**
+ * Lets a thread that waits for inbound messages read them itself: the receive sides ({@code Mailbox},
+ * {@code CollectiveEngine}) poll the transport for a bounded window before they sleep, so that a message goes from
+ * the socket to the waiting receive on one thread, with no wake-up of a transport thread and no hand-off (each costs
+ * 25-35 us on the project's machines; docs/performance.md). A transport whose threads must deliver anyway (QUIC, the
+ * in-process transport) uses {@link #NONE}.
+ *
+ * <p>Contract: {@link #poll} never blocks and may be called by any number of threads at once (a connection that
+ * another thread reads at the moment is skipped); a thread that polled calls {@link #handBack} before it sleeps, so
+ * that the transport's own threads read the lane again at once. Liveness never depends on anyone polling: without
+ * polls the transport's threads read every lane, at most a short hand-back interval after the last poll.
+ */
+public interface Progress {
+
+    /** Nothing to poll: waiting threads sleep at once and the transport's threads deliver. */
+    Progress NONE = new Progress() {
+        @Override
+        public boolean poll(Lane lane) {
+            return false;
+        }
+
+        @Override
+        public void handBack(Lane lane) {
+        }
+
+        @Override
+        public long pollNanos() {
+            return 0;
+        }
+    };
+
+    /**
+     * Reads and delivers what has arrived on {@code lane} from every peer, without waiting.
+     *
+     * @return true if at least one message was delivered
+     */
+    boolean poll(Lane lane);
+
+    /** The calling thread polled {@code lane} and is going to sleep: the transport's threads read it from now on. */
+    void handBack(Lane lane);
+
+    /** How long a waiting thread polls (yielding its core between polls) before it sleeps; 0 means never poll. */
+    long pollNanos();
+
+    /**
+     * Polls {@code lane} until {@code done} holds, the poll window ends or {@code deadlineNanos} passes, yielding the
+     * core between polls (a peer process may need it more: ranks often outnumber cores); hands the lane back unless
+     * done.
+     *
+     * @return true if {@code done} held
+     * @throws InterruptedException if the thread is interrupted (the lane is handed back first)
+     */
+    default boolean pollUntil(Lane lane, java.util.function.BooleanSupplier done, long deadlineNanos)
+            throws InterruptedException {
+        long window = pollNanos();
+        if (window <= 0) {
+            return done.getAsBoolean();
+        }
+        long now = System.nanoTime();
+        long end = deadlineNanos - now < window ? deadlineNanos : now + window;
+        while (true) {
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            poll(lane);
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            if (Thread.interrupted()) {
+                handBack(lane);
+                throw new InterruptedException();
+            }
+            if (System.nanoTime() - end >= 0) {
+                handBack(lane);
+                return false;
+            }
+            Thread.yield();
+        }
+    }
+}
