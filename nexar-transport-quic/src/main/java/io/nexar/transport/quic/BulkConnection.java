@@ -327,6 +327,11 @@ final class BulkConnection {
         return reader.tryPoll(now);
     }
 
+    /** See {@link BulkReader#deliveries}. */
+    long[] deliveries() {
+        return reader.deliveries();
+    }
+
     /** See {@link BulkReader#handBack}. */
     void handBack() {
         reader.handBack();

@@ -75,8 +75,13 @@ final class BulkReader {
     /** When a caller last polled; 0 after a hand-back. */
     private volatile long drivenAt;
     private volatile boolean ended;
+    /** The last poll stopped at {@link #FRAMES_PER_POLL}: more may be decrypted or buffered already. */
+    private volatile boolean backlog;
     private volatile Exception failure;
     private volatile Thread readerThread;
+    /** Messages delivered by waiting callers and by the reader thread (diagnostics; written holding the turn). */
+    private volatile long byCallers;
+    private volatile long byReader;
 
     BulkReader(BulkConnection owner, QuicTransport transport, BulkSocket socket, BulkWriter writer) {
         this.owner = owner;
@@ -121,6 +126,9 @@ final class BulkReader {
             turn.lock();
             try {
                 r = poll();
+                if (r > 0) {
+                    byReader += r;
+                }
                 if (r == BLOCKED && !awaitRoom()) {
                     return;
                 }
@@ -146,7 +154,9 @@ final class BulkReader {
                 LockSupport.parkNanos(this, HANDBACK_NANOS - since);
                 continue;
             }
-            socket.awaitReadable(0);
+            if (!backlog) { // frames a poll left in the buffers would not wake a select
+                socket.awaitReadable(0);
+            }
             return;
         }
     }
@@ -179,6 +189,9 @@ final class BulkReader {
         int r;
         try {
             r = poll();
+            if (r > 0) {
+                byCallers += r;
+            }
         } catch (IOException | RuntimeException e) {
             wakeReaderThread();
             return false;
@@ -189,6 +202,14 @@ final class BulkReader {
             wakeReaderThread();
         }
         return r > 0;
+    }
+
+    /**
+     * Messages delivered so far by waiting callers ({@code [0]}) and by the reader thread ({@code [1]}); for tests and
+     * diagnostics.
+     */
+    long[] deliveries() {
+        return new long[] {byCallers, byReader};
     }
 
     /** The caller that polled is going to sleep: the reader thread reads the socket again from now on. */
@@ -235,6 +256,7 @@ final class BulkReader {
     }
 
     private int readFrames() throws IOException {
+        backlog = false;
         int delivered = 0;
         if (pending != null) {
             if (deliver(pending) == Delivery.FULL) {
@@ -292,6 +314,7 @@ final class BulkReader {
             }
             delivered++;
         }
+        backlog = true;
         return delivered;
     }
 
