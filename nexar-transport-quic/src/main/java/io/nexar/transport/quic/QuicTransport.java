@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * socket) move frames and call the {@link InboundHandler}; they never block. {@link #send} runs on the caller's
  * thread: it copies the message into a direct buffer and waits (bounded by the deadline) only while its lane has too
  * much queued; see {@link LaneStream}. {@link #connect} and {@link #close()} block the caller and must not run on an
- * event loop.
+ * event loop. Each TCP lane connection ({@link BulkConnection}) has a reader and a writer platform thread
+ * ({@code nexar-bulk-r<rank>-p<peer>-<lane>-rx}, {@code -tx}); as a {@link Progress}, this transport lets a thread
+ * that waits for a message read its own lane's connections for up to {@code poll.window} before the reader thread
+ * takes over, so a small message goes from the socket to its receive without a thread hand-off.
  *
  * <p>Failure: a connection that closes, times out, is reset or breaks the protocol marks its peer down once: the
  * handler's {@link InboundHandler#onPeerDown} is called and sends to that peer throw
