@@ -191,19 +191,27 @@ final class BenchRunner {
     }
 
     /**
-     * Batch timing: how many back-to-back calls make a sample of about {@link #BATCH_NANOS}, from three calls timed
-     * after a barrier (slowest rank's estimate, so every rank runs the same number of calls).
+     * Batch timing: how many back-to-back calls make a sample of about {@link #BATCH_NANOS}, from calls timed for
+     * about four samples' time after a barrier (slowest rank's estimate, so every rank runs the same number of calls).
      */
     private long callsPerBatch(Runnable call, String what) {
         phase = what + ", estimating the batch size";
+        long est = timePerCall(call, 3);
+        // again over about four batches' time: a few slow first calls must not make the batches short
+        est = timePerCall(call, Math.clamp(4 * BATCH_NANOS / est, 1, MAX_BATCH));
+        return Math.clamp((BATCH_NANOS + est - 1) / est, 1, MAX_BATCH);
+    }
+
+    /** The slowest rank's mean time of {@code calls} back-to-back calls after a barrier (the same count everywhere). */
+    private long timePerCall(Runnable call, long calls) {
         comm.barrier();
         long t0 = System.nanoTime();
-        for (int i = 0; i < 3; i++) {
+        for (long i = 0; i < calls; i++) {
             call.run();
         }
-        long[] est = {Math.max(1, (System.nanoTime() - t0) / 3)};
+        long[] est = {Math.max(1, (System.nanoTime() - t0) / calls)};
         comm.allReduce(est, ReduceOp.MAX);
-        return Math.clamp((BATCH_NANOS + est[0] - 1) / est[0], 1, MAX_BATCH);
+        return est[0];
     }
 
     /** The largest error of this rank's output. */
