@@ -208,25 +208,11 @@ final class BulkSocket {
             return dst.position() - before;
         }
         if (engine == null) {
-            spill.clear();
-            scatter[0] = dst;
-            scatter[1] = spill;
-            long n = channel.read(scatter);
-            spill.flip();
+            long n = scatterRead(dst);
             return n < 0 ? -1 : (int) n;
         }
         for (int attempts = 0; attempts < 64; attempts++) { // records without plaintext (tickets) are few
-            spill.clear();
-            scatter[0] = dst;
-            scatter[1] = spill;
-            SSLEngineResult r = engine.unwrap(in, scatter);
-            spill.flip();
-            if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
-                runTasks();
-            }
-            if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
-                wrapWanted = true;
-            }
+            SSLEngineResult r = unwrapOnce(dst);
             switch (r.getStatus()) {
                 case OK -> {
                     if (r.bytesProduced() > 0) {
@@ -289,11 +275,7 @@ final class BulkSocket {
     /** Plain TCP: one scattering read into {@code dst}, overflow into the spill. -1 at the end of the stream. */
     private int readPlain(ByteBuffer dst) throws IOException {
         while (true) {
-            spill.clear();
-            scatter[0] = dst;
-            scatter[1] = spill;
-            long n = channel.read(scatter);
-            spill.flip();
+            long n = scatterRead(dst);
             if (n != 0) {
                 return n < 0 ? -1 : (int) n;
             }
@@ -309,17 +291,7 @@ final class BulkSocket {
      */
     private int unwrapInto(ByteBuffer dst) throws IOException {
         while (true) {
-            spill.clear();
-            scatter[0] = dst;
-            scatter[1] = spill;
-            SSLEngineResult r = engine.unwrap(in, scatter);
-            spill.flip();
-            if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
-                runTasks();
-            }
-            if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
-                wrapWanted = true; // a post-handshake message (key update) to answer: the writer does
-            }
+            SSLEngineResult r = unwrapOnce(dst);
             switch (r.getStatus()) {
                 case OK -> {
                     return r.bytesProduced();
@@ -336,6 +308,38 @@ final class BulkSocket {
                         spill = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize()).flip();
             }
         }
+    }
+
+    /** Plain TCP: one read into {@code dst}, what does not fit into the spill. */
+    private long scatterRead(ByteBuffer dst) throws IOException {
+        spill.clear();
+        scatter[0] = dst;
+        scatter[1] = spill;
+        try {
+            return channel.read(scatter);
+        } finally {
+            spill.flip();
+        }
+    }
+
+    /** TLS: one unwrap from {@code in} into {@code dst}, overflow into the spill; notes a key update to answer. */
+    private SSLEngineResult unwrapOnce(ByteBuffer dst) throws IOException {
+        spill.clear();
+        scatter[0] = dst;
+        scatter[1] = spill;
+        SSLEngineResult r;
+        try {
+            r = engine.unwrap(in, scatter);
+        } finally {
+            spill.flip();
+        }
+        if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+            runTasks();
+        }
+        if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
+            wrapWanted = true; // a post-handshake message (key update) to answer: the writer does
+        }
+        return r;
     }
 
     /** Reads more TLS bytes from the socket into {@code in}; false at the end of the stream. */
