@@ -25,8 +25,8 @@ import java.util.function.Consumer;
  * so that a sample lasts about 5 ms, and its time per call is the sample's time divided by {@code k}: what
  * nccl-tests and Open MPI's peer benchmark measure. With iteration timing a sample is one call (what an application
  * waiting for one collective sees, including the skew with which ranks leave the barrier). Each rank times its own
- * samples; they are then combined with an allreduce MAX, so a sample's time is that of the slowest rank. The row reports the median, minimum and maximum of those
- * per-iteration maxima. With {@code check}, the output of the last timed call is compared with the reference on every
+ * samples; they are then combined with an allreduce MAX, so a sample's time is that of the slowest rank. The row
+ * reports the median, minimum and maximum of those per-sample maxima. With {@code check}, the output of the last timed call is compared with the reference on every
  * rank and the largest error over ranks is reported.
  */
 final class BenchRunner {

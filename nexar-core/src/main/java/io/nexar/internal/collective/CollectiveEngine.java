@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -66,7 +67,7 @@ public final class CollectiveEngine {
 
     /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
     public void drivenBy(Progress p) {
-        progress = java.util.Objects.requireNonNull(p, "progress");
+        progress = Objects.requireNonNull(p, "progress");
     }
 
     /** Bytes held for operations or rounds not yet open. */

@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -125,7 +126,7 @@ public final class Mailbox implements InboundHandler {
 
     /** Receives poll {@code p} for their messages before they sleep. Set once, before any receive. */
     public void drivenBy(Progress p) {
-        progress = java.util.Objects.requireNonNull(p, "progress");
+        progress = Objects.requireNonNull(p, "progress");
     }
 
     private long await(ChannelKey key, PendingReceive r, Deadline deadline) {

@@ -4,8 +4,9 @@ package io.nexar.internal.transport;
  * Lets a thread that waits for inbound messages read them itself: the receive sides ({@code Mailbox},
  * {@code CollectiveEngine}) poll the transport for a bounded window before they sleep, so that a message goes from
  * the socket to the waiting receive on one thread, with no wake-up of a transport thread and no hand-off (each costs
- * 25-35 us on the project's machines; docs/performance.md). A transport whose threads must deliver anyway (QUIC, the
- * in-process transport) uses {@link #NONE}.
+ * 25-35 us on the project's machines; docs/performance.md). A transport whose own threads deliver every message (the
+ * in-process transport) uses {@link #NONE}; the network transport without TCP lanes returns 0 from
+ * {@link #pollNanos}.
  *
  * <p>Contract: {@link #poll} never blocks and may be called by any number of threads at once (a connection that
  * another thread reads at the moment is skipped); a thread that polled calls {@link #handBack} before it sleeps, so

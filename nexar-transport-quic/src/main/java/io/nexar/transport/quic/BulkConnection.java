@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Receiving</b> (see {@link BulkReader}): a caller waiting for a message of this lane reads the socket itself
  * for up to {@code poll.window} ({@link #tryPoll}, through {@link QuicTransport#poll}), else the reader thread does;
- * length prefixes checked before any allocation, one reused frame buffer, back-pressure by not reading the socket. <b>Sending</b> (any thread, see {@link BulkWriter}):
+ * length prefixes checked before any allocation, one reused frame buffer, back-pressure by not reading the socket.
+ * <b>Sending</b> (any thread, see {@link BulkWriter}):
  * {@link #send} returns once its frame is in output buffers, at most at its deadline. Memory per connection: the frame
  * buffer, two output buffers ({@link BulkSocket#OUT_BYTES} each) and the kernel's socket buffers.
  *

@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,9 +66,7 @@ final class BulkEndpoint {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
         var e = new BulkEndpoint(transport, credentials, tls, io);
         if (tls) {
-            LOG.info("rank {}: TCP lanes use TLS 1.3 through {}", transport.rank(),
-                    e.laneTls.engine() == LaneTls.Engine.BORINGSSL ? LaneTls.describe("boringssl")
-                            : "the JDK's SSLEngine");
+            LOG.info("rank {}: TCP lanes use TLS 1.3 through {}", transport.rank(), e.laneTls.describe());
         } else {
             LOG.warn("rank {}: bulk=tcp-plain: large messages travel on TCP without encryption or authentication;"
                     + " use this only on an isolated network", transport.rank());

@@ -98,13 +98,12 @@ final class BulkReader {
         if (!socket.readFully(prefix, true)) {
             return null;
         }
-        int size = checkedSize(true);
+        startFrame(true);
         ByteBuffer f = frame;
-        f.clear();
-        prefix.flip();
-        f.put(prefix).limit(size);
+        f.limit(frameSize);
         socket.readFully(f, false);
         f.flip();
+        frameSize = -1;
         prefix.clear();
         helloFlags = f.get(FLAGS_OFFSET) & 0xFF;
         f.put(FLAGS_OFFSET, (byte) 0); // the codec checks a HELLO as on every other connection
@@ -155,7 +154,7 @@ final class BulkReader {
                 continue;
             }
             if (!backlog) { // frames a poll left in the buffers would not wake a select
-                socket.awaitReadable(0);
+                socket.awaitReadable();
             }
             return;
         }
@@ -279,7 +278,7 @@ final class BulkReader {
                     throw endOfStream(n);
                 }
                 if (!prefix.hasRemaining()) {
-                    startFrame();
+                    startFrame(false);
                 }
                 continue;
             }
@@ -297,7 +296,7 @@ final class BulkReader {
                     return delivered;
                 }
                 if (n < 0) {
-                    throw endOfStream(n == -1 ? -3 : n);
+                    throw endOfStream(n);
                 }
                 if (f.position() < frameSize) {
                     continue;
@@ -318,14 +317,18 @@ final class BulkReader {
         return delivered;
     }
 
+    /** An end of the stream within a frame: {@code code} as {@link BulkSocket#readAvailable} returns it. */
     private static EOFException endOfStream(int code) {
         return new EOFException(code == -2 ? "the connection ended without a TLS close_notify"
                 : "the connection ended within a frame");
     }
 
-    /** The length prefix is in: checks it and prepares the frame buffer (the prefix copied in). */
-    private void startFrame() {
-        int size = checkedSize(false);
+    /**
+     * The length prefix is in: checks it ({@code hello}: it must be a HELLO's) and prepares the frame buffer, the
+     * prefix copied in; sets {@code frameSize}.
+     */
+    private void startFrame(boolean hello) {
+        int size = checkedSize(hello);
         ByteBuffer f = frame;
         f.clear();
         prefix.flip();

@@ -57,10 +57,6 @@ final class BulkSocket {
     /**
      * @param engine the TLS engine, in client or server mode, or null for plain TCP
      */
-    BulkSocket(SocketChannel channel, SSLEngine engine) {
-        this(channel, engine, false);
-    }
-
     /**
      * @param engine the TLS engine, in client or server mode, or null for plain TCP
      * @param direct true to give the TLS engine direct buffers (a native engine), false for heap buffers (the JDK's)
@@ -244,19 +240,7 @@ final class BulkSocket {
         return 0;
     }
 
-    /** Waits until the socket may have bytes to read, or {@code timeoutMillis} passed (0: no limit). */
-    void awaitReadable(long timeoutMillis) throws IOException {
-        if (!channel.isOpen()) {
-            throw new AsynchronousCloseException();
-        }
-        readable.select(timeoutMillis);
-        readable.selectedKeys().clear();
-        if (!channel.isOpen()) {
-            throw new AsynchronousCloseException();
-        }
-    }
-
-    /** Wakes a thread waiting in {@link #awaitReadable(long)}. Any thread. */
+    /** Wakes a thread waiting in {@link #awaitReadable()}. Any thread. */
     void wakeReader() {
         Selector s = readable;
         if (s != null) {
@@ -465,7 +449,7 @@ final class BulkSocket {
     }
 
     /** Waits until the socket has bytes to read (non-blocking socket only). Throws once the socket is closed. */
-    private void awaitReadable() throws IOException {
+    void awaitReadable() throws IOException {
         if (readable != null) { // a blocking socket's read waited itself
             await(readable);
         }

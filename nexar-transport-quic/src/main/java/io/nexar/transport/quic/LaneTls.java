@@ -89,19 +89,25 @@ final class LaneTls {
         };
     }
 
-    /** One line on the TLS engine {@code auto} picks here, for {@code nexar info} and the first log line. */
+    /** One line on the TLS engine {@code setting} picks here, for {@code nexar info}. */
     static String describe(String setting) {
         try {
-            return choose(setting) == Engine.BORINGSSL ? "BoringSSL (" + OpenSsl.versionString() + ", netty-tcnative)"
-                    : "the JDK's SSLEngine" + (OpenSsl.isAvailable() ? "" : " (BoringSSL does not load: "
-                    + OpenSsl.unavailabilityCause() + ")");
+            Engine e = choose(setting);
+            return name(e) + (e == Engine.JDK && !OpenSsl.isAvailable() ? " (BoringSSL does not load: "
+                    + OpenSsl.unavailabilityCause() + ")" : "");
         } catch (InvalidConfigurationException e) {
             return e.getMessage();
         }
     }
 
-    Engine engine() {
-        return engine;
+    /** The engine this process's lanes use, named for the first log line. */
+    String describe() {
+        return name(engine);
+    }
+
+    private static String name(Engine e) {
+        return e == Engine.BORINGSSL ? "BoringSSL (" + OpenSsl.versionString() + ", netty-tcnative)"
+                : "the JDK's SSLEngine";
     }
 
     /** True if this engine wants direct buffers (BoringSSL), false for heap buffers (JDK). */
@@ -114,9 +120,7 @@ final class LaneTls {
         if (nativeServer != null) {
             return nativeServer.newEngine(UnpooledByteBufAllocator.DEFAULT);
         }
-        SSLEngine e = TlsMaterial.engine(jdkServer, true);
-        e.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
-        return e;
+        return jdkEngine(jdkServer, true);
     }
 
     /** An engine that dials {@code expectedMemberId}: the handshake fails unless the server is that member. */
@@ -131,7 +135,11 @@ final class LaneTls {
                 throw new IllegalStateException("cannot create a BoringSSL client context: " + e, e);
             }
         }
-        SSLEngine e = TlsMaterial.engine(TlsMaterial.sslContext(credentials, expectedMemberId), false);
+        return jdkEngine(TlsMaterial.sslContext(credentials, expectedMemberId), false);
+    }
+
+    private static SSLEngine jdkEngine(SSLContext context, boolean server) {
+        SSLEngine e = TlsMaterial.engine(context, server);
         e.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
         return e;
     }

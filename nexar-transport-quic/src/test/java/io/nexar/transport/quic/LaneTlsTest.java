@@ -66,7 +66,7 @@ class LaneTlsTest {
     }
 
     @Test
-    void shouldNameTheSettingWhenItIsUnknownToNoEngine() {
+    void shouldChooseTheEngineTheSettingNames() {
         assertThat(LaneTls.choose("jdk")).isEqualTo(LaneTls.Engine.JDK);
         assertThat(LaneTls.choose("auto")).isEqualTo(OpenSsl.isAvailable() ? LaneTls.Engine.BORINGSSL
                 : LaneTls.Engine.JDK);
