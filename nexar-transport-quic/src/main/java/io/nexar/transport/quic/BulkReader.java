@@ -70,8 +70,11 @@ final class BulkReader {
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
     /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
     private int frameSize = -1;
-    /** A decoded message the handler refused for lack of room; its payload is in {@code frame}. */
-    private Message pending;
+    /**
+     * A decoded message the handler refused for lack of room; its payload is in {@code frame}. Written holding the
+     * turn; volatile so that the reader thread sees, before it waits for the socket, that it must not.
+     */
+    private volatile Message pending;
     /** When a caller last polled; 0 after a hand-back. */
     private volatile long drivenAt;
     private volatile boolean ended;
@@ -153,7 +156,7 @@ final class BulkReader {
                 LockSupport.parkNanos(this, HANDBACK_NANOS - since);
                 continue;
             }
-            if (!backlog) { // frames a poll left in the buffers would not wake a select
+            if (!backlog && pending == null) { // what a poll left in the buffers would not wake a select
                 socket.awaitReadable();
             }
             return;
@@ -199,6 +202,10 @@ final class BulkReader {
         }
         if (r == ENDED) {
             wakeReaderThread();
+        } else if (r == BLOCKED || backlog) {
+            // left for whoever reads next; no socket event may come to end the reader thread's select, so end it now
+            // (it then keeps off while callers poll, and takes over after their hand-back)
+            socket.wakeReader();
         }
         return r > 0;
     }
