@@ -35,6 +35,14 @@ final class BenchRunner {
     /** Batch timing: the least duration of one sample (as Open MPI's peer benchmark, mpi_coll.c). */
     private static final long BATCH_NANOS = 5_000_000;
     private static final long MAX_BATCH = 100_000;
+    /** Batch timing: estimates of the time per call whose median sets the batch size. */
+    private static final int ESTIMATES = 5;
+    /**
+     * Warm-up calls between a barrier and a small allreduce MAX, the operations the timed phase runs between samples.
+     * Without them the first timed samples ran while C2 recompiled code shared by all operations (a new message or
+     * operation type deoptimises it), several times slower than the warm-up's own calls.
+     */
+    private static final int WARMUP_CHUNK = 100;
 
     private final Communicator comm;
     private final BenchPlan plan;
@@ -153,8 +161,14 @@ final class BenchRunner {
             case BARRIER -> comm::barrier;
             case SENDRECV -> () -> sendRecv(comm, next, prev, src, dst);
         };
+        long[] probe = new long[1];
         for (int i = 0; i < plan.warmup(); i++) {
             phase = what + ", warm-up " + (i + 1) + " of " + plan.warmup();
+            if (i % WARMUP_CHUNK == 0) {
+                // what the timed samples also run between calls: the JIT must have seen it before they start
+                comm.barrier();
+                comm.allReduce(probe, ReduceOp.MAX);
+            }
             call.run();
         }
         if (progress != null) {
@@ -169,6 +183,9 @@ final class BenchRunner {
                 call.run();
             }
             times[i] = (System.nanoTime() - t0) / perBatch;
+            if (progress != null && Boolean.getBoolean("nexar.bench.debug")) {
+                progress.printf(Locale.ROOT, "DEBUG batch %d: k=%d total=%d us per=%d us%n", i, perBatch, (System.nanoTime() - t0) / 1000, times[i] / 1000);
+            }
         }
         phase = what + ", combining times";
         comm.allReduce(times, ReduceOp.MAX);
@@ -191,15 +208,22 @@ final class BenchRunner {
     }
 
     /**
-     * Batch timing: how many back-to-back calls make a sample of about {@link #BATCH_NANOS}, from calls timed for
-     * about four samples' time after a barrier (slowest rank's estimate, so every rank runs the same number of calls).
+     * Batch timing: how many back-to-back calls make a sample of about {@link #BATCH_NANOS}. Each estimate is the
+     * slowest rank's mean over calls timed after a barrier (so every rank runs the same number of calls): first over 3
+     * calls, then {@link #ESTIMATES} times over about one batch's time, and the median of those is used. One JIT
+     * compilation or GC pause in a single estimate (on a JVM they last milliseconds) must not make every batch short:
+     * with short batches the skew with which ranks leave the barrier would be most of what is measured.
      */
     private long callsPerBatch(Runnable call, String what) {
         phase = what + ", estimating the batch size";
-        long est = timePerCall(call, 3);
-        // again over about four batches' time: a few slow first calls must not make the batches short
-        est = timePerCall(call, Math.clamp(4 * BATCH_NANOS / est, 1, MAX_BATCH));
-        return Math.clamp((BATCH_NANOS + est - 1) / est, 1, MAX_BATCH);
+        long first = timePerCall(call, 3);
+        long[] est = new long[ESTIMATES];
+        for (int i = 0; i < est.length; i++) {
+            est[i] = timePerCall(call, Math.clamp(BATCH_NANOS / first, 1, MAX_BATCH));
+        }
+        Arrays.sort(est);
+        long median = est[est.length / 2];
+        return Math.clamp((BATCH_NANOS + median - 1) / median, 1, MAX_BATCH);
     }
 
     /** The slowest rank's mean time of {@code calls} back-to-back calls after a barrier (the same count everywhere). */
