@@ -183,9 +183,6 @@ final class BenchRunner {
                 call.run();
             }
             times[i] = (System.nanoTime() - t0) / perBatch;
-            if (progress != null && Boolean.getBoolean("nexar.bench.debug")) {
-                progress.printf(Locale.ROOT, "DEBUG batch %d: k=%d total=%d us per=%d us%n", i, perBatch, (System.nanoTime() - t0) / 1000, times[i] / 1000);
-            }
         }
         phase = what + ", combining times";
         comm.allReduce(times, ReduceOp.MAX);
