@@ -42,6 +42,12 @@ public enum ConfigKey {
     COLLECTIVE_DETERMINISTIC("collective.deterministic", Type.BOOLEAN, "false", any(),
             "Reductions fold every element in rank order, bit-identical to a sequential fold whatever the message size"
                     + " (see docs/collectives.md); overrides the allreduce algorithm."),
+    /** {@code collective.verify}, read into {@link NexarConfig#collectiveVerify()}. */
+    COLLECTIVE_VERIFY("collective.verify", Type.BOOLEAN, "false", any(),
+            "Before each collective, every rank checks that all ranks called the same one (operation, count, type,"
+                    + " reduce operator, root) with one small allgather; a difference fails every rank with"
+                    + " CollectiveMismatchException naming the ranks and the field, before any data moves. For"
+                    + " debugging: it adds one allgather's latency to each call (docs/failure-model.md)."),
     /** {@code allreduce.algorithm}, read into {@link NexarConfig#allReduceAlgorithm()}. */
     ALLREDUCE_ALGORITHM("allreduce.algorithm", Type.ENUM, "auto",
             oneOf("auto", "ring", "halving-doubling", "pipelined-ring", "rank-order"),

@@ -32,6 +32,7 @@ import java.util.Properties;
  *        ({@link ConfigKey#UNEXPECTED_MAX_BYTES}); 0 to 2<sup>62</sup>
  * @param collectiveTimeout deadline of one collective operation ({@link ConfigKey#COLLECTIVE_TIMEOUT}); positive
  * @param collectiveDeterministic reductions fold in rank order ({@link ConfigKey#COLLECTIVE_DETERMINISTIC})
+ * @param collectiveVerify every collective's call is checked on every rank first ({@link ConfigKey#COLLECTIVE_VERIFY})
  * @param allReduceAlgorithm {@link ConfigKey#ALLREDUCE_ALGORITHM}: auto, ring, halving-doubling, pipelined-ring or
  *        rank-order
  * @param allReduceSmallBytes {@link ConfigKey#ALLREDUCE_SMALL_SIZE}
@@ -57,7 +58,7 @@ import java.util.Properties;
  */
 public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
                           long unexpectedMaxBytes, Duration collectiveTimeout, boolean collectiveDeterministic,
-                          String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
+                          boolean collectiveVerify, String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
                           String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
                           Duration pollWindow, String tlsEngine, Duration heartbeatInterval,
@@ -138,6 +139,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         this(p2pTimeout, closeTimeout, maxFrameBytes, chunkBytes, unexpectedMaxBytes,
                 (Duration) ConfigKey.COLLECTIVE_TIMEOUT.parsedDefault(),
                 (Boolean) ConfigKey.COLLECTIVE_DETERMINISTIC.parsedDefault(),
+                (Boolean) ConfigKey.COLLECTIVE_VERIFY.parsedDefault(),
                 (String) ConfigKey.ALLREDUCE_ALGORITHM.parsedDefault(),
                 (Long) ConfigKey.ALLREDUCE_SMALL_SIZE.parsedDefault(),
                 (Long) ConfigKey.ALLREDUCE_LARGE_SIZE.parsedDefault(),
@@ -255,6 +257,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case UNEXPECTED_MAX_BYTES -> unexpectedMaxBytes;
             case COLLECTIVE_TIMEOUT -> collectiveTimeout;
             case COLLECTIVE_DETERMINISTIC -> collectiveDeterministic;
+            case COLLECTIVE_VERIFY -> collectiveVerify;
             case ALLREDUCE_ALGORITHM -> allReduceAlgorithm;
             case ALLREDUCE_SMALL_SIZE -> allReduceSmallBytes;
             case ALLREDUCE_LARGE_SIZE -> allReduceLargeBytes;
@@ -523,6 +526,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#COLLECTIVE_VERIFY}: every collective call is checked on every rank before it runs.
+         *
+         * @param verify true to check every call (debugging; costs one small allgather per call)
+         * @return this builder
+         */
+        public Builder collectiveVerify(boolean verify) {
+            return typed(ConfigKey.COLLECTIVE_VERIFY, verify);
+        }
+
+        /**
          * Resolves every key and validates the result.
          *
          * @return the configuration
@@ -555,6 +568,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Long) resolved.get(ConfigKey.UNEXPECTED_MAX_BYTES),
                     (Duration) resolved.get(ConfigKey.COLLECTIVE_TIMEOUT),
                     (Boolean) resolved.get(ConfigKey.COLLECTIVE_DETERMINISTIC),
+                    (Boolean) resolved.get(ConfigKey.COLLECTIVE_VERIFY),
                     (String) resolved.get(ConfigKey.ALLREDUCE_ALGORITHM),
                     (Long) resolved.get(ConfigKey.ALLREDUCE_SMALL_SIZE),
                     (Long) resolved.get(ConfigKey.ALLREDUCE_LARGE_SIZE),

@@ -17,6 +17,7 @@ import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -496,11 +497,14 @@ public final class Membership implements AutoCloseable {
             List<Integer> who = waiting.completeOnTimeout(List.of(), 1, TimeUnit.SECONDS).join();
             throw new OperationTimeoutException(context, deadline.timeout(), "the agreement on the failed ranks"
                     + (who.isEmpty() ? "" : " (world ranks " + who + " have not answered)"));
+        } catch (java.util.concurrent.CancellationException e) {
+            throw Futures.unwrap(e);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof RecoveryFailure rf) {
+            RuntimeException cause = Futures.unwrap(e); // through thenCompose the failure may come wrapped twice
+            if (cause instanceof RecoveryFailure rf) {
                 throw new PeerFailedException(context, "cannot continue: " + rf.getMessage());
             }
-            throw new IllegalStateException(e.getCause());
+            throw cause;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new io.nexar.OperationCancelledException(context, "was interrupted while waiting for the"

@@ -1,10 +1,9 @@
 package io.nexar.internal.collective;
 
 import io.nexar.CollectiveHandle;
-import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
+import io.nexar.internal.util.Futures;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /** The {@link CollectiveHandle} of an operation driven by its own virtual thread. */
 final class AsyncOp implements CollectiveHandle {
@@ -27,17 +26,7 @@ final class AsyncOp implements CollectiveHandle {
 
     @Override
     public void await() {
-        try {
-            future.join();
-        } catch (CompletionException e) {
-            if (e.getCause() instanceof NexarException n) {
-                throw n;
-            }
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw e;
-        }
+        Futures.join(future);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
+import io.nexar.internal.transport.Transport;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -59,10 +60,20 @@ public final class CollectiveEngine {
     private int abortedPeer = -1;
     /** Who reads the transport while a driver waits for a round (see {@link Progress}). */
     private volatile Progress progress = Progress.NONE;
+    private volatile Transport abortTransport;
+    private static final System.Logger LOG = System.getLogger(CollectiveEngine.class.getName());
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
         this.store = new EarlyStore(maxStoredBytes, spaceFreed);
+    }
+
+    /**
+     * Sends the MISMATCH aborts of a mismatch found after its operation ended (see {@link #lateChunk}). Set once, by
+     * the first communicator's {@link Collectives}; null for an engine without peers to tell.
+     */
+    void abortsThrough(Transport transport) {
+        abortTransport = transport;
     }
 
     /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
@@ -220,7 +231,12 @@ public final class CollectiveEngine {
     void end(OpState op) {
         lock.lock();
         try {
-            active.remove(new OpKey(op.group.id(), op.seq));
+            if (active.remove(new OpKey(op.group.id(), op.seq)) != null) {
+                CommState cs = comms.get(op.group.id());
+                if (cs != null) {
+                    cs.ended(op, op.failure == null);
+                }
+            }
             for (StoredChunk c : op.later) {
                 store.release(c);
             }
@@ -400,6 +416,7 @@ public final class CollectiveEngine {
         if (op == null) {
             CommState cs = comms.get(c.communicator());
             if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
+                lateChunk(cs, peer, c);
                 return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
             }
             return store.holdEarly(key, peer, c) ? Delivery.ACCEPTED : Delivery.FULL;
@@ -419,6 +436,36 @@ public final class CollectiveEngine {
         }
         apply(op, src, c);
         return Delivery.ACCEPTED;
+    }
+
+    /**
+     * A chunk of an operation that already ended here. After a failure that is normal (the others' chunks were under
+     * way); after a success it cannot be: this rank's schedule took every chunk it expected, so the sender ran
+     * another schedule (a different root, operation or count) - issue 14's silent wrong answer. The communicator's
+     * collectives break here (its next operation fails with {@link CollectiveMismatchException}) and every other
+     * member is told with a MISMATCH abort, so theirs break too. Under the lock.
+     */
+    private void lateChunk(CommState cs, int peer, Message.Collective c) {
+        Fingerprint fp = cs.succeeded(c.opSeq());
+        if (fp == null || cs.group == null || cs.broken != null) {
+            return; // failed here, forgotten (over REMEMBERED operations ago), or already known to be broken
+        }
+        int src = cs.group.local(peer);
+        Fingerprint.Mismatch m = fp.compare(c, src);
+        Field field = m == null ? Field.SCHEDULE : m.field();
+        String detail = m == null ? "rank " + src + " sent a message (step " + c.step() + ") that this rank's"
+                + " schedule never expects: the ranks ran different schedules" : m.detail();
+        ErrorContext context = cs.context(c.opSeq()).withPeer(src);
+        var failure = new CollectiveMismatchException(context, field, "did not match rank " + src
+                + " (found after it returned here): " + detail);
+        LOG.log(System.Logger.Level.WARNING, failure.getMessage());
+        breakComm(c.communicator(), c.opSeq(), field);
+        Transport t = abortTransport;
+        Group g = cs.group;
+        if (t != null) { // never send from here (a reader thread, holding the lock): a virtual thread does
+            Thread.ofVirtual().name("nexar-mismatch-abort").start(() ->
+                    ScheduleExecutor.abortPeers(t, g, c.opSeq(), context, failure));
+        }
     }
 
     /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. */

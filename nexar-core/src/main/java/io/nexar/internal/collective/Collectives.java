@@ -1,6 +1,8 @@
 package io.nexar.internal.collective;
 
 import io.nexar.CollectiveHandle;
+import io.nexar.CollectiveMismatchException;
+import io.nexar.CollectiveMismatchException.Field;
 import io.nexar.DataType;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
@@ -10,6 +12,8 @@ import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Checks;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The collective operations of one communicator: argument checks (caller mistakes are
@@ -43,6 +47,7 @@ public final class Collectives {
         this.config = config;
         this.group = group;
         this.selector = new AlgorithmSelector(config);
+        engine.abortsThrough(transport);
     }
 
     private int size() {
@@ -223,6 +228,49 @@ public final class Collectives {
 
     private CollectiveHandle exec(OpSpec spec, MemorySegment in, MemorySegment out, boolean async,
                                   java.util.function.LongConsumer posted) {
+        if (config.collectiveVerify()) {
+            verify(new Fingerprint(spec.operation(), spec.type(), spec.op(), spec.root(), spec.count()));
+        }
+        return run(spec, in, out, async, posted);
+    }
+
+    /** The allgather {@code collective.verify} runs before each call: the same on every rank, whatever they called. */
+    private static final OpSpec VERIFY = new OpSpec(Operation.ALL_GATHER, DataType.I64, null, Fingerprint.LONGS, -1,
+            null, null, false);
+
+    /**
+     * Setting {@code collective.verify}: gathers every rank's fingerprint of the call about to run and fails if any
+     * differs. Every rank sees the same table, so every rank fails, and none runs the mismatched call: the
+     * communicator stays usable (the sequence numbers stay aligned, as every rank ran the same allgather).
+     */
+    private void verify(Fingerprint fp) {
+        long[] mine = fp.toLongs();
+        long[] all = new long[Fingerprint.LONGS * size()];
+        run(VERIFY, MemorySegment.ofArray(mine), MemorySegment.ofArray(all), false, null);
+        List<Integer> differ = new ArrayList<>();
+        Field field = null;
+        int first = -1;
+        for (int r = 0; r < size(); r++) {
+            Field f = Fingerprint.firstDifference(mine, 0, all, r * Fingerprint.LONGS);
+            if (f != null) {
+                differ.add(r);
+                if (field == null) {
+                    field = f;
+                    first = r;
+                }
+            }
+        }
+        if (field != null) {
+            throw new CollectiveMismatchException(new ErrorContext(fp.operation(), rank(), size(), group.id(), -1,
+                    -1, first), field, "does not match (collective.verify): this rank called "
+                    + Fingerprint.describe(mine, 0) + " but rank " + first + " called "
+                    + Fingerprint.describe(all, first * Fingerprint.LONGS) + "; ranks whose calls differ from this"
+                    + " rank's: " + differ);
+        }
+    }
+
+    private CollectiveHandle run(OpSpec spec, MemorySegment in, MemorySegment out, boolean async,
+                                 java.util.function.LongConsumer posted) {
         MemorySegment staged = null;
         if (!out.isAccessibleBy(OTHER_THREAD)) {
             if (async) {

@@ -8,10 +8,44 @@ import io.nexar.NexarException;
 
 /**
  * One communicator's collective state on one process (guarded by the {@link CollectiveEngine}'s lock): the next
- * sequence number this rank will post, whether a mismatch broke its collectives, whether it was closed here.
+ * sequence number this rank will post, whether a mismatch broke its collectives, whether it was closed here, and how
+ * its last {@link #REMEMBERED} operations ended (so that a chunk arriving after its operation succeeded here is
+ * recognised as the mismatch it proves; fixed arrays, nothing allocated per operation).
  */
 final class CommState {
+    /** Ended operations remembered per communicator. */
+    static final int REMEMBERED = 64;
+
     long nextSeq;
+    /** The communicator's group, from its first ended operation (null before). */
+    Group group;
+    private final long[] endedSeq = new long[REMEMBERED];
+    private final Fingerprint[] endedFingerprint = new Fingerprint[REMEMBERED];
+    private final ErrorContext[] endedContext = new ErrorContext[REMEMBERED];
+
+    CommState() {
+        java.util.Arrays.fill(endedSeq, -1);
+    }
+
+    /** Remembers that operation {@code op} ended here; only successful ones count (a failed one may get late chunks). */
+    void ended(OpState op, boolean succeeded) {
+        group = op.group;
+        int i = (int) (op.seq % REMEMBERED);
+        endedSeq[i] = succeeded ? op.seq : -1;
+        endedFingerprint[i] = op.fingerprint;
+        endedContext[i] = op.context;
+    }
+
+    /** The fingerprint of operation {@code seq} if it succeeded here and is still remembered, else null. */
+    Fingerprint succeeded(long seq) {
+        int i = (int) (seq % REMEMBERED);
+        return endedSeq[i] == seq ? endedFingerprint[i] : null;
+    }
+
+    /** The error context of operation {@code seq}, valid when {@link #succeeded} returned its fingerprint. */
+    ErrorContext context(long seq) {
+        return endedContext[(int) (seq % REMEMBERED)];
+    }
     /** Why the collectives are broken ("seq 3 did not match (COUNT)"), or null. */
     String broken;
     Field brokenField;

@@ -67,6 +67,37 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
         return null;
     }
 
+    /** Longs per fingerprint in {@link #toLongs} (what {@code collective.verify} gathers from every rank). */
+    static final int LONGS = 5;
+
+    /** This fingerprint as {@link #LONGS} longs: operation, type and operator codes, root, count. */
+    long[] toLongs() {
+        return new long[] {operationCode(), typeCode(), opCode(), root, count};
+    }
+
+    /**
+     * The first field in which fingerprint {@code a} (at {@code ai}) and {@code b} (at {@code bi}), as
+     * {@link #toLongs}, differ, in the order {@link #compare} checks them; null if they agree.
+     */
+    static Field firstDifference(long[] a, int ai, long[] b, int bi) {
+        int[] order = {0, 4, 1, 2, 3}; // operation, count, type, operator, root
+        Field[] fields = {Field.OPERATION, Field.DATA_TYPE, Field.REDUCE_OP, Field.ROOT, Field.COUNT};
+        for (int f : order) {
+            if (a[ai + f] != b[bi + f]) {
+                return fields[f];
+            }
+        }
+        return null;
+    }
+
+    /** Fingerprint {@code a} at {@code i} (as {@link #toLongs}) in words: {@code broadcast(count 16, F32, root 1)}. */
+    static String describe(long[] a, int i) {
+        String op = a[i + 2] == 0 ? "" : ", " + name(OPS, (int) a[i + 2]);
+        String root = a[i + 3] < 0 ? "" : ", root " + a[i + 3];
+        String count = a[i + 4] < 0 ? "counts per rank" : "count " + a[i + 4];
+        return name(OPERATIONS, (int) a[i]) + "(" + count + ", " + name(TYPES, (int) a[i + 1]) + op + root + ")";
+    }
+
     private static String name(List<?> list, int code) {
         return code >= 1 && code <= list.size() ? list.get(code - 1).toString() : code == 0 ? "none" : "#" + code;
     }

@@ -1,6 +1,7 @@
 package io.nexar.internal.collective;
 
 import io.nexar.CollectiveMismatchException;
+import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
@@ -73,7 +74,7 @@ public final class ScheduleExecutor {
             NexarException failure = engine.fail(op, e);
             engine.end(op);
             if (!op.informed) {
-                abortPeers(transport, op, failure);
+                abortPeers(transport, op.group, op.seq, op.context, failure);
             }
             throw failure;
         } finally {
@@ -125,20 +126,20 @@ public final class ScheduleExecutor {
     }
 
     /** Best effort: tells every other member that this operation failed, so none of them waits for it. */
-    private static void abortPeers(Transport transport, OpState op, NexarException failure) {
+    static void abortPeers(Transport transport, Group group, long seq, ErrorContext context, NexarException failure) {
         boolean mismatch = failure instanceof CollectiveMismatchException;
         int field = failure instanceof CollectiveMismatchException m ? m.field().code() : 0;
         String detail = failure.getMessage();
         if (detail.length() > 300) {
             detail = detail.substring(0, 300);
         }
-        var abort = new Message.CollectiveAbort(op.group.id(), op.seq, mismatch ? AbortReason.MISMATCH
+        var abort = new Message.CollectiveAbort(group.id(), seq, mismatch ? AbortReason.MISMATCH
                 : AbortReason.FAILED, field, detail);
         Deadline d = Deadline.after(ABORT_TIMEOUT);
-        for (int r = 0; r < op.group.size(); r++) {
-            if (r != op.group.rank()) {
+        for (int r = 0; r < group.size(); r++) {
+            if (r != group.rank()) {
                 try {
-                    transport.send(op.group.world(r), Lane.COLLECTIVE, abort, d, op.context.withPeer(r));
+                    transport.send(group.world(r), Lane.COLLECTIVE, abort, d, context.withPeer(r));
                 } catch (NexarException ignored) {
                     // that rank is gone or stuck too; it learns of the failure another way
                 }

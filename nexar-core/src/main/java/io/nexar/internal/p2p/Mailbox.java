@@ -13,6 +13,7 @@ import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.Futures;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -160,12 +161,9 @@ public final class Mailbox implements InboundHandler {
                 lock.unlock();
             }
             Thread.currentThread().interrupt();
-            return r.result.join();
+            return Futures.join(r.result); // the OperationCancelledException itself, not a CompletionException
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof NexarException n) {
-                throw n;
-            }
-            throw new IllegalStateException("unexpected receive failure", e.getCause());
+            throw Futures.unwrap(e);
         }
     }
 

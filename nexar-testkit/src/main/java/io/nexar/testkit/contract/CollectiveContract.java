@@ -42,6 +42,11 @@ public abstract class CollectiveContract {
     /** Starts {@code worldSize} connected ranks with {@code config}. */
     protected abstract TestCluster start(int worldSize, NexarConfig config);
 
+    /** World size of {@link #aRootMismatchIsNeverSilent} (the issue's 7; network transports may use fewer processes' worth). */
+    protected int rootMismatchWorld() {
+        return 7;
+    }
+
     /** A configuration for fast tests: small chunks and segments so that chunking and pipelining are exercised. */
     protected NexarConfig.Builder config() {
         return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20))
@@ -737,6 +742,90 @@ public abstract class CollectiveContract {
                         .isEqualTo(field);
                 assertThat((long) res[1]).as("rank %d failed within the timeout", rank).isLessThan(10_000);
                 assertThat(res[2]).as("rank %d: later collectives fail", rank).isNotNull();
+            });
+        }
+    }
+
+    /**
+     * Issue 14: a broadcast whose root differs on one rank (root 0 on rank 0, root 1 elsewhere) could return on every
+     * rank with different data. With 2 ranks both think they are the root: each sends and returns at once, and the
+     * chunk that proves the mismatch arrives after its operation ended and was dropped, so even the next collective
+     * succeeded. Such a chunk now breaks the communicator and is reported to every member, so every rank fails by
+     * the second collective after it at the latest. Fresh dups, as the issue's reproduction; 2 ranks and 7.
+     */
+    @ParameterizedTest(name = "{0} ranks")
+    @ValueSource(ints = {2, 0})
+    void aRootMismatchIsNeverSilent(int worldOrDefault) {
+        int world = worldOrDefault == 0 ? rootMismatchWorld() : worldOrDefault;
+        try (var cluster = start(world, config().collectiveTimeout(Duration.ofSeconds(10)).build())) {
+            var results = cluster.onEachRank(c -> {
+                List<String> seen = new ArrayList<>();
+                for (int trial = 0; trial < 10; trial++) {
+                    try (Communicator dup = c.dup()) {
+                        var data = Inputs.zeros(16, DataType.F32);
+                        String caught = null;
+                        for (int call = 0; call < 3 && caught == null; call++) {
+                            try {
+                                if (call == 0) {
+                                    dup.broadcast(data, DataType.F32, 16, c.rank() == 0 ? 0 : 1);
+                                } else {
+                                    dup.barrier();
+                                }
+                            } catch (CollectiveMismatchException e) {
+                                caught = "call " + call + ": " + e.field() + ": " + e.getMessage();
+                            }
+                        }
+                        seen.add(caught);
+                    }
+                }
+                return seen;
+            });
+            results.forEach((rank, seen) -> {
+                for (int trial = 0; trial < seen.size(); trial++) {
+                    assertThat(seen.get(trial)).as("rank %d trial %d: the mismatch must be reported", rank, trial)
+                            .isNotNull();
+                }
+            });
+        }
+    }
+
+    /**
+     * Setting collective.verify: every rank checks the call before it runs, so a root (or any other field) that
+     * differs fails every rank at that very call with CollectiveMismatchException naming the field, including the
+     * rooted operations whose schedules never exchange a message that would show it (reduce, gather, scatter); the
+     * communicator stays usable.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"broadcast", "reduce", "gather", "scatter", "allReduce-count"})
+    void verifyModeFailsEveryRankAtTheMismatchedCall(String what) {
+        int world = 4;
+        try (var cluster = start(world, config().collectiveVerify(true)
+                .collectiveTimeout(Duration.ofSeconds(10)).build())) {
+            var results = cluster.onEachRank(c -> {
+                var in = Inputs.zeros(16L * world, DataType.F32);
+                var out = Inputs.zeros(16L * world, DataType.F32);
+                int root = c.rank() == 0 ? 0 : 1;
+                Throwable thrown = null;
+                try {
+                    switch (what) {
+                        case "broadcast" -> c.broadcast(in, DataType.F32, 16, root);
+                        case "reduce" -> c.reduce(in, out, DataType.F32, 16, ReduceOp.SUM, root);
+                        case "gather" -> c.gather(in, out, DataType.F32, 16, root);
+                        case "scatter" -> c.scatter(in, out, DataType.F32, 16, root);
+                        default -> c.allReduce(in, out, DataType.F32, c.rank() == 2 ? 8 : 16, ReduceOp.SUM);
+                    }
+                } catch (CollectiveMismatchException e) {
+                    thrown = e;
+                }
+                c.barrier(); // nothing ran: the communicator still works
+                return thrown;
+            });
+            String field = what.equals("allReduce-count") ? "COUNT" : "ROOT";
+            results.forEach((rank, e) -> {
+                assertThat(e).as("rank %d", rank).isInstanceOf(CollectiveMismatchException.class);
+                assertThat(((CollectiveMismatchException) e).field().name()).as("rank %d: %s", rank, e.getMessage())
+                        .isEqualTo(field);
+                assertThat(e.getMessage()).contains("collective.verify");
             });
         }
     }

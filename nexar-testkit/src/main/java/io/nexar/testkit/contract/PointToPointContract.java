@@ -8,6 +8,7 @@ import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorCode;
 import io.nexar.MessageSizeMismatchException;
 import io.nexar.NexarConfig;
+import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.device.HostAdapter;
@@ -513,6 +514,44 @@ public abstract class PointToPointContract {
                     }
                 }
                 sender.join();
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Issue 14: a receive blocked on a {@code dup()} of the world and interrupted threw a CompletionException wrapping
+     * the OperationCancelledException. The blocking call must throw the documented exception itself and leave the
+     * thread's interrupt flag set. The interrupt fires once the receiver is seen waiting (an event, not a timer).
+     */
+    @Test
+    void shouldThrowOperationCancelledItselfWhenABlockedRecvIsInterrupted() {
+        try (var cluster = start(2)) {
+            cluster.run(c -> {
+                try (Communicator dup = c.dup()) {
+                    if (c.rank() == 1) {
+                        var failure = new java.util.concurrent.atomic.AtomicReference<Throwable>();
+                        var flagSet = new java.util.concurrent.atomic.AtomicBoolean();
+                        Thread receiver = Thread.ofPlatform().start(() -> {
+                            try {
+                                dup.recv(0, 31, new byte[8]);
+                            } catch (Throwable t) {
+                                failure.set(t);
+                                flagSet.set(Thread.currentThread().isInterrupted());
+                            }
+                        });
+                        while (receiver.getState() != Thread.State.WAITING
+                                && receiver.getState() != Thread.State.TIMED_WAITING && receiver.isAlive()) {
+                            Thread.onSpinWait(); // bounded by the test's timeout
+                        }
+                        receiver.interrupt();
+                        receiver.join();
+                        assertThat(failure.get()).isInstanceOf(OperationCancelledException.class)
+                                .hasMessageContaining("interrupted");
+                        assertThat(flagSet).isTrue();
+                    }
+                    dup.barrier(); // the communicator still works for the other tags and operations
+                }
                 return null;
             });
         }
