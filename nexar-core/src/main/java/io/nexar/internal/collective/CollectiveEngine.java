@@ -39,7 +39,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * </pre>
  *
  * <p>Store ({@link EarlyStore}, bounded; a chunk that does not fit is refused with {@link Delivery#FULL} and the
- * sender waits). Chunks of finished operations are dropped; everything an operation held is released when it ends
+ * sender waits). Chunks of finished operations are dropped, after a check: one for an operation that succeeded here
+ * proves a mismatch ({@link #lateChunk}); everything an operation held is released when it ends
  * (inventory W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
  *
  * <p>Threading: one lock guards all state; it is held while a chunk is copied or reduced into a user buffer (so an
