@@ -20,11 +20,15 @@ import java.util.Locale;
  * @param maxErr the largest error of any element on any rank ({@link BenchData#error}), or NaN if not checked
  */
 record BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
-                   double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr) {
+                   double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
+                   long allocBytesPerCall) {
+
+    /** {@link #allocBytesPerCall} when it was not measured (the JVM cannot count allocations, or an older file). */
+    static final long UNMEASURED = -1;
 
     /** The CSV header, exactly as {@code --csv} writes it. */
     static final String CSV_HEADER = "op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
-            + "time_us_max,algbw_GBps,busbw_GBps,max_err";
+            + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call";
 
     /** True if this row was checked. */
     boolean checked() {
@@ -44,23 +48,25 @@ record BenchResult(String op, long sizeBytes, long count, String type, String re
     String toCsv() {
         return String.join(",", op, Long.toString(sizeBytes), Long.toString(count), type, redop, algorithm,
                 fixed(medianUs, 3), fixed(minUs, 3), fixed(maxUs, 3), fixed(algbwGBps, 6), fixed(busbwGBps, 6),
-                checked() ? error(maxErr) : "");
+                checked() ? error(maxErr) : "", allocBytesPerCall == UNMEASURED ? "" : Long.toString(allocBytesPerCall));
     }
 
     /**
      * Reads a line written by {@link #toCsv()}.
      *
-     * @throws IllegalArgumentException if the line does not have the 12 fields
+     * @throws IllegalArgumentException if the line does not have 13 fields (or 12: a file written before the
+     *                                  allocation column)
      */
     static BenchResult fromCsv(String line) {
         String[] f = line.split(",", -1);
-        if (f.length != 12) {
-            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 12: " + line);
+        if (f.length != 13 && f.length != 12) {
+            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 13: " + line);
         }
         return new BenchResult(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4], f[5],
                 Double.parseDouble(f[6]), Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
                 Double.parseDouble(f[10]), f[11].isEmpty() ? Double.NaN : f[11].equals("inf") ? Double.POSITIVE_INFINITY
-                : Double.parseDouble(f[11]));
+                : Double.parseDouble(f[11]),
+                f.length < 13 || f[12].isEmpty() ? UNMEASURED : Long.parseLong(f[12]));
     }
 
     /** An error as printed: {@code 0}, or three significant digits such as {@code 5.96e-08}. */

@@ -184,6 +184,7 @@ final class BenchRunner {
             }
             times[i] = (System.nanoTime() - t0) / perBatch;
         }
+        long alloc = allocatedPerCall(call, perBatch, what);
         phase = what + ", combining times";
         comm.allReduce(times, ReduceOp.MAX);
         double err = Double.NaN;
@@ -201,7 +202,31 @@ final class BenchRunner {
         boolean barrier = op == BenchOp.BARRIER;
         return new BenchResult(op.cliName(), bytes, count, barrier ? "" : BenchPlan.name(type),
                 op.reduces() ? BenchPlan.name(redop) : "", algorithm(op, count, block), medianNs / 1e3,
-                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err);
+                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err, alloc);
+    }
+
+    /**
+     * The heap memory this JVM allocates per call, all threads together (the caller's, the transport's), measured over
+     * one batch of back-to-back calls after the timed samples; the largest over ranks, or
+     * {@link BenchResult#UNMEASURED} if a JVM cannot count allocations. Includes what runs beside the calls in those
+     * milliseconds (heartbeats: a few hundred bytes per second).
+     */
+    private long allocatedPerCall(Runnable call, long calls, String what) {
+        phase = what + ", counting allocations";
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] perCall = {BenchResult.UNMEASURED};
+        if (threads instanceof com.sun.management.ThreadMXBean counted && counted.isThreadAllocatedMemorySupported()
+                && counted.isThreadAllocatedMemoryEnabled()) {
+            comm.barrier();
+            long before = counted.getTotalThreadAllocatedBytes();
+            for (long i = 0; i < calls; i++) {
+                call.run();
+            }
+            long after = counted.getTotalThreadAllocatedBytes();
+            perCall[0] = before < 0 || after < 0 ? BenchResult.UNMEASURED : (after - before) / calls;
+        }
+        comm.allReduce(perCall, ReduceOp.MAX);
+        return perCall[0];
     }
 
     /**

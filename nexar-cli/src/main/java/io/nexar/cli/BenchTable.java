@@ -11,24 +11,28 @@ import java.util.Locale;
 
 /** Prints {@code nexar bench} results as a table (nccl-tests' layout) and writes them as CSV. */
 final class BenchTable {
-    private static final String ROW = "%-13s %11s %11s %5s %5s %-18s %11s %11s %11s %10s %10s";
+    private static final String ROW = "%-13s %11s %11s %5s %5s %-18s %11s %11s %11s %10s %10s %10s";
 
     private BenchTable() {
     }
 
-    /** The header lines of the table; {@code check} adds the {@code max_err} column. */
+    /**
+     * The header lines of the table; {@code check} adds the {@code max_err} column. {@code alloc} is the heap memory
+     * the busiest rank's JVM allocated per call (all its threads), in bytes.
+     */
     static void header(PrintStream out, boolean check) {
-        out.println(String.format(Locale.ROOT, ROW + (check ? " %9s" : ""), "#op", "size", "count",
-                "type", "redop", "algorithm", "median", "min", "max", "algbw", "busbw", "max_err").stripTrailing());
+        out.println(String.format(Locale.ROOT, ROW + (check ? " %9s" : ""), "#op", "size", "count", "type", "redop",
+                "algorithm", "median", "min", "max", "algbw", "busbw", "alloc", "max_err").stripTrailing());
         out.println(String.format(Locale.ROOT, ROW + (check ? " %9s" : ""), "#", "(B)",
-                "(elements)", "", "", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "").stripTrailing());
+                "(elements)", "", "", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(B/call)", "").stripTrailing());
     }
 
     /** One row; {@code check} adds the {@code max_err} column. */
     static void row(PrintStream out, BenchResult r, boolean check) {
         String line = String.format(Locale.ROOT, ROW, r.op(), r.sizeBytes(), r.count(), dash(r.type()),
                 dash(r.redop()), r.algorithm(), us(r.medianUs()), us(r.minUs()), us(r.maxUs()),
-                String.format(Locale.ROOT, "%.3f", r.algbwGBps()), String.format(Locale.ROOT, "%.3f", r.busbwGBps()));
+                String.format(Locale.ROOT, "%.3f", r.algbwGBps()), String.format(Locale.ROOT, "%.3f", r.busbwGBps()),
+                r.allocBytesPerCall() == BenchResult.UNMEASURED ? "-" : Long.toString(r.allocBytesPerCall()));
         if (check) {
             line += String.format(Locale.ROOT, " %9s", r.checked() ? BenchResult.error(r.maxErr()) : "-");
             line += r.checked() && !r.passed() ? "  FAILED" : "";

@@ -50,7 +50,7 @@ class BenchCommandTest {
     private static List<String[]> rows(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
         assertThat(lines.getFirst()).isEqualTo("op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
-                + "time_us_max,algbw_GBps,busbw_GBps,max_err");
+                + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call");
         return lines.stream().skip(1).map(l -> l.split(",", -1)).toList();
     }
 
@@ -64,7 +64,8 @@ class BenchCommandTest {
         // 8 B, 512 B, 32 KiB; three ranks, so each size stays a whole number of i32 elements.
         assertThat(rows).extracting(r -> r[1]).containsExactly("8", "512", "32768");
         for (String[] r : rows) {
-            assertThat(r).hasSize(12);
+            assertThat(r).hasSize(13);
+            assertThat(Long.parseLong(r[12])).isNotNegative(); // the allocation column
             assertThat(r[0]).isEqualTo("allreduce");
             assertThat(Long.parseLong(r[2])).isEqualTo(Long.parseLong(r[1]) / 4);
             assertThat(r[3]).isEqualTo("i32");
@@ -102,7 +103,8 @@ class BenchCommandTest {
         List<String[]> rows = rows(csv);
         assertThat(rows).hasSize(1);
         assertThat(rows.getFirst()).containsExactly(rows.getFirst()[0], "0", "0", "", "", "dissemination",
-                rows.getFirst()[6], rows.getFirst()[7], rows.getFirst()[8], "0.000000", "0.000000", "");
+                rows.getFirst()[6], rows.getFirst()[7], rows.getFirst()[8], "0.000000", "0.000000", "",
+                rows.getFirst()[12]);
         assertThat(rows.getFirst()[0]).isEqualTo("barrier");
         assertThat(out()).doesNotContain("check:");
     }
@@ -193,11 +195,15 @@ class BenchCommandTest {
     void shouldFormatTheCheckLineAndRoundTripCsvRows() {
         assertThat(BenchTable.checkLine(7, 1)).isEqualTo("check: 7 passed, 1 failed").matches(CHECK_LINE);
         var row = new BenchResult("allreduce", 1024, 256, "f32", "sum", "ring", 12.5, 10, 20, 0.08192, 0.12288,
-                Double.POSITIVE_INFINITY);
+                Double.POSITIVE_INFINITY, 96);
         assertThat(BenchResult.fromCsv(row.toCsv()).maxErr()).isInfinite();
         assertThat(BenchResult.fromCsv(row.toCsv()).passed()).isFalse();
-        var unchecked = new BenchResult("barrier", 0, 0, "", "", "dissemination", 1, 1, 1, 0, 0, Double.NaN);
-        assertThat(unchecked.toCsv()).isEqualTo("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,");
+        assertThat(BenchResult.fromCsv(row.toCsv()).allocBytesPerCall()).isEqualTo(96);
+        var unchecked = new BenchResult("barrier", 0, 0, "", "", "dissemination", 1, 1, 1, 0, 0, Double.NaN,
+                BenchResult.UNMEASURED);
+        assertThat(unchecked.toCsv()).isEqualTo("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,,");
+        assertThat(BenchResult.fromCsv("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,"))
+                .isEqualTo(unchecked);
         assertThat(BenchResult.fromCsv(unchecked.toCsv())).isEqualTo(unchecked);
     }
 }

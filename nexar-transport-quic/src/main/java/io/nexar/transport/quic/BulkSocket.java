@@ -28,7 +28,9 @@ import javax.net.ssl.SSLSession;
  *
  * <p><b>Copies.</b> Sending, a message's payload is read once, by the cipher (TLS), which encrypts it into
  * {@code out}; or copied once into {@code out} (plain). {@code out} is a heap buffer for TLS (the JDK's AES-GCM is about
- * twice as fast on heap buffers as on direct ones) and direct for plain TCP. Receiving, records are decrypted into the
+ * twice as fast on heap buffers as on direct ones) and direct for plain TCP. With a native engine, a frame's header and
+ * whatever of its payload does not fill whole records is first gathered into one direct record buffer (at most 16 KiB
+ * copied per frame), so that a small message is one record. Receiving, records are decrypted into the
  * caller's frame buffer itself (plaintext beyond the frame goes to {@code spill}); plain reads go straight into it.
  *
  * <p><b>Threading.</b> {@link #handshake} runs alone; afterwards {@link #readFully} belongs to one thread and
@@ -41,6 +43,8 @@ final class BulkSocket {
     /** Bytes one socket read may bring. */
     private static final int IN_BYTES = 512 << 10;
     static final ByteBuffer[] NOTHING = {ByteBuffer.allocate(0)};
+    /** The most plaintext one TLS record carries (RFC 8446 5.1). */
+    private static final int RECORD_PLAINTEXT = 16 << 10;
 
     private final SocketChannel channel;
     private final SSLEngine engine;
@@ -49,6 +53,12 @@ final class BulkSocket {
     private final ByteBuffer in;
     private ByteBuffer spill;
     private final ByteBuffer[] scatter = new ByteBuffer[2];
+    /**
+     * Native engine only: where {@link #fill} gathers the plaintext of one record from several buffers (a frame's
+     * header and the start of its payload), so that a small message is one record and one {@code SSL_write}. Netty's
+     * engine otherwise makes a record per buffer and copies each heap buffer into a direct one it allocates.
+     */
+    private final ByteBuffer gather;
     private volatile boolean wrapWanted;
     /** After {@link #goNonBlocking}: where the reader and the writer wait for the socket. */
     private volatile Selector readable;
@@ -74,6 +84,7 @@ final class BulkSocket {
             in = (direct ? ByteBuffer.allocateDirect(inBytes) : ByteBuffer.allocate(inBytes)).flip();
             spill = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize()).flip();
         }
+        gather = engine != null && direct ? ByteBuffer.allocateDirect(RECORD_PLAINTEXT) : null;
     }
 
     /** True for a TLS connection. */
@@ -378,6 +389,10 @@ final class BulkSocket {
         int packet = engine.getSession().getPacketBufferSize();
         while (out.remaining() >= packet
                 && (hasRemaining(srcs) || engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP)) {
+            if (gather != null && hasRemaining(srcs)) {
+                wrapGathered(srcs, out);
+                continue;
+            }
             SSLEngineResult r = engine.wrap(srcs, out);
             if (r.getStatus() != SSLEngineResult.Status.OK) {
                 throw new SSLException("TLS wrap failed: " + r.getStatus());
@@ -385,6 +400,46 @@ final class BulkSocket {
             if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
                 runTasks();
             }
+        }
+    }
+
+    /**
+     * One record from {@code srcs} into {@code out} (which has room for a whole record), native engine: a direct
+     * buffer holding at least a record's worth is encrypted where it is; anything else (a frame's header, a small
+     * payload, the last bytes of one) is first gathered into {@link #gather}, up to a record, so the record is full.
+     */
+    private void wrapGathered(ByteBuffer[] srcs, ByteBuffer out) throws IOException {
+        ByteBuffer first = null;
+        for (ByteBuffer s : srcs) {
+            if (s.hasRemaining()) {
+                first = s;
+                break;
+            }
+        }
+        ByteBuffer src = first;
+        if (!first.isDirect() || first.remaining() < RECORD_PLAINTEXT) {
+            gather.clear();
+            for (ByteBuffer s : srcs) {
+                int n = Math.min(s.remaining(), gather.remaining());
+                if (n > 0) {
+                    int limit = s.limit();
+                    s.limit(s.position() + n);
+                    gather.put(s);
+                    s.limit(limit);
+                }
+            }
+            src = gather.flip();
+        }
+        int before = src.remaining();
+        SSLEngineResult r = engine.wrap(src, out);
+        if (r.getStatus() != SSLEngineResult.Status.OK) {
+            throw new SSLException("TLS wrap failed: " + r.getStatus());
+        }
+        if (src == gather && gather.hasRemaining()) { // cannot happen with room for a record: bytes would be lost
+            throw new SSLException("TLS wrap took " + r.bytesConsumed() + " of " + before + " gathered bytes");
+        }
+        if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+            runTasks();
         }
     }
 
