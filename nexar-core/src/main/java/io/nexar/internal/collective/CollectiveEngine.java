@@ -171,7 +171,8 @@ public final class CollectiveEngine {
 
     /** Waits until the open round's receives are done, the operation failed or {@code nanos} passed. */
     boolean awaitRound(OpState op, long deadlineNanos) throws InterruptedException {
-        if (progress.pollUntil(Lane.COLLECTIVE, () -> roundDone(op), deadlineNanos)) {
+        // onlySender is written by this (the driving) thread when it opened the round
+        if (progress.pollUntil(Lane.COLLECTIVE, () -> roundDone(op), deadlineNanos, op.onlySender)) {
             return true;
         }
         lock.lock();

@@ -31,6 +31,8 @@ final class OpState {
     /** Receive slots of the open round by sender (communicator rank). */
     final Map<Integer, Slot> slots = new HashMap<>();
     int remaining;
+    /** World rank of the open round's only sender, or -1 if the round receives from none or several. */
+    int onlySender = -1;
     /** Chunks that arrived for later rounds, kept (and counted in the engine's store) until their round opens. */
     final List<StoredChunk> later = new ArrayList<>();
     NexarException failure;
@@ -55,6 +57,7 @@ final class OpState {
         round = k;
         slots.clear();
         remaining = 0;
+        onlySender = -1;
         int w = type.byteSize();
         for (int j = 0; j < steps.size(); j++) {
             Step s = steps.get(j);
@@ -75,6 +78,7 @@ final class OpState {
             }
             slots.put(peer, new Slot(s, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w));
             remaining++;
+            onlySender = remaining == 1 ? group.world(peer) : -1;
         }
     }
 

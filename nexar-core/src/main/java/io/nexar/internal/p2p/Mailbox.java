@@ -133,7 +133,7 @@ public final class Mailbox implements InboundHandler {
     private long await(ChannelKey key, PendingReceive r, Deadline deadline) {
         int src = r.context.peer();
         try {
-            progress.pollUntil(Lane.P2P, r.result::isDone, deadline.deadlineNanos());
+            progress.pollUntil(Lane.P2P, r.result::isDone, deadline.deadlineNanos(), r.worldSrc);
             return r.result.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             lock.lock();

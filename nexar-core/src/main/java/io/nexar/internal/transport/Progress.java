@@ -15,6 +15,9 @@ package io.nexar.internal.transport;
  */
 public interface Progress {
 
+    /** A thread that waits for one peer reads every peer's connection at every this many polls. */
+    int FULL_POLL_EVERY = 8;
+
     /** Nothing to poll: waiting threads sleep at once and the transport's threads deliver. */
     Progress NONE = new Progress() {
         @Override
@@ -39,6 +42,18 @@ public interface Progress {
      */
     boolean poll(Lane lane);
 
+    /**
+     * Reads and delivers what has arrived on {@code lane} from world rank {@code worldPeer} only, without waiting; the
+     * lane's other connections stay this thread's (their transport threads keep off them as after {@link #poll}) but
+     * are not read. A thread that waits for one sender saves a read system call per other peer and poll this way.
+     * The default reads every peer.
+     *
+     * @return true if at least one message was delivered
+     */
+    default boolean poll(Lane lane, int worldPeer) {
+        return poll(lane);
+    }
+
     /** The calling thread polled {@code lane} and is going to sleep: the transport's threads read it from now on. */
     void handBack(Lane lane);
 
@@ -55,17 +70,34 @@ public interface Progress {
      */
     default boolean pollUntil(Lane lane, java.util.function.BooleanSupplier done, long deadlineNanos)
             throws InterruptedException {
+        return pollUntil(lane, done, deadlineNanos, -1);
+    }
+
+    /**
+     * As {@link #pollUntil(Lane, java.util.function.BooleanSupplier, long)}, for a thread that waits for world rank
+     * {@code worldPeer} (or -1: any rank): each poll reads that peer's connection, and every
+     * {@link #FULL_POLL_EVERY}th poll reads every peer (messages of later steps, and any that a mistaken hint leaves).
+     *
+     * @return true if {@code done} held
+     * @throws InterruptedException if the thread is interrupted (the lane is handed back first)
+     */
+    default boolean pollUntil(Lane lane, java.util.function.BooleanSupplier done, long deadlineNanos, int worldPeer)
+            throws InterruptedException {
         long window = pollNanos();
         if (window <= 0) {
             return done.getAsBoolean();
         }
         long now = System.nanoTime();
         long end = deadlineNanos - now < window ? deadlineNanos : now + window;
-        while (true) {
+        for (int polls = 0; ; polls++) {
             if (done.getAsBoolean()) {
                 return true;
             }
-            poll(lane);
+            if (worldPeer < 0 || polls % FULL_POLL_EVERY == FULL_POLL_EVERY - 1) {
+                poll(lane);
+            } else {
+                poll(lane, worldPeer);
+            }
             if (done.getAsBoolean()) {
                 return true;
             }

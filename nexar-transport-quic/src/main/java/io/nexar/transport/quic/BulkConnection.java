@@ -329,6 +329,11 @@ final class BulkConnection {
         return reader.tryPoll(now);
     }
 
+    /** See {@link BulkReader#drive}. */
+    void drive(long now) {
+        reader.drive(now);
+    }
+
     /** See {@link BulkReader#deliveries}. */
     long[] deliveries() {
         return reader.deliveries();

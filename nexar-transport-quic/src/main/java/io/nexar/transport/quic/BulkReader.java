@@ -219,6 +219,14 @@ final class BulkReader {
     }
 
     /** The caller that polled is going to sleep: the reader thread reads the socket again from now on. */
+    /**
+     * A waiting caller keeps this connection (the reader thread stays off it, as after {@link #tryPoll}) without
+     * reading it now: it waits for another peer, and reads this one at its next full poll or hands it back.
+     */
+    void drive(long now) {
+        drivenAt = now;
+    }
+
     void handBack() {
         drivenAt = 0;
         Thread t = readerThread;

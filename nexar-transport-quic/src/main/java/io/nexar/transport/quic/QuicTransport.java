@@ -511,6 +511,24 @@ public final class QuicTransport implements Transport, Progress {
     }
 
     @Override
+    public boolean poll(Lane lane, int worldPeer) {
+        long now = System.nanoTime();
+        boolean any = false;
+        PeerLink[] all = links;
+        for (int r = 0; r < all.length; r++) {
+            BulkConnection b = all[r] == null ? null : all[r].bulk(lane);
+            if (b != null && b.isReady() && !b.isClosed()) {
+                if (r == worldPeer) {
+                    any = b.tryPoll(now);
+                } else {
+                    b.drive(now);
+                }
+            }
+        }
+        return any;
+    }
+
+    @Override
     public void handBack(Lane lane) {
         for (PeerLink l : links) {
             BulkConnection b = l == null ? null : l.bulk(lane);
