@@ -52,6 +52,14 @@ public interface Communicator extends AutoCloseable {
     /** The number of ranks in this communicator. */
     int worldSize();
 
+    /**
+     * What this process is doing now, for a human: each collective in progress (operation, sequence number, step,
+     * the ranks it waits for, for how long), each pending receive, "idle since ..." for communicators with nothing in
+     * progress, and the last hang report this process logged (docs/failure-model.md "Hang reports"). Never blocks on
+     * other ranks; the format is for reading, not parsing.
+     */
+    String diagnostics();
+
     /** The communicator's id, unique in the cluster; the world communicator is 0. */
     int id();
 

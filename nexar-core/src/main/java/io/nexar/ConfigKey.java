@@ -48,6 +48,12 @@ public enum ConfigKey {
                     + " reduce operator, root) with one small allgather; a difference fails every rank with"
                     + " CollectiveMismatchException naming the ranks and the field, before any data moves. For"
                     + " debugging: it adds one allgather's latency to each call (docs/failure-model.md)."),
+    /** {@code hang.report.after}, read into {@link NexarConfig#hangReportAfter()}. */
+    HANG_REPORT_AFTER("hang.report.after", Type.DURATION, "10s", between("0s", "24h"),
+            "When a collective or a receive has waited this long without progress, the rank asks the ranks it waits"
+                    + " for what they are doing (over the control lane) and logs a report starting with \"nexar hang"
+                    + " report:\" at WARN; its timeout error carries the report. Keep it below collective.timeout and"
+                    + " p2p.timeout. 0s: never."),
     /** {@code allreduce.algorithm}, read into {@link NexarConfig#allReduceAlgorithm()}. */
     ALLREDUCE_ALGORITHM("allreduce.algorithm", Type.ENUM, "auto",
             oneOf("auto", "ring", "halving-doubling", "pipelined-ring", "rank-order"),

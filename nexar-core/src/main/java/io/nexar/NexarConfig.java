@@ -33,6 +33,7 @@ import java.util.Properties;
  * @param collectiveTimeout deadline of one collective operation ({@link ConfigKey#COLLECTIVE_TIMEOUT}); positive
  * @param collectiveDeterministic reductions fold in rank order ({@link ConfigKey#COLLECTIVE_DETERMINISTIC})
  * @param collectiveVerify every collective's call is checked on every rank first ({@link ConfigKey#COLLECTIVE_VERIFY})
+ * @param hangReportAfter {@link ConfigKey#HANG_REPORT_AFTER}
  * @param allReduceAlgorithm {@link ConfigKey#ALLREDUCE_ALGORITHM}: auto, ring, halving-doubling, pipelined-ring or
  *        rank-order
  * @param allReduceSmallBytes {@link ConfigKey#ALLREDUCE_SMALL_SIZE}
@@ -58,7 +59,8 @@ import java.util.Properties;
  */
 public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
                           long unexpectedMaxBytes, Duration collectiveTimeout, boolean collectiveDeterministic,
-                          boolean collectiveVerify, String allReduceAlgorithm, long allReduceSmallBytes, long allReduceLargeBytes,
+                          boolean collectiveVerify, Duration hangReportAfter, String allReduceAlgorithm,
+                          long allReduceSmallBytes, long allReduceLargeBytes,
                           long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
                           String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
                           Duration pollWindow, String tlsEngine, Duration heartbeatInterval,
@@ -102,6 +104,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.BULK, Objects.requireNonNull(bulk, "bulk"), sources);
         check(ConfigKey.BULK_THRESHOLD, bulkThresholdBytes, sources);
         check(ConfigKey.POLL_WINDOW, Objects.requireNonNull(pollWindow, "pollWindow"), sources);
+        check(ConfigKey.HANG_REPORT_AFTER, Objects.requireNonNull(hangReportAfter, "hangReportAfter"), sources);
         check(ConfigKey.TLS_ENGINE, Objects.requireNonNull(tlsEngine, "tlsEngine"), sources);
         check(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), sources);
         check(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout"), sources);
@@ -140,6 +143,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (Duration) ConfigKey.COLLECTIVE_TIMEOUT.parsedDefault(),
                 (Boolean) ConfigKey.COLLECTIVE_DETERMINISTIC.parsedDefault(),
                 (Boolean) ConfigKey.COLLECTIVE_VERIFY.parsedDefault(),
+                (Duration) ConfigKey.HANG_REPORT_AFTER.parsedDefault(),
                 (String) ConfigKey.ALLREDUCE_ALGORITHM.parsedDefault(),
                 (Long) ConfigKey.ALLREDUCE_SMALL_SIZE.parsedDefault(),
                 (Long) ConfigKey.ALLREDUCE_LARGE_SIZE.parsedDefault(),
@@ -258,6 +262,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case COLLECTIVE_TIMEOUT -> collectiveTimeout;
             case COLLECTIVE_DETERMINISTIC -> collectiveDeterministic;
             case COLLECTIVE_VERIFY -> collectiveVerify;
+            case HANG_REPORT_AFTER -> hangReportAfter;
             case ALLREDUCE_ALGORITHM -> allReduceAlgorithm;
             case ALLREDUCE_SMALL_SIZE -> allReduceSmallBytes;
             case ALLREDUCE_LARGE_SIZE -> allReduceLargeBytes;
@@ -536,6 +541,16 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#HANG_REPORT_AFTER}: how long an operation waits without progress before the rank
+         * reports what it and the ranks it waits for are doing; {@link Duration#ZERO} for never.
+         *
+         * @throws InvalidConfigurationException if negative or longer than 24 hours
+         */
+        public Builder hangReportAfter(Duration after) {
+            return typed(ConfigKey.HANG_REPORT_AFTER, after);
+        }
+
+        /**
          * Resolves every key and validates the result.
          *
          * @return the configuration
@@ -569,6 +584,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Duration) resolved.get(ConfigKey.COLLECTIVE_TIMEOUT),
                     (Boolean) resolved.get(ConfigKey.COLLECTIVE_DETERMINISTIC),
                     (Boolean) resolved.get(ConfigKey.COLLECTIVE_VERIFY),
+                    (Duration) resolved.get(ConfigKey.HANG_REPORT_AFTER),
                     (String) resolved.get(ConfigKey.ALLREDUCE_ALGORITHM),
                     (Long) resolved.get(ConfigKey.ALLREDUCE_SMALL_SIZE),
                     (Long) resolved.get(ConfigKey.ALLREDUCE_LARGE_SIZE),

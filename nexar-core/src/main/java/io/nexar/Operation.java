@@ -25,7 +25,9 @@ public enum Operation {
     HANDSHAKE("handshake"),
     DECODE("decode"),
     CONFIGURE("configure"),
-    CLOSE("close");
+    CLOSE("close"),
+    /** A hang report's status question or answer ({@code Communicator.diagnostics()}). */
+    DIAGNOSTICS("diagnostics");
 
     private final String displayName;
 

@@ -37,6 +37,7 @@ class NexarConfigTest {
         m.put(ConfigKey.COLLECTIVE_TIMEOUT, List.of("10s", "20s", "40s"));
         m.put(ConfigKey.COLLECTIVE_DETERMINISTIC, List.of("true", "false", "true"));
         m.put(ConfigKey.COLLECTIVE_VERIFY, List.of("false", "true", "false"));
+        m.put(ConfigKey.HANG_REPORT_AFTER, List.of("0s", "5s", "20s"));
         m.put(ConfigKey.ALLREDUCE_ALGORITHM, List.of("ring", "halving-doubling", "rank-order"));
         m.put(ConfigKey.ALLREDUCE_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
         m.put(ConfigKey.ALLREDUCE_LARGE_SIZE, List.of("1MiB", "2MiB", "3MiB"));
@@ -172,6 +173,7 @@ class NexarConfigTest {
                 collective.timeout        30s     default
                 collective.deterministic  false   default
                 collective.verify         false   default
+                hang.report.after         10s     default
                 allreduce.algorithm       auto    default
                 allreduce.small.size      64KiB   default
                 allreduce.large.size      1TiB    default
@@ -384,7 +386,7 @@ class NexarConfigTest {
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::key))
                 .containsExactly("p2p.timeout", "close.timeout", "max.frame.size", "chunk.size",
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "collective.verify",
-                        "allreduce.algorithm",
+                        "hang.report.after", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
                         "poll.window", "tls.engine", "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
@@ -402,14 +404,14 @@ class NexarConfigTest {
     void shouldDescribeAllowedValues() {
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::allowed))
                 .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB", "> 0s",
-                        "true, false", "true, false", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
+                        "true, false", "true, false", "0s to 24h", "auto, ring, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
                         "0s to 1s", "auto, boringssl, jdk", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
                         "1 to 65535", "> 0s", "1 to 65535", "true, false");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
-                .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "enum",
-                        "size",
+                .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "duration",
+                        "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "duration",
                         "duration", "enum", "int", "duration", "int", "boolean");
     }

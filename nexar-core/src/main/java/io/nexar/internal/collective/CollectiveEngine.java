@@ -62,6 +62,8 @@ public final class CollectiveEngine {
     /** Who reads the transport while a driver waits for a round (see {@link Progress}). */
     private volatile Progress progress = Progress.NONE;
     private volatile Transport abortTransport;
+    /** Where a driver whose round made no progress for {@code hang.report.after} reports; null for none. */
+    private volatile io.nexar.internal.transport.HangReports hangs;
     private static final System.Logger LOG = System.getLogger(CollectiveEngine.class.getName());
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
@@ -75,6 +77,35 @@ public final class CollectiveEngine {
      */
     void abortsThrough(Transport transport) {
         abortTransport = transport;
+    }
+
+    /** Drivers whose round made no progress for {@code hang.report.after} report through {@code h}. Set once. */
+    public void reportsHangsTo(io.nexar.internal.transport.HangReports h) {
+        hangs = h;
+    }
+
+    /**
+     * Lines describing this process's collectives for a hang report: each operation in progress, and each
+     * communicator with none ("idle since ..."); adds the world ranks the operations wait for to {@code waitingFor}.
+     */
+    public void describe(List<String> lines, Set<Integer> waitingFor) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            var busy = new HashSet<Integer>();
+            for (OpState op : active.values()) {
+                busy.add(op.group.id());
+                lines.add(op.describe(now, waitingFor));
+            }
+            for (var e : comms.entrySet()) {
+                String idle = busy.contains(e.getKey()) ? null : e.getValue().idle(e.getKey(), now);
+                if (idle != null) {
+                    lines.add(idle);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
@@ -175,12 +206,27 @@ public final class CollectiveEngine {
         if (progress.pollUntil(Lane.COLLECTIVE, () -> roundDone(op), deadlineNanos, op.onlySender)) {
             return true;
         }
+        var h = hangs;
+        long after = h == null ? 0 : h.afterNanos();
         lock.lock();
         try {
             while (op.failure == null && op.remaining > 0) {
-                long left = deadlineNanos - System.nanoTime();
+                long now = System.nanoTime();
+                long left = deadlineNanos - now;
                 if (left <= 0) {
                     return false;
+                }
+                if (after > 0 && !op.hangReported) {
+                    long toReport = op.progressNanos + after - now;
+                    if (toReport <= 0) {
+                        op.hangReported = true;
+                        var waiting = new java.util.TreeSet<Integer>();
+                        String doing = op.describe(now, waiting);
+                        h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(),
+                                report -> op.hangReport = report);
+                        continue;
+                    }
+                    left = Math.min(left, toReport);
                 }
                 op.progress.awaitNanos(left);
             }

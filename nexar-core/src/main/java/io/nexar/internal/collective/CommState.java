@@ -30,10 +30,27 @@ final class CommState {
     /** Remembers that operation {@code op} ended here; only successful ones count (a failed one may get late chunks). */
     void ended(OpState op, boolean succeeded) {
         group = op.group;
+        lastOperation = op.context.operation();
+        lastSeq = op.seq;
+        lastSucceeded = succeeded;
+        lastEndedNanos = System.nanoTime();
         int i = (int) (op.seq % REMEMBERED);
         endedSeq[i] = succeeded ? op.seq : -1;
         endedFingerprint[i] = op.fingerprint;
         endedContext[i] = op.context;
+    }
+
+    /** The last operation that ended here (null before the first), how, and when. */
+    private io.nexar.Operation lastOperation;
+    private long lastSeq;
+    private boolean lastSucceeded;
+    private long lastEndedNanos;
+
+    /** The hang-report line of this communicator when no operation of it is in progress, or null if none ever was. */
+    String idle(int id, long now) {
+        return lastOperation == null ? null : "idle on communicator " + id + " since " + lastOperation.displayName()
+                + " #" + lastSeq + (lastSucceeded ? " ended " : " failed ") + OpState.seconds(now - lastEndedNanos)
+                + " s ago";
     }
 
     /** The fingerprint of operation {@code seq} if it succeeded here and is still remembered, else null. */

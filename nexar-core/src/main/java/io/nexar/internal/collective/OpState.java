@@ -38,6 +38,14 @@ final class OpState {
     NexarException failure;
     /** The failure came from another rank's abort: do not echo an abort back. */
     boolean informed;
+    /** When it was posted (System.nanoTime). */
+    final long postedNanos = System.nanoTime();
+    /** When its last round opened or a receive of it completed: its last progress (System.nanoTime). */
+    long progressNanos = postedNanos;
+    /** A hang report was started for it (driver thread only). */
+    boolean hangReported;
+    /** The hang report, once made (docs/failure-model.md "Hang reports"); its timeout error carries it. */
+    volatile String hangReport;
 
     OpState(Group group, long seq, Fingerprint fingerprint, ErrorContext context, Schedule schedule,
             DataType type, ReduceOp combiner, MemorySegment[] buffers, Condition progress) {
@@ -55,6 +63,7 @@ final class OpState {
     /** Opens round {@code k}: one receive slot per receive step (by sender). */
     void openRound(int k, List<Step> steps) {
         round = k;
+        progressNanos = System.nanoTime();
         slots.clear();
         remaining = 0;
         onlySender = -1;
@@ -112,6 +121,7 @@ final class OpState {
         slot.receivedBytes += len;
         if (slot.receivedBytes == slot.expectedBytes) {
             slot.done = true;
+            progressNanos = System.nanoTime();
             if (--remaining == 0) {
                 progress.signalAll();
             }
@@ -175,6 +185,50 @@ final class OpState {
             informed = fromAbort;
             progress.signalAll();
         }
+    }
+
+    /**
+     * What this operation is doing, for a hang report, for example {@code barrier #5 on communicator 0 (step 2 of
+     * 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
+     */
+    String describe(long now, java.util.Set<Integer> waitingFor) {
+        var sb = new StringBuilder(context.operation().displayName()).append(" #").append(seq)
+                .append(" on communicator ").append(group.id());
+        if (failure != null) {
+            sb.append(" (failing: ").append(failure.getMessage()).append(')');
+        } else if (round < 0) {
+            sb.append(" (posted, no step started)");
+        } else {
+            sb.append(" (step ").append(round + 1).append(" of ").append(schedule.roundCount());
+            var waiting = new java.util.TreeSet<Integer>();
+            slots.forEach((peer, slot) -> {
+                if (!slot.done) {
+                    waiting.add(peer);
+                }
+            });
+            if (waiting.isEmpty()) {
+                sb.append(", sending");
+            } else {
+                sb.append(", waiting for ");
+                String sep = "";
+                for (int r : waiting) {
+                    int w = group.world(r);
+                    waitingFor.add(w);
+                    sb.append(sep).append("rank ").append(r);
+                    if (w != r) {
+                        sb.append(" (world rank ").append(w).append(')');
+                    }
+                    sep = ", ";
+                }
+            }
+            sb.append(')');
+        }
+        return sb.append(" for ").append(seconds(now - postedNanos)).append(" s").toString();
+    }
+
+    /** Nanoseconds as seconds with one decimal, for reports. */
+    static String seconds(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e9);
     }
 
     /** A receive of the open round. */

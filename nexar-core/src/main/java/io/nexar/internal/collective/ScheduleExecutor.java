@@ -65,8 +65,9 @@ public final class ScheduleExecutor {
                 }
                 if (!done) {
                     int peer = engine.awaited(op);
+                    String report = op.hangReport;
                     throw engine.fail(op, new OperationTimeoutException(op.context.withPeer(peer), deadline.timeout(),
-                            k, rounds.size(), "rank " + peer));
+                            k, rounds.size(), "rank " + peer + (report == null ? "" : "; " + report)));
                 }
             }
             throwIfFailed(engine, op);

@@ -22,6 +22,7 @@ import io.nexar.Operation;
 import io.nexar.device.DeviceBuffer;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
@@ -139,6 +140,7 @@ public final class TransportCommunicator implements Communicator {
      */
     public static TransportCommunicator world(Transport transport, InboundRouter router, NexarConfig config,
                                               Runnable onClose) {
+        installHangReports(transport, router, config);
         var membership = new Membership(transport, router, config);
         Group world = Group.world(transport.rank(), transport.worldSize());
         return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world, 0, membership,
@@ -166,6 +168,7 @@ public final class TransportCommunicator implements Communicator {
         if (!router.engine().reserveId(world.id())) {
             throw new IllegalStateException("communicator id " + world.id() + " is already used on this process");
         }
+        installHangReports(transport, router, config);
         var membership = new Membership(transport, router, config, world, ticket.generation());
         var c = new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world,
                 ticket.generation(), membership, config.policy() == RecoveryPolicy.AUTOMATIC, true, onClose);
@@ -298,6 +301,30 @@ public final class TransportCommunicator implements Communicator {
     @Override
     public int rank() {
         return view.group().rank();
+    }
+
+    @Override
+    public String diagnostics() {
+        var sb = new StringBuilder("world rank ").append(transport.rank()).append(" of ").append(transport.worldSize())
+                .append(" (rank ").append(rank()).append(" of ").append(worldSize()).append(" in communicator ")
+                .append(view.group().id()).append("): ");
+        HangReports h = mailbox.hangReports();
+        var lines = new java.util.ArrayList<String>();
+        var waiting = new java.util.TreeSet<Integer>();
+        if (engine != null) {
+            engine.describe(lines, waiting);
+        }
+        mailbox.describe(lines, waiting);
+        sb.append(lines.isEmpty() ? "idle (no operation posted yet)" : String.join("; ", lines));
+        String last = h == null ? null : h.lastReport();
+        return last == null ? sb.toString() : sb.append("\nlast hang report: ").append(last).toString();
+    }
+
+    /** Hang reports of this process (once: the first world communicator made on it installs them). */
+    private static void installHangReports(Transport transport, InboundRouter router, NexarConfig config) {
+        if (router.hangReports() == null) {
+            router.attach(new HangReports(transport, router, config.hangReportAfter().toNanos()));
+        }
     }
 
     @Override

@@ -57,6 +57,8 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Mailbox implements InboundHandler {
     private final long maxStoredBytes;
     private final ReentrantLock lock = new ReentrantLock();
+    /** Where a receive that waits longer than {@code hang.report.after} reports; null for none. */
+    private volatile io.nexar.internal.transport.HangReports hangs;
     private final Condition changed = lock.newCondition();
     private final Map<PairKey, PairState> pairs = new HashMap<>();
     private final Map<ChannelKey, ArrayDeque<PendingReceive>> posted = new HashMap<>();
@@ -134,6 +136,7 @@ public final class Mailbox implements InboundHandler {
         int src = r.context.peer();
         try {
             progress.pollUntil(Lane.P2P, r.result::isDone, deadline.deadlineNanos(), r.worldSrc);
+            awaitOrReport(r, deadline);
             return r.result.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             lock.lock();
@@ -142,8 +145,9 @@ public final class Mailbox implements InboundHandler {
                     String progress = r.bound == null ? ""
                             : " (received " + r.bound.receivedBytes + " of " + r.bound.totalBytes + " bytes)";
                     abandon(key, r);
+                    String report = r.hangReport;
                     r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
-                            "rank " + src + progress));
+                            "rank " + src + progress + (report == null ? "" : "; " + report)));
                 }
             } finally {
                 lock.unlock();
@@ -165,6 +169,77 @@ public final class Mailbox implements InboundHandler {
         } catch (ExecutionException e) {
             throw Futures.unwrap(e);
         }
+    }
+
+    /**
+     * Waits for {@code r} until {@code hang.report.after} passed since it was posted, and then, if it is still not
+     * done and its deadline is further away, starts a hang report (docs/failure-model.md "Hang reports").
+     */
+    private void awaitOrReport(PendingReceive r, Deadline deadline) throws InterruptedException, ExecutionException {
+        var h = hangs;
+        long after = h == null ? 0 : h.afterNanos();
+        if (after <= 0) {
+            return;
+        }
+        long toReport = r.postedNanos + after - System.nanoTime();
+        if (toReport >= deadline.remainingNanos()) {
+            return;
+        }
+        try {
+            r.result.get(Math.max(0, toReport), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            var waiting = new TreeSet<Integer>();
+            String doing;
+            lock.lock();
+            try {
+                doing = describe(r, System.nanoTime(), waiting);
+            } finally {
+                lock.unlock();
+            }
+            h.stalled(doing, new int[] {r.worldSrc}, report -> r.hangReport = report);
+        }
+    }
+
+    /** The hang reports this receive side reports to, or null. */
+    public io.nexar.internal.transport.HangReports hangReports() {
+        return hangs;
+    }
+
+    /** Receivers that wait longer than {@code hang.report.after} report through {@code h}. Set once. */
+    public void reportsHangsTo(io.nexar.internal.transport.HangReports h) {
+        hangs = h;
+    }
+
+    /** Lines describing the receives posted on this process, for a hang report; adds the world ranks they await. */
+    public void describe(List<String> lines, java.util.Set<Integer> waitingFor) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (var q : posted.values()) {
+                for (PendingReceive r : q) {
+                    lines.add(describe(r, now, waitingFor));
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For example {@code recv from rank 1 tag 31 on communicator 0 for 10.0 s}; under the lock. */
+    private static String describe(PendingReceive r, long now, java.util.Set<Integer> waitingFor) {
+        waitingFor.add(r.worldSrc);
+        int src = r.context.peer();
+        var sb = new StringBuilder("recv from rank ").append(src);
+        if (src != r.worldSrc) {
+            sb.append(" (world rank ").append(r.worldSrc).append(')');
+        }
+        sb.append(" tag ").append(r.context.tag()).append(" on communicator ").append(r.context.communicator());
+        if (r.bound != null) {
+            sb.append(" (received ").append(r.bound.receivedBytes).append(" of ").append(r.bound.totalBytes)
+                    .append(" bytes)");
+        }
+        return sb.append(" for ").append(String.format(java.util.Locale.ROOT, "%.1f", (now - r.postedNanos) / 1e9))
+                .append(" s").toString();
     }
 
     /** Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to. */

@@ -14,6 +14,10 @@ final class PendingReceive {
     final int worldSrc;
     final MemorySegment buffer;
     final CompletableFuture<Long> result = new CompletableFuture<>();
+    /** When it was posted (System.nanoTime). */
+    final long postedNanos = System.nanoTime();
+    /** The hang report of this receive, once one was made (docs/failure-model.md "Hang reports"). */
+    volatile String hangReport;
     /** The message this receive is bound to, once matched. */
     InboundMessage bound;
 

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
  * {@link MessageCodec} encodes and decodes them; docs/protocol.md lists every byte.
  */
 public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
-        Message.Collective, Message.CollectiveAbort, Message.Agree,
+        Message.Collective, Message.CollectiveAbort, Message.Agree, Message.Status,
         EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
@@ -137,6 +137,22 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.AGREE;
+        }
+    }
+
+    /**
+     * A hang report's question or answer (control lane; docs/failure-model.md "Hang reports"): a rank whose operation
+     * made no progress for {@code hang.report.after} asks the ranks it waits for what they are doing.
+     *
+     * @param reply false for the question (no ranks, empty text), true for the answer
+     * @param requestId chosen by the asker, echoed in the answer
+     * @param waitingFor the answer: world ranks the answering rank itself waits for (sorted, no duplicates)
+     * @param text the answer: what the answering rank is doing, at most {@link WireFormat#MAX_TEXT_BYTES} of UTF-8
+     */
+    record Status(boolean reply, long requestId, int[] waitingFor, String text) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.STATUS;
         }
     }
 }

@@ -75,6 +75,7 @@ public final class MessageCodec {
             case Message.CollectiveAbort a -> ABORT_DETAIL_OFFSET + utf8Length(a.detail());
             case Message.Agree a -> AGREE_RANKS_OFFSET + 4L * (a.failed().length + ballot(a).length
                     + a.value().length);
+            case Message.Status st -> STATUS_RANKS_OFFSET + 4L * st.waitingFor().length + utf8Length(st.text());
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -161,6 +162,19 @@ public final class MessageCodec {
                     }
                 }
             }
+            case Message.Status st -> {
+                byte[] text = st.text().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
+                dst.set(BYTE, STATUS_KIND_OFFSET, (byte) (st.reply() ? 1 : 0));
+                dst.set(LONG_LE, STATUS_REQUEST_OFFSET, st.requestId());
+                dst.set(SHORT_LE, STATUS_RANK_COUNT_OFFSET, (short) st.waitingFor().length);
+                dst.set(SHORT_LE, STATUS_TEXT_LENGTH_OFFSET, (short) text.length);
+                long at = STATUS_RANKS_OFFSET;
+                for (int r : st.waitingFor()) {
+                    dst.set(INT_LE, at, r);
+                    at += 4;
+                }
+                MemorySegment.copy(text, 0, dst, BYTE, at, text.length);
+            }
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return size;
@@ -227,6 +241,7 @@ public final class MessageCodec {
             }
             case COLLECTIVE_ABORT -> decodeAbort(peer, frame);
             case AGREE -> decodeAgree(peer, frame);
+            case STATUS -> decodeStatus(peer, frame);
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
                  GROW_POLL, ADMISSION ->
                     EnrolmentCodec.decode(peer, type, frame);
@@ -384,6 +399,36 @@ public final class MessageCodec {
                 sets[2]);
     }
 
+    private static Message.Status decodeStatus(int peer, MemorySegment frame) {
+        requireSize(peer, MessageType.STATUS, frame, STATUS_RANKS_OFFSET, false);
+        int kind = frame.get(BYTE, STATUS_KIND_OFFSET) & 0xFF;
+        if (kind > 1) {
+            throw error(peer, "STATUS from " + source(peer) + " has kind " + hex(kind) + ", expected 0 or 1");
+        }
+        int count = frame.get(SHORT_LE, STATUS_RANK_COUNT_OFFSET) & 0xFFFF;
+        int textBytes = frame.get(SHORT_LE, STATUS_TEXT_LENGTH_OFFSET) & 0xFFFF;
+        if (textBytes > MAX_TEXT_BYTES) {
+            throw error(peer, "STATUS text of " + textBytes + " bytes from " + source(peer)
+                    + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
+        }
+        long textAt = STATUS_RANKS_OFFSET + 4L * count;
+        requireSize(peer, MessageType.STATUS, frame, textAt + textBytes, true);
+        int[] ranks = new int[count];
+        for (int i = 0; i < count; i++) {
+            ranks[i] = frame.get(INT_LE, STATUS_RANKS_OFFSET + 4L * i);
+        }
+        try {
+            String text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(frame.asSlice(textAt, textBytes).asByteBuffer())
+                    .toString();
+            return new Message.Status(kind == 1, frame.get(LONG_LE, STATUS_REQUEST_OFFSET), ranks, text);
+        } catch (CharacterCodingException e) {
+            throw error(peer, "STATUS text from " + source(peer) + " is not valid UTF-8", e);
+        }
+    }
+
     /** An AGREE's accepted ballot as it travels: empty when there is none. */
     private static int[] ballot(Message.Agree a) {
         return a.acceptedBallot() == null ? new int[0] : a.acceptedBallot();
@@ -524,6 +569,26 @@ public final class MessageCodec {
                 String p = setProblem("failed", a.failed());
                 p = p != null ? p : setProblem("acceptedBallot", ballot(a));
                 yield p != null ? p : setProblem("value", a.value());
+            }
+            case Message.Status st -> {
+                if (st.waitingFor() == null) {
+                    yield "waitingFor is null";
+                } else if (st.text() == null) {
+                    yield "text is null";
+                } else if (!st.reply() && (st.waitingFor().length > 0 || !st.text().isEmpty())) {
+                    yield "a question carries no ranks and no text";
+                }
+                String p = setProblem("waitingFor", st.waitingFor());
+                if (p != null) {
+                    yield p;
+                }
+                long bytes = utf8Length(st.text());
+                if (bytes < 0) {
+                    yield "text contains an unpaired surrogate";
+                } else if (bytes > MAX_TEXT_BYTES) {
+                    yield "text of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
+                }
+                yield null;
             }
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };

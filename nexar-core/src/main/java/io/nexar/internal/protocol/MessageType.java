@@ -17,6 +17,8 @@ public enum MessageType {
     AGREE(0x13),
     /** {@link Message.Heartbeat}: liveness signal. */
     HEARTBEAT(0x20),
+    /** {@link Message.Status}: a hang report's question "what are you doing?" or its answer. */
+    STATUS(0x21),
     /** {@link Message.Goodbye}: the sender is leaving. */
     GOODBYE(0x2F),
 

@@ -45,6 +45,13 @@ import java.nio.ByteOrder;
  * 37 u64 totalBytes
  * 45 u64 offset
  * 53 payload ... to end of frame
+ *
+ * STATUS (0x21)
+ *  6 u8  kind: 0 question, 1 answer
+ *  7 u64 requestId
+ * 15 u16 rank count k (0 in a question)
+ * 17 u16 text length n (0 in a question)
+ * 19 k i32 world ranks the answering rank waits for, then n bytes UTF-8 text
  * </pre>
  *
  * <p>The {@code length} field counts the bytes after it (type, flags and body), so a frame occupies
@@ -220,6 +227,21 @@ public final class WireFormat {
     public static final int AGREE_COUNTS_OFFSET = AGREE_HAS_ACCEPTED_OFFSET + 1;
     /** AGREE: offset of the ranks (i32 each), the three sets one after the other. */
     public static final int AGREE_RANKS_OFFSET = AGREE_COUNTS_OFFSET + 6;
+    // ---------------------------------------------------------------- STATUS
+
+    /** STATUS: offset of the kind (u8: 0 question, 1 answer). */
+    public static final int STATUS_KIND_OFFSET = FRAME_HEADER_BYTES;
+    /** STATUS: offset of the request id (u64). */
+    public static final int STATUS_REQUEST_OFFSET = STATUS_KIND_OFFSET + 1;
+    /** STATUS: offset of the number of ranks (u16). */
+    public static final int STATUS_RANK_COUNT_OFFSET = STATUS_REQUEST_OFFSET + 8;
+    /** STATUS: offset of the text length (u16, at most {@link #MAX_TEXT_BYTES}). */
+    public static final int STATUS_TEXT_LENGTH_OFFSET = STATUS_RANK_COUNT_OFFSET + 2;
+    /** STATUS: offset of the ranks (i32 each), followed by the text. */
+    public static final int STATUS_RANKS_OFFSET = STATUS_TEXT_LENGTH_OFFSET + 2;
+    /** STATUS: most ranks in an answer. */
+    public static final int STATUS_MAX_RANKS = 0xFFFF;
+
     /** AGREE: most ranks in one set. */
     public static final int AGREE_MAX_SET = 0xFFFF;
 }

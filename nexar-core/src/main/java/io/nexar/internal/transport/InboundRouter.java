@@ -14,6 +14,7 @@ public final class InboundRouter implements InboundHandler {
     private final Mailbox mailbox;
     private final CollectiveEngine engine;
     private volatile Membership membership;
+    private volatile HangReports hangs;
 
     /** Routes to {@code mailbox} and {@code engine}. */
     public InboundRouter(Mailbox mailbox, CollectiveEngine engine) {
@@ -24,6 +25,21 @@ public final class InboundRouter implements InboundHandler {
     /** Sends failures and agreement messages to {@code m} from now on (once, before the transport connects). */
     public void attach(Membership m) {
         membership = m;
+    }
+
+    /**
+     * Answers status questions and reports hangs through {@code h} from now on (once, when the world communicator is
+     * made); both receive sides report their stalled waits to it.
+     */
+    public void attach(HangReports h) {
+        hangs = h;
+        engine.reportsHangsTo(h);
+        mailbox.reportsHangsTo(h);
+    }
+
+    /** The hang reports of this process, or null before {@link #attach(HangReports)}. */
+    public HangReports hangReports() {
+        return hangs;
     }
 
     /** Both receive sides poll {@code p} before they sleep (see {@link Progress}). Once, before any operation. */
@@ -76,6 +92,13 @@ public final class InboundRouter implements InboundHandler {
                 }
                 yield Delivery.ACCEPTED;
             }
+            case Message.Status st -> {
+                HangReports h = hangs;
+                if (h != null) {
+                    h.onStatus(peer, st);
+                }
+                yield Delivery.ACCEPTED;
+            }
             case Message.Goodbye g -> {
                 engine.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.onMessage(peer, g);
@@ -90,6 +113,7 @@ public final class InboundRouter implements InboundHandler {
             case Message.Collective c -> engine.deliverWaiting(peer, c, deadlineNanos);
             case Message.CollectiveAbort a -> engine.deliverWaiting(peer, a, deadlineNanos);
             case Message.Agree a -> onMessage(peer, a) == Delivery.ACCEPTED;
+            case Message.Status st -> onMessage(peer, st) == Delivery.ACCEPTED;
             case Message.Goodbye g -> {
                 engine.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
@@ -119,5 +143,9 @@ public final class InboundRouter implements InboundHandler {
         }
         engine.close(reason);
         mailbox.close(reason);
+        HangReports h = hangs;
+        if (h != null) {
+            h.close();
+        }
     }
 }

@@ -60,7 +60,9 @@ class MessageCodecTest {
                 fixture("goodbye", new Message.Goodbye(GoodbyeReason.FAILURE, "bye \u00e9")),
                 fixture("collective", new Message.Collective(2, 17, 3, 1, 3, 1, -1, 1024, 4096, 8,
                         segment(0xde, 0xad, 0xbe, 0xef))),
-                fixture("collective-abort", new Message.CollectiveAbort(0, 5, AbortReason.MISMATCH, 2, "count")));
+                fixture("collective-abort", new Message.CollectiveAbort(0, 5, AbortReason.MISMATCH, 2, "count")),
+                fixture("status-question", new Message.Status(false, 7, new int[0], "")),
+                fixture("status-answer", new Message.Status(true, 7, new int[] {3}, "idle")));
     }
 
     static Fixture fixture(String name) {
@@ -105,6 +107,11 @@ class MessageCodecTest {
             assertEquals(e.offset(), a.offset(), "offset");
             assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
                     "payload");
+        } else if (expected instanceof Message.Status e && actual instanceof Message.Status a) {
+            assertEquals(e.reply(), a.reply(), "reply");
+            assertEquals(e.requestId(), a.requestId(), "requestId");
+            assertArrayEquals(e.waitingFor(), a.waitingFor(), "waitingFor");
+            assertEquals(e.text(), a.text(), "text");
         } else {
             assertEquals(expected, actual);
         }
@@ -234,6 +241,12 @@ class MessageCodecTest {
     /** A fixture with some bytes replaced, and what the error must say. */
     static Stream<Arguments> corruptions() {
         return Stream.of(
+                corrupt("status-answer", 6, new int[] {2}, "STATUS from rank 3 has kind 0x02, expected 0 or 1"),
+                corrupt("status-answer", 17, new int[] {0x01, 0x04}, "STATUS text of 1025 bytes from rank 3 exceeds"),
+                corrupt("status-answer", 17, new int[] {5}, "STATUS frame from rank 3 has 27 bytes, expected 28"),
+                corrupt("status-answer", 19, new int[] {0xff, 0xff, 0xff, 0xff},
+                        "invalid STATUS from rank 3: waitingFor is not a sorted set of non-negative ranks"),
+                corrupt("status-answer", 6, new int[] {0}, "invalid STATUS from rank 3: a question carries no ranks"),
                 corrupt("hello", 4, new int[] {0x2a}, "decode unknown message type 0x2a from rank 3"),
                 corrupt("heartbeat", 4, new int[] {0xff}, "unknown message type 0xff from rank 3"),
                 corrupt("hello", 10, new int[] {7},

@@ -830,6 +830,43 @@ public abstract class CollectiveContract {
         }
     }
 
+    /**
+     * One of 4 ranks never calls the barrier (it waits for the others to give up: an event, not a timer). After
+     * {@code hang.report.after} each waiting rank asks the ranks it waits for what they do, follows their answers to
+     * the absent rank, and its timeout error and {@code diagnostics()} carry a report that names that rank and what it
+     * is doing.
+     */
+    @Test
+    void aHangReportNamesTheRankThatNeverCalledAndWhatItDoes() {
+        int world = 4;
+        try (var cluster = start(world, config().hangReportAfter(Duration.ofMillis(500))
+                .collectiveTimeout(Duration.ofSeconds(6)).build())) {
+            var othersGaveUp = new java.util.concurrent.CountDownLatch(world - 1);
+            var results = cluster.onEachRank(c -> {
+                c.allReduce(new long[1], ReduceOp.SUM); // sequence number 0 on every rank
+                if (c.rank() == world - 1) {
+                    assertThat(othersGaveUp.await(60, TimeUnit.SECONDS)).isTrue();
+                    return c.diagnostics();
+                }
+                try {
+                    c.barrier();
+                    return "the barrier returned";
+                } catch (OperationTimeoutException | PeerFailedException e) { // the first to time out fails the rest
+                    return e.getMessage() + "\n--\n" + c.diagnostics();
+                } finally {
+                    othersGaveUp.countDown();
+                }
+            });
+            for (int r = 0; r < world - 1; r++) {
+                assertThat(results.get(r)).as("rank %d", r)
+                        .contains("last hang report: nexar hang report: world rank " + r
+                                + " of 4 is in barrier #1 on communicator 0")
+                        .contains("world rank 3: idle on communicator 0 since allReduce #0 ended");
+            }
+            assertThat(results.get(world - 1)).contains("idle on communicator 0 since allReduce #0 ended");
+        }
+    }
+
     @Test
     void timeoutNamesOperationRankStepAndAwaitedPeer() {
         try (var cluster = start(2, config().collectiveTimeout(Duration.ofMillis(300)).build())) {

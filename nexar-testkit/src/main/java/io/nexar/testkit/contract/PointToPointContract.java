@@ -325,6 +325,34 @@ public abstract class PointToPointContract {
         }
     }
 
+    /**
+     * A deadlock of two receives (rank 0 waits for tag 5 from rank 1, rank 1 for tag 6 from rank 0): after
+     * {@code hang.report.after} each rank's report names the other rank's receive, and the timeout carries it.
+     */
+    @Test
+    void aHangReportOfARecvNamesWhatThePeerWaitsFor() {
+        try (var cluster = start(2, config().hangReportAfter(Duration.ofMillis(300))
+                .p2pTimeout(Duration.ofSeconds(4)).build())) {
+            var messages = cluster.onEachRank(c -> {
+                int other = 1 - c.rank();
+                try {
+                    c.recv(other, 5 + c.rank(), new int[1]);
+                    return "the recv returned";
+                } catch (OperationTimeoutException e) {
+                    return e.getMessage() + "\n--\n" + c.diagnostics();
+                }
+            });
+            for (int r = 0; r < 2; r++) {
+                int other = 1 - r;
+                assertThat(messages.get(r)).as("rank %d", r)
+                        .contains("nexar hang report: world rank " + r + " of 2 is in recv from rank " + other
+                                + " tag " + (5 + r) + " on communicator 0")
+                        .contains("world rank " + other + ": recv from rank " + r + " tag " + (5 + other))
+                        .contains("last hang report: nexar hang report:");
+            }
+        }
+    }
+
     @Test
     void shouldIsolateADupFromItsParentWithTheSameTags() {
         try (var cluster = start(3)) {
