@@ -289,7 +289,7 @@ public final class CollectiveEngine {
                 store.release(c);
             }
             op.later.clear();
-            op.slots.clear();
+            op.clearSlots();
         } finally {
             lock.unlock();
         }
@@ -479,8 +479,16 @@ public final class CollectiveEngine {
             return Delivery.ACCEPTED;
         }
         if (c.step() > op.round) {
-            StoredChunk held = store.hold(peer, c);
-            return held != null && op.later.add(held) ? Delivery.ACCEPTED : Delivery.FULL;
+            OpState.Slot ahead = op.aheadSlot(src, c.step());
+            if (ahead == null) {
+                StoredChunk held = store.hold(peer, c);
+                return held != null && op.later.add(held) ? Delivery.ACCEPTED : Delivery.FULL;
+            }
+            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c); // straight into its target: no copy to hold
+            if (m2 != null) {
+                mismatch(op, src, m2.field(), m2.detail());
+            }
+            return Delivery.ACCEPTED;
         }
         apply(op, src, c);
         return Delivery.ACCEPTED;

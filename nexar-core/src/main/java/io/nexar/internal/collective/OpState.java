@@ -35,6 +35,16 @@ final class OpState {
     int onlySender = -1;
     /** Chunks that arrived for later rounds, kept (and counted in the engine's store) until their round opens. */
     final List<StoredChunk> later = new ArrayList<>();
+    /**
+     * Receive slots of later rounds that chunks were applied to ahead of their round ({@link ReceiveAhead}), by
+     * {@link #aheadKey}; null until the first. {@link #openRound} takes them over.
+     */
+    private Map<Long, Slot> ahead;
+    /**
+     * 1 if this operation may receive ahead: its input and output are distinct memory, or its schedule never reads
+     * its input; 0 if not; -1 not known yet.
+     */
+    private int distinctBuffers = -1;
     NexarException failure;
     /** The failure came from another rank's abort: do not echo an abort back. */
     boolean informed;
@@ -85,10 +95,65 @@ final class OpState {
                     continue;
                 }
             }
-            slots.put(peer, new Slot(s, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w));
-            remaining++;
-            onlySender = remaining == 1 ? group.world(peer) : -1;
+            Slot early = ahead == null ? null : ahead.remove(aheadKey(k, peer));
+            Slot slot = early != null ? early : new Slot(s, buffers[dst.buf().ordinal()], dst.offset() * w,
+                    dst.count() * w);
+            slots.put(peer, slot);
+            if (!slot.done) {
+                remaining++;
+                onlySender = remaining == 1 ? group.world(peer) : -1;
+            }
         }
+    }
+
+    /**
+     * The slot of round {@code step}'s receive from communicator rank {@code src} if a chunk of it may be applied now,
+     * before that round opens ({@link ReceiveAhead}); null if it must be held until then.
+     */
+    Slot aheadSlot(int src, int step) {
+        if (step <= round || step >= schedule.roundCount()) {
+            return null;
+        }
+        long key = aheadKey(step, src);
+        Slot slot = ahead == null ? null : ahead.get(key);
+        if (slot != null) {
+            return slot;
+        }
+        int s = schedule.aheadStep(step, src, round);
+        if (s < 0 || !distinctBuffers()) {
+            return null;
+        }
+        Step recv = schedule.rounds().get(step).get(s);
+        Slice dst = ReceiveAhead.target(recv);
+        int w = type.byteSize();
+        slot = new Slot(recv, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w);
+        if (ahead == null) {
+            ahead = new HashMap<>();
+        }
+        ahead.put(key, slot);
+        return slot;
+    }
+
+    private boolean distinctBuffers() {
+        if (distinctBuffers < 0) {
+            MemorySegment in = buffers[Buf.INPUT.ordinal()];
+            MemorySegment out = buffers[Buf.OUTPUT.ordinal()];
+            distinctBuffers = in == null || out == null || in.asOverlappingSlice(out).isEmpty()
+                    || !schedule.ahead().readsInput() ? 1 : 0;
+        }
+        return distinctBuffers == 1;
+    }
+
+    /** Drops every receive slot (the operation ended: nothing may write its buffers any more). */
+    void clearSlots() {
+        slots.clear();
+        if (ahead != null) {
+            ahead.clear();
+        }
+    }
+
+    private static long aheadKey(int round, int peer) {
+        return ((long) round << 32) | (peer & 0xFFFFFFFFL);
     }
 
     /**
@@ -98,7 +163,16 @@ final class OpState {
      * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
      */
     Fingerprint.Mismatch apply(int src, io.nexar.internal.protocol.Message.Collective c) {
-        Slot slot = c.step() == round ? slots.get(src) : null;
+        return applyTo(c.step() == round ? slots.get(src) : null, src, c);
+    }
+
+    /**
+     * Copies or reduces chunk {@code c} from communicator rank {@code src} into {@code slot} (of the open round, or
+     * of a later one from {@link #aheadSlot}), and wakes the driver when the open round is complete.
+     *
+     * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
+     */
+    Fingerprint.Mismatch applyTo(Slot slot, int src, io.nexar.internal.protocol.Message.Collective c) {
         if (slot == null || slot.done) {
             return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SCHEDULE, "rank " + src
                     + " sent a message for step " + c.step() + " that this rank's schedule does not expect (this rank"
@@ -122,7 +196,7 @@ final class OpState {
         if (slot.receivedBytes == slot.expectedBytes) {
             slot.done = true;
             progressNanos = System.nanoTime();
-            if (--remaining == 0) {
+            if (c.step() == round && --remaining == 0) { // a slot of a later round counts when its round opens
                 progress.signalAll();
             }
         }
@@ -152,7 +226,8 @@ final class OpState {
                 if (expected < 0) {
                     continue;
                 }
-                long arrived = 0;
+                Slot early = ahead == null ? null : ahead.get(aheadKey(k, r));
+                long arrived = early == null ? 0 : early.receivedBytes;
                 for (StoredChunk c : later) {
                     if (c.worldSrc() == worldR && c.message().step() == k) {
                         arrived += c.message().payload().byteSize();

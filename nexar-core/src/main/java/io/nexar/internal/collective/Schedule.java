@@ -22,8 +22,9 @@ import java.util.List;
  * @param size the communicator's size
  * @param rounds the rounds, in order; immutable
  * @param scratchCount elements of scratch memory the schedule needs
+ * @param ahead which receives may be applied before their round opens
  */
-public record Schedule(int rank, int size, List<List<Step>> rounds, long scratchCount) {
+public record Schedule(int rank, int size, List<List<Step>> rounds, long scratchCount, ReceiveAhead ahead) {
 
     /** A builder for rank {@code rank} of a communicator of {@code size}. */
     public static Builder builder(int rank, int size) {
@@ -33,6 +34,23 @@ public record Schedule(int rank, int size, List<List<Step>> rounds, long scratch
     /** Number of rounds. */
     public int roundCount() {
         return rounds.size();
+    }
+
+    /**
+     * The receive step of round {@code round} from communicator rank {@code peer} if it may be applied while round
+     * {@code open} is the open one (or none is, -1), although its own round is later; else -1.
+     */
+    int aheadStep(int round, int peer, int open) {
+        List<Step> steps = rounds.get(round);
+        for (int s = 0; s < steps.size(); s++) {
+            Step step = steps.get(s);
+            boolean fromPeer = step instanceof Step.RecvInto into ? into.peer() == peer
+                    : step instanceof Step.RecvReduce reduce && reduce.peer() == peer;
+            if (fromPeer) {
+                return ahead.allowed(round, s, open) ? s : -1;
+            }
+        }
+        return -1;
     }
 
     /** Builds a schedule round by round. Not thread-safe. */
@@ -98,7 +116,8 @@ public record Schedule(int rank, int size, List<List<Step>> rounds, long scratch
                 }
                 out.add(List.copyOf(rounds.get(i).steps));
             }
-            return new Schedule(rank, size, Collections.unmodifiableList(out), scratch);
+            List<List<Step>> frozen = Collections.unmodifiableList(out);
+            return new Schedule(rank, size, frozen, scratch, new ReceiveAhead(frozen));
         }
 
         private static int check(int round, HashSet<Integer> seen, int peer, String what) {

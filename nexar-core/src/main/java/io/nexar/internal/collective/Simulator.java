@@ -17,9 +17,13 @@ import java.util.function.IntFunction;
  * message consumed, sizes that match, and no receive in a round that targets a slice the round sends from or
  * another receive writes.
  *
+ * <p>A message is applied as early as the engine may apply it: at once if its receive may be applied ahead of its
+ * round ({@link ReceiveAhead}, not for in-place calls), else when its round is open. So every run also checks that
+ * receiving ahead never changes a result.
+ *
  * <pre>
- * per rank: round k: local steps -> sends (into inboxes, bytes counted) -> when every receive of k is in the
- *           inbox: apply them, go to round k+1
+ * per rank: round k: local steps -> sends (into inboxes, bytes counted; applied at once where allowed ahead) ->
+ *           when every receive of k is in the inbox or applied: apply the rest, go to round k+1
  * </pre>
  */
 public final class Simulator {
@@ -32,8 +36,9 @@ public final class Simulator {
      * @param payloadBytesSent bytes of payload each rank sent
      * @param messagesSent messages each rank sent (each carries one header on the wire)
      * @param rounds the largest number of rounds of any rank
+     * @param appliedAhead messages applied before their receiver's round opened ({@link ReceiveAhead})
      */
-    public record Result(long[] payloadBytesSent, long[] messagesSent, int rounds) {
+    public record Result(long[] payloadBytesSent, long[] messagesSent, int rounds, long appliedAhead) {
     }
 
     /** The schedules did not complete; the message says which ranks were stuck where. */
@@ -64,11 +69,17 @@ public final class Simulator {
             buffers[r] = new MemorySegment[] {input.apply(r), output.apply(r), scratch};
         }
         var inbox = new ArrayList<Map<Long, byte[]>>(size);
+        var applied = new ArrayList<java.util.Set<Long>>(size);
+        boolean[] mayAhead = new boolean[size];
         for (int r = 0; r < size; r++) {
             inbox.add(new HashMap<>());
+            applied.add(new java.util.HashSet<>());
+            mayAhead[r] = buffers[r][0].asOverlappingSlice(buffers[r][1]).isEmpty()
+                    || !schedules[r].ahead().readsInput();
         }
         int[] round = new int[size];
         boolean[] opened = new boolean[size];
+        long ahead = 0;
         long[] bytes = new long[size];
         long[] messages = new long[size];
         int unfinished = 0;
@@ -103,11 +114,20 @@ public final class Simulator {
                         }
                         opened[r] = true;
                         progress = true;
+                        // as the engine: a message that arrives ahead of its round is applied at once if allowed
+                        for (Step st : steps) {
+                            if (st instanceof Step.Send send && mayAhead[send.peer()]) {
+                                int p = send.peer();
+                                ahead += applyAhead(schedules[p], opened[p] ? round[p] : round[p] - 1, key(k, r),
+                                        inbox.get(p), applied.get(p), buffers[p], type, combiner);
+                            }
+                        }
                     }
                     boolean ready = true;
                     for (Step st : steps) {
                         int peer = peerOf(st);
-                        if (peer >= 0 && !inbox.get(r).containsKey(key(k, peer))) {
+                        if (peer >= 0 && !inbox.get(r).containsKey(key(k, peer))
+                                && !applied.get(r).contains(key(k, peer))) {
                             ready = false;
                             break;
                         }
@@ -117,23 +137,10 @@ public final class Simulator {
                     }
                     for (Step st : steps) {
                         int peer = peerOf(st);
-                        if (peer < 0) {
+                        if (peer < 0 || applied.get(r).remove(key(k, peer))) {
                             continue;
                         }
-                        byte[] payload = inbox.get(r).remove(key(k, peer));
-                        Slice dst = st instanceof Step.RecvInto ri ? ri.dst() : ((Step.RecvReduce) st).dst();
-                        if (payload.length != dst.count() * w) {
-                            throw new IllegalStateException("rank " + r + " round " + k + " expects " + dst.count() * w
-                                    + " bytes from rank " + peer + ", which sent " + payload.length);
-                        }
-                        MemorySegment target = buffers[r][dst.buf().ordinal()];
-                        if (st instanceof Step.RecvReduce) {
-                            Kernels.reduce(target, dst.offset() * w, MemorySegment.ofArray(payload), 0, dst.count(),
-                                    type, combiner);
-                        } else {
-                            MemorySegment.copy(MemorySegment.ofArray(payload), 0, target, dst.offset() * w,
-                                    payload.length);
-                        }
+                        applyReceive(st, inbox.get(r).remove(key(k, peer)), buffers[r], type, combiner, r, k);
                     }
                     opened[r] = false;
                     round[r]++;
@@ -156,6 +163,10 @@ public final class Simulator {
             throw new DeadlockException(sb.toString());
         }
         for (int r = 0; r < size; r++) {
+            if (!applied.get(r).isEmpty()) {
+                throw new IllegalStateException("rank " + r + " applied ahead " + applied.get(r).size()
+                        + " messages of rounds it never ran");
+            }
             if (!inbox.get(r).isEmpty()) {
                 throw new IllegalStateException("rank " + r + " never consumed " + inbox.get(r).size() + " messages");
             }
@@ -164,7 +175,42 @@ public final class Simulator {
         for (Schedule s : schedules) {
             rounds = Math.max(rounds, s.roundCount());
         }
-        return new Result(bytes, messages, rounds);
+        return new Result(bytes, messages, rounds, ahead);
+    }
+
+    /**
+     * Applies message {@code key} of {@code inbox} if its receive may be applied ahead while round {@code open} is
+     * open ({@link Schedule#aheadStep}), and marks it in {@code applied}. Returns 1 if it did, else 0.
+     */
+    private static int applyAhead(Schedule s, int open, long key, Map<Long, byte[]> inbox, java.util.Set<Long> applied,
+                                  MemorySegment[] buffers, DataType type, ReduceOp combiner) {
+        int k = (int) (key >>> 32);
+        int peer = (int) key;
+        int step = k > open ? s.aheadStep(k, peer, open) : -1;
+        if (step < 0) {
+            return 0;
+        }
+        applyReceive(s.rounds().get(k).get(step), inbox.remove(key), buffers, type, combiner, s.rank(), k);
+        applied.add(key);
+        return 1;
+    }
+
+    /** Copies or reduces {@code payload} into receive step {@code st}'s target. */
+    private static void applyReceive(Step st, byte[] payload, MemorySegment[] buffers, DataType type,
+                                     ReduceOp combiner, int rank, int k) {
+        int w = type.byteSize();
+        Slice dst = ReceiveAhead.target(st);
+        if (payload.length != dst.count() * w) {
+            throw new IllegalStateException("rank " + rank + " round " + k + " expects " + dst.count() * w
+                    + " bytes from rank " + peerOf(st) + ", which sent " + payload.length);
+        }
+        MemorySegment target = buffers[dst.buf().ordinal()];
+        if (st instanceof Step.RecvReduce) {
+            Kernels.reduce(target, dst.offset() * w, MemorySegment.ofArray(payload), 0, dst.count(), type,
+                    combiner);
+        } else {
+            MemorySegment.copy(MemorySegment.ofArray(payload), 0, target, dst.offset() * w, payload.length);
+        }
     }
 
     private static long key(int round, int src) {
