@@ -96,6 +96,11 @@ final class BenchCommand implements Callable<Integer> {
                     + " (each sample is one call after a barrier, including the skew with which ranks leave it)")
     String timing;
 
+    @Option(names = "--memory", defaultValue = "native", paramLabel = "KIND",
+            description = "where the buffers live: native (default: off-heap, an arena's) or heap (Java arrays of"
+                    + " the element type, float[] for f32, as most applications pass them)")
+    String memory;
+
     @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows to FILE as CSV")
     Path csv;
 
@@ -152,7 +157,7 @@ final class BenchCommand implements Callable<Integer> {
                 BenchPlan.parseSizes(minBytes == null ? "8" : minBytes, maxBytes == null ? "64MiB" : maxBytes,
                         factor, sizes),
                 BenchPlan.parseType(dtype), BenchPlan.parseRedop(redop), iters, warmup, algo, bulk, check,
-                timing);
+                timing, memory);
     }
 
     /** Runs the ranks on virtual threads of this JVM; returns null, or what failed. */

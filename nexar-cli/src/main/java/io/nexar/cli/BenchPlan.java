@@ -29,12 +29,17 @@ import java.util.stream.Collectors;
  * @param timing {@code batch} (each sample is {@code k} back-to-back calls after a barrier, k chosen so a sample
  *               lasts about 5 ms; what nccl-tests and Open MPI's benchmarks do) or {@code iteration} (each sample is
  *               one call after a barrier)
+ * @param memory where the buffers live: {@code native} (off-heap, an arena's) or {@code heap} (Java arrays of the
+ *               element type, float[] for f32, as most applications pass them)
  */
 record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
-                 String algo, String bulk, boolean check, String timing) {
+                 String algo, String bulk, boolean check, String timing, String memory) {
 
     /** The timing methods {@code --timing} accepts. */
     static final List<String> TIMINGS = List.of("batch", "iteration");
+
+    /** The buffer kinds {@code --memory} accepts. */
+    static final List<String> MEMORIES = List.of("native", "heap");
 
     /** The bulk-lane modes {@code --bulk} accepts. */
     static final List<String> BULK_MODES = List.of("quic", "tls", "tcp-plain");
@@ -55,6 +60,10 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         if (!TIMINGS.contains(timing)) {
             throw new IllegalArgumentException("--timing must be one of " + String.join(", ", TIMINGS) + ", got "
                     + timing);
+        }
+        if (!MEMORIES.contains(memory)) {
+            throw new IllegalArgumentException("--memory must be one of " + String.join(", ", MEMORIES) + ", got "
+                    + memory);
         }
         if (warmup < 0) {
             throw new IllegalArgumentException("--warmup must be at least 0, got " + warmup);
@@ -211,6 +220,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         }
         args.add("check=" + check);
         args.add("timing=" + timing);
+        args.add("memory=" + memory);
         return args;
     }
 
@@ -231,7 +241,8 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         var plan = new BenchPlan(parseOps(map.remove("op")), parseSizes(null, null, null, map.remove("sizes")),
                 parseType(map.remove("dtype")), parseRedop(map.remove("redop")),
                 Integer.parseInt(map.remove("iters")), Integer.parseInt(map.remove("warmup")), map.remove("algo"),
-                map.remove("bulk"), Boolean.parseBoolean(map.remove("check")), map.remove("timing"));
+                map.remove("bulk"), Boolean.parseBoolean(map.remove("check")), map.remove("timing"),
+                map.remove("memory"));
         rest.putAll(map);
         return plan;
     }

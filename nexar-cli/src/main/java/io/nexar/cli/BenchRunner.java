@@ -92,6 +92,26 @@ final class BenchRunner {
     }
 
     /**
+     * A buffer of {@code bytes} (rounded up to whole elements): off-heap from {@code arena}, or with {@code --memory
+     * heap} a Java array of the element type (float[] for f32), as an application passes it.
+     */
+    private MemorySegment allocate(Arena arena, long bytes) {
+        if (plan.memory().equals("native")) {
+            return arena.allocate(bytes, 64);
+        }
+        int w = plan.type().byteSize();
+        int n = Math.toIntExact((bytes + w - 1) / w);
+        return switch (plan.type()) {
+            case F32 -> MemorySegment.ofArray(new float[n]);
+            case F64 -> MemorySegment.ofArray(new double[n]);
+            case I32, U32 -> MemorySegment.ofArray(new int[n]);
+            case I64, U64 -> MemorySegment.ofArray(new long[n]);
+            case F16, BF16 -> MemorySegment.ofArray(new short[n]);
+            default -> MemorySegment.ofArray(new byte[n]);
+        };
+    }
+
+    /**
      * Measures every operation and size of the plan.
      *
      * @param sink receives each row on rank 0 as soon as it is measured
@@ -105,8 +125,8 @@ final class BenchRunner {
         long[] times = new long[plan.iters()];
         try (Arena arena = Arena.ofShared()) {
             long max = plan.maxBytes(n);
-            MemorySegment in = arena.allocate(max, 64);
-            MemorySegment out = arena.allocate(max, 64);
+            MemorySegment in = allocate(arena, max);
+            MemorySegment out = allocate(arena, max);
             for (BenchOp op : plan.ops()) {
                 var data = new BenchData(plan.type(), plan.redop(), op.reduces());
                 for (long bytes : plan.bytesFor(op, n)) {

@@ -179,7 +179,7 @@ class BenchCommandTest {
     @Test
     void shouldCarryThePlanToWorkersAsArguments() {
         var plan = new BenchPlan(BenchPlan.parseOps("allreduce"), BenchPlan.parseSizes("8", "1KiB", 4, null),
-                DataType.BF16, ReduceOp.MAX, 7, 2, "Ring", "tcp-plain", true, "iteration");
+                DataType.BF16, ReduceOp.MAX, 7, 2, "Ring", "tcp-plain", true, "iteration", "heap");
         assertThat(plan.sizes()).containsExactly(8L, 32L, 128L, 512L);
         assertThat(plan.algo()).isEqualTo("ring");
         var args = new ArrayList<>(plan.toArgs());

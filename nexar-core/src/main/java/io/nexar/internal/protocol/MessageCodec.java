@@ -91,10 +91,31 @@ public final class MessageCodec {
      * @throws IllegalArgumentException if {@code m} breaks a rule or {@code dst} is smaller than the frame
      */
     public static long encode(Message m, MemorySegment dst) {
+        return encode(m, dst, true);
+    }
+
+    /**
+     * Writes the header of a {@link Message.Data} or {@link Message.Collective} at offset 0 of {@code dst}, its length
+     * field counting the whole frame, without the payload: the sender writes the payload from where it is (no copy).
+     * Other messages are written whole, as by {@link #encode(Message, MemorySegment)}.
+     *
+     * @return the bytes written: the header's, or the whole frame's for messages without a payload
+     * @throws IllegalArgumentException as {@link #encode(Message, MemorySegment)}
+     */
+    public static long encodeHeader(Message m, MemorySegment dst) {
+        return encode(m, dst, false);
+    }
+
+    private static long encode(Message m, MemorySegment dst, boolean withPayload) {
         long size = encodedSize(m);
-        if (dst.byteSize() < size) {
+        long written = withPayload ? size : switch (m) {
+            case Message.Data _ -> DATA_HEADER_BYTES;
+            case Message.Collective _ -> COLLECTIVE_HEADER_BYTES;
+            default -> size;
+        };
+        if (dst.byteSize() < written) {
             throw new IllegalArgumentException("destination has " + dst.byteSize() + " bytes, the " + m.type()
-                    + " frame needs " + size);
+                    + " frame needs " + written);
         }
         dst.set(INT_LE, 0, (int) (size - LENGTH_PREFIX_BYTES));
         dst.set(BYTE, TYPE_OFFSET, (byte) m.type().code());
@@ -113,7 +134,9 @@ public final class MessageCodec {
                 dst.set(LONG_LE, DATA_MESSAGE_SEQ_OFFSET, d.messageSeq());
                 dst.set(LONG_LE, DATA_TOTAL_BYTES_OFFSET, d.totalBytes());
                 dst.set(LONG_LE, DATA_OFFSET_OFFSET, d.offset());
-                MemorySegment.copy(d.payload(), 0, dst, DATA_PAYLOAD_OFFSET, d.payload().byteSize());
+                if (withPayload) {
+                    MemorySegment.copy(d.payload(), 0, dst, DATA_PAYLOAD_OFFSET, d.payload().byteSize());
+                }
             }
             case Message.Heartbeat hb -> {
                 dst.set(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET, hb.sequence());
@@ -136,7 +159,9 @@ public final class MessageCodec {
                 dst.set(LONG_LE, COLLECTIVE_COUNT_OFFSET, c.count());
                 dst.set(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET, c.totalBytes());
                 dst.set(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET, c.offset());
-                MemorySegment.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
+                if (withPayload) {
+                    MemorySegment.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
+                }
             }
             case Message.CollectiveAbort a -> {
                 byte[] text = a.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
@@ -177,7 +202,7 @@ public final class MessageCodec {
             }
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
-        return size;
+        return written;
     }
 
     /**

@@ -152,6 +152,27 @@ class MessageCodecTest {
         assertSameMessage(f.message(), decode(f.bytes()));
     }
 
+    /** The header of a payload-carrying frame is the whole frame's first bytes, its length counting the payload. */
+    @Test
+    void encodeHeaderWritesTheFramesHeaderWithoutThePayload() {
+        for (Message m : List.of(
+                new Message.Collective(2, 17, 3, 1, 3, 1, -1, 1024, 4096, 8, segment(0xde, 0xad, 0xbe, 0xef)),
+                new Message.Data(1, 7, 3, 4, 0, segment(1, 2, 3, 4)))) {
+            long size = MessageCodec.encodedSize(m);
+            var whole = MemorySegment.ofArray(new byte[(int) size]);
+            MessageCodec.encode(m, whole);
+            var header = MemorySegment.ofArray(new byte[64]);
+            long n = MessageCodec.encodeHeader(m, header);
+            assertEquals(size - 4, n, m.type() + " header bytes");
+            assertArrayEquals(whole.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE),
+                    header.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE), m.type() + " header");
+            assertThat(header.asSlice(n).toArray(ValueLayout.JAVA_BYTE)).as("after the header").containsOnly(0);
+        }
+        var hb = new Message.Heartbeat(1, 2);
+        var out = MemorySegment.ofArray(new byte[64]);
+        assertEquals(MessageCodec.encodedSize(hb), MessageCodec.encodeHeader(hb, out), "no payload: the whole frame");
+    }
+
     @Test
     @Timeout(10)
     void wireConstantsMatchTheDocumentedLayout() {

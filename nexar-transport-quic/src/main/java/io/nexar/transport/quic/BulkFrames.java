@@ -1,9 +1,8 @@
 package io.nexar.transport.quic;
 
-import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
-
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.protocol.WireFormat;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,8 +14,19 @@ final class BulkFrames {
     }
 
     /**
+     * Each sending thread's buffer for the header of a frame with a payload. A sender waits until its frame is taken
+     * whole into the connection's output buffers (or copied for the writer, {@link BulkWriter}), so a thread's
+     * header is never needed again once it sends its next frame: one buffer per thread suffices, and a small
+     * message's header allocates nothing.
+     */
+    private static final ThreadLocal<ByteBuffer> HEADER = ThreadLocal.withInitial(() ->
+            ByteBuffer.allocateDirect(Math.max(WireFormat.DATA_HEADER_BYTES, WireFormat.COLLECTIVE_HEADER_BYTES))
+                    .order(ByteOrder.LITTLE_ENDIAN));
+
+    /**
      * A message as the buffers of one frame: its header, and its payload as a view of the caller's memory (no copy).
-     * The length prefix counts the whole frame.
+     * The length prefix counts the whole frame. The header of a Data or Collective frame is the calling thread's
+     * buffer (see {@link #HEADER}): valid until this thread's next call.
      */
     static ByteBuffer[] frameOf(Message m) {
         MemorySegment payload = switch (m) {
@@ -27,17 +37,9 @@ final class BulkFrames {
         if (payload == null || payload.byteSize() == 0) {
             return new ByteBuffer[] {encode(m)};
         }
-        long size = MessageCodec.encodedSize(m); // checks every field, the payload size included
-        MemorySegment none = payload.asSlice(0, 0);
-        Message headerOnly = switch (m) {
-            case Message.Data d -> new Message.Data(d.communicator(), d.tag(), d.messageSeq(), d.totalBytes(),
-                    d.offset(), none);
-            case Message.Collective c -> new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(),
-                    c.dataType(), c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(), none);
-            default -> throw new IllegalStateException("no payload in " + m.type());
-        };
-        ByteBuffer header = encode(headerOnly);
-        header.order(ByteOrder.LITTLE_ENDIAN).putInt(0, (int) (size - LENGTH_PREFIX_BYTES));
+        ByteBuffer header = HEADER.get().clear();
+        int n = (int) MessageCodec.encodeHeader(m, MemorySegment.ofBuffer(header)); // checks every field
+        header.limit(n);
         return new ByteBuffer[] {header, view(payload)};
     }
 
@@ -56,14 +58,17 @@ final class BulkFrames {
         return b;
     }
 
-    /** A ByteBuffer over {@code payload}, or a copy where there can be none (a heap segment of float[] etc.). */
+    /**
+     * A ByteBuffer over {@code payload}, or a copy where there can be none: a heap segment over an array other than
+     * {@code byte[]} (float[] etc.), which {@link MemorySegment#asByteBuffer} refuses with an exception (about a
+     * microsecond each, on every send of such an array: checked first instead).
+     */
     private static ByteBuffer view(MemorySegment payload) {
-        try {
+        if (payload.isNative() || payload.heapBase().orElse(null) instanceof byte[]) {
             return payload.asByteBuffer();
-        } catch (UnsupportedOperationException e) {
-            var copy = ByteBuffer.allocate(Math.toIntExact(payload.byteSize()));
-            MemorySegment.ofBuffer(copy).copyFrom(payload);
-            return copy;
         }
+        var copy = ByteBuffer.allocate(Math.toIntExact(payload.byteSize()));
+        MemorySegment.ofBuffer(copy).copyFrom(payload);
+        return copy;
     }
 }
