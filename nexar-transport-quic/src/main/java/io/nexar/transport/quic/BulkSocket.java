@@ -219,6 +219,22 @@ final class BulkSocket {
             return n < 0 ? -1 : (int) n;
         }
         for (int attempts = 0; attempts < 64; attempts++) { // records without plaintext (tickets) are few
+            if (!holdsWholeRecord(in)) { // read first: an unwrap now would only say BUFFER_UNDERFLOW (and allocate)
+                in.compact();
+                int n;
+                try {
+                    n = channel.read(in);
+                } finally {
+                    in.flip();
+                }
+                if (n < 0) {
+                    return -2;
+                }
+                if (n == 0) {
+                    return 0;
+                }
+                continue;
+            }
             SSLEngineResult r = unwrapOnce(dst);
             switch (r.getStatus()) {
                 case OK -> {
@@ -249,6 +265,21 @@ final class BulkSocket {
             }
         }
         return 0;
+    }
+
+    /**
+     * True if {@code b} starts with a whole TLS record: its 5-byte header (type, version, u16 length) and the length
+     * it announces. A poll that finds less reads the socket before it asks the engine, so an empty poll costs one
+     * read system call and no engine call.
+     */
+    static boolean holdsWholeRecord(ByteBuffer b) {
+        int have = b.remaining();
+        if (have < 5) {
+            return false;
+        }
+        int at = b.position();
+        int length = ((b.get(at + 3) & 0xFF) << 8) | (b.get(at + 4) & 0xFF);
+        return have >= 5 + length;
     }
 
     /** Wakes a thread waiting in {@link #awaitReadable()}. Any thread. */
