@@ -15,6 +15,7 @@ import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -105,6 +106,61 @@ public final class CollectiveEngine {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * The flight recorders of this process's communicators for {@code Communicator.diagnostics()}: a heading per
+     * communicator, then a line per recorded operation, oldest first.
+     */
+    public void describeRecent(List<String> lines) {
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (var e : comms.entrySet()) {
+                var ops = new ArrayList<String>();
+                e.getValue().recorder.render(FlightRecorder.SIZE, now, ops);
+                if (!ops.isEmpty()) {
+                    lines.add("flight recorder of communicator " + e.getKey() + " (its last operations here,"
+                            + " oldest first):");
+                    ops.forEach(l -> lines.add("  " + l));
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The last {@code last} operations of communicator {@code comm} on this rank, a line each, or "" if none. */
+    private String recent(int comm, int last) {
+        CommState cs = comms.get(comm);
+        if (cs == null) {
+            return "";
+        }
+        var ops = new ArrayList<String>();
+        cs.recorder.render(last, System.nanoTime(), ops);
+        if (ops.isEmpty()) {
+            return "";
+        }
+        var sb = new StringBuilder("\n  flight recorder of communicator ").append(comm)
+                .append(" (its last operations here, oldest first):");
+        ops.forEach(l -> sb.append("\n    ").append(l));
+        return sb.toString();
+    }
+
+    /** Logs the flight recorder of {@code op}'s communicator after {@code op} failed (and ended). */
+    void logRecent(OpState op) {
+        String recent;
+        lock.lock();
+        try {
+            recent = recent(op.group.id(), FlightRecorder.SIZE);
+        } finally {
+            lock.unlock();
+        }
+        if (!recent.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "nexar flight recorder: rank " + op.context.rank() + " of "
+                    + op.context.worldSize() + " after " + op.context.operation().displayName() + " #" + op.seq
+                    + " failed:" + recent);
         }
     }
 
@@ -223,7 +279,7 @@ public final class CollectiveEngine {
                         var waiting = new java.util.TreeSet<Integer>();
                         String doing = op.describe(now, waiting);
                         h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(),
-                                report -> op.hangReport = report);
+                                recent(op.group.id(), 8), report -> op.hangReport = report);
                         continue;
                     }
                     left = Math.min(left, toReport);

@@ -34,11 +34,15 @@ final class CommState {
         lastSeq = op.seq;
         lastSucceeded = succeeded;
         lastEndedNanos = System.nanoTime();
+        recorder.record(op, lastEndedNanos);
         int i = (int) (op.seq % REMEMBERED);
         endedSeq[i] = succeeded ? op.seq : -1;
         endedFingerprint[i] = op.fingerprint;
         endedContext[i] = op.context;
     }
+
+    /** The last {@link FlightRecorder#SIZE} operations that ended here. */
+    final FlightRecorder recorder = new FlightRecorder();
 
     /** The last operation that ended here (null before the first), how, and when. */
     private io.nexar.Operation lastOperation;

@@ -74,6 +74,7 @@ public final class ScheduleExecutor {
         } catch (NexarException e) {
             NexarException failure = engine.fail(op, e);
             engine.end(op);
+            engine.logRecent(op);
             if (!op.informed) {
                 abortPeers(transport, op.group, op.seq, op.context, failure);
             }

@@ -316,6 +316,11 @@ public final class TransportCommunicator implements Communicator {
         }
         mailbox.describe(lines, waiting);
         sb.append(lines.isEmpty() ? "idle (no operation posted yet)" : String.join("; ", lines));
+        if (engine != null) {
+            var recent = new java.util.ArrayList<String>();
+            engine.describeRecent(recent);
+            recent.forEach(l -> sb.append('\n').append(l));
+        }
         String last = h == null ? null : h.lastReport();
         return last == null ? sb.toString() : sb.append("\nlast hang report: ").append(last).toString();
     }

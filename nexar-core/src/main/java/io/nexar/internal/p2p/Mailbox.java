@@ -196,7 +196,7 @@ public final class Mailbox implements InboundHandler {
             } finally {
                 lock.unlock();
             }
-            h.stalled(doing, new int[] {r.worldSrc}, report -> r.hangReport = report);
+            h.stalled(doing, new int[] {r.worldSrc}, "", report -> r.hangReport = report);
         }
     }
 

@@ -113,10 +113,11 @@ public final class HangReports {
      *
      * @param doing what the operation is, for example {@code barrier #5 on communicator 0 (step 1 of 2)}
      * @param worldRanks the world ranks it waits for
+     * @param recent lines to end the report with (this rank's flight recorder), or ""
      */
-    public void stalled(String doing, int[] worldRanks, Consumer<String> done) {
+    public void stalled(String doing, int[] worldRanks, String recent, Consumer<String> done) {
         Thread.ofVirtual().name("nexar-hang-report").start(() -> {
-            String report = report(doing, worldRanks);
+            String report = report(doing, worldRanks) + recent;
             lastReport = report;
             LOG.log(System.Logger.Level.WARNING, report);
             done.accept(report);

@@ -861,7 +861,11 @@ public abstract class CollectiveContract {
                 assertThat(results.get(r)).as("rank %d", r)
                         .contains("last hang report: nexar hang report: world rank " + r
                                 + " of 4 is in barrier #1 on communicator 0")
-                        .contains("world rank 3: idle on communicator 0 since allReduce #0 ended");
+                        .contains("world rank 3: idle on communicator 0 since allReduce #0 ended")
+                        .contains("flight recorder of communicator 0 (its last operations here, oldest first):")
+                        .containsPattern("allReduce #0 \\(i64 sum, count 1\\): posted [0-9.]+ s ago, took [0-9.]+ [mu]?s,"
+                                + " sent [0-9]+ B to ranks \\[[0-9, ]+\\], received from ranks \\[[0-9, ]+\\]: ok")
+                        .containsPattern("barrier #1: posted .*: failed, (OperationTimeout|PeerFailed)");
             }
             assertThat(results.get(world - 1)).contains("idle on communicator 0 since allReduce #0 ended");
         }
