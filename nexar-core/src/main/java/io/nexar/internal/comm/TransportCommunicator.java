@@ -309,13 +309,7 @@ public final class TransportCommunicator implements Communicator {
                 .append(" (rank ").append(rank()).append(" of ").append(worldSize()).append(" in communicator ")
                 .append(view.group().id()).append("): ");
         HangReports h = mailbox.hangReports();
-        var lines = new java.util.ArrayList<String>();
-        var waiting = new java.util.TreeSet<Integer>();
-        if (engine != null) {
-            engine.describe(lines, waiting);
-        }
-        mailbox.describe(lines, waiting);
-        sb.append(lines.isEmpty() ? "idle (no operation posted yet)" : String.join("; ", lines));
+        sb.append(h == null ? "(no diagnostics: hang reports are not installed)" : h.describeSelf(new java.util.TreeSet<>()));
         if (engine != null) {
             var recent = new java.util.ArrayList<String>();
             engine.describeRecent(recent);

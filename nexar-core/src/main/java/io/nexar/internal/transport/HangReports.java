@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,10 +70,12 @@ public final class HangReports {
         return lastReport;
     }
 
-    /** What this process is doing, one line per operation in progress or idle communicator. */
-    public String describeSelf() {
+    /**
+     * What this process is doing: each operation in progress, pending receive or idle communicator, separated by
+     * "; "; adds the world ranks they wait for to {@code waitingFor}.
+     */
+    public String describeSelf(Set<Integer> waitingFor) {
         var lines = new ArrayList<String>();
-        var waitingFor = new TreeSet<Integer>();
         router.engine().describe(lines, waitingFor);
         router.mailbox().describe(lines, waitingFor);
         return lines.isEmpty() ? "idle (no operation posted yet)" : String.join("; ", lines);
@@ -91,11 +94,8 @@ public final class HangReports {
     }
 
     private void answer(int peer, long requestId) {
-        var lines = new ArrayList<String>();
         var waitingFor = new TreeSet<Integer>();
-        router.engine().describe(lines, waitingFor);
-        router.mailbox().describe(lines, waitingFor);
-        String text = truncate(lines.isEmpty() ? "idle (no operation posted yet)" : String.join("; ", lines));
+        String text = truncate(describeSelf(waitingFor));
         int[] ranks = waitingFor.stream().mapToInt(Integer::intValue).toArray();
         try {
             transport.send(peer, Lane.CONTROL, new Message.Status(true, requestId, ranks, text),

@@ -220,18 +220,9 @@ final class BulkSocket {
         }
         for (int attempts = 0; attempts < 64; attempts++) { // records without plaintext (tickets) are few
             if (!holdsWholeRecord(in)) { // read first: an unwrap now would only say BUFFER_UNDERFLOW (and allocate)
-                in.compact();
-                int n;
-                try {
-                    n = channel.read(in);
-                } finally {
-                    in.flip();
-                }
-                if (n < 0) {
-                    return -2;
-                }
-                if (n == 0) {
-                    return 0;
+                int n = readIn();
+                if (n <= 0) {
+                    return n;
                 }
                 continue;
             }
@@ -246,18 +237,9 @@ final class BulkSocket {
                     return -1;
                 }
                 case BUFFER_UNDERFLOW -> {
-                    in.compact();
-                    int n;
-                    try {
-                        n = channel.read(in);
-                    } finally {
-                        in.flip();
-                    }
-                    if (n < 0) {
-                        return -2;
-                    }
-                    if (n == 0) {
-                        return 0;
+                    int n = readIn();
+                    if (n <= 0) {
+                        return n;
                     }
                 }
                 case BUFFER_OVERFLOW ->
@@ -265,6 +247,18 @@ final class BulkSocket {
             }
         }
         return 0;
+    }
+
+    /** One non-blocking read into {@code in}: bytes read, 0 if none are there, -2 at the end of the stream. */
+    private int readIn() throws IOException {
+        in.compact();
+        int n;
+        try {
+            n = channel.read(in);
+        } finally {
+            in.flip();
+        }
+        return n < 0 ? -2 : n;
     }
 
     /**
