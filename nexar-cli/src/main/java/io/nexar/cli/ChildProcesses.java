@@ -87,12 +87,39 @@ final class ChildProcesses implements AutoCloseable {
         }
     }
 
+    /**
+     * The first lines of a hang report and of a flight recorder dump contain these; such a line and the indented
+     * lines after it are forwarded as one block (not interleaved with other ranks' lines).
+     */
+    static final List<String> BLOCKS = List.of("nexar hang report:", "nexar flight recorder:");
+
+    /**
+     * Forwards one stream of a child, a line at a time with its prefix; a hang report or a flight recorder dump (its
+     * first line and the indented lines that follow it, as far as they have arrived) as one block, so that the
+     * reports of several ranks do not interleave.
+     */
     private Thread pump(InputStream in, PrintStream to, int rank) {
         return Thread.ofPlatform().daemon().name("nexar-launch-rank-" + rank + "-output").start(() -> {
             try (var reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                String line = reader.readLine();
+                while (line != null) {
+                    var block = new ArrayList<String>();
+                    block.add(line);
+                    line = reader.readLine();
+                    String first = block.getFirst();
+                    if (BLOCKS.stream().anyMatch(first::contains)) { // its indented lines stay together
+                        while (line != null && line.startsWith("  ")) {
+                            block.add(line);
+                            line = reader.ready() ? reader.readLine() : null;
+                        }
+                        if (line == null) {
+                            line = reader.readLine();
+                        }
+                    }
                     synchronized (to) {
-                        to.println(label.isEmpty() ? line : "[" + label + " " + rank + "] " + line);
+                        for (String l : block) {
+                            to.println(label.isEmpty() ? l : "[" + label + " " + rank + "] " + l);
+                        }
                     }
                 }
             } catch (IOException e) {

@@ -51,6 +51,26 @@ class LaunchTest {
         assertThat(out()).contains("[rank 3] rank 3 passed barrier 2", "[rank 0] rank 0 passed barrier 2");
     }
 
+    /**
+     * Issue 14's hang: rank 3 never calls the barrier. Each other rank's report names what rank 3 is doing, and
+     * reaches the launcher's output as one block under its rank's prefix.
+     */
+    @Test
+    void shouldPrintEachRanksHangReportNamingTheRankThatNeverCalled() {
+        int code = run("launch", "-n", "4", "io.nexar.examples.HangReport", "1s", "4s");
+        String all = out() + err.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(all).isZero();
+        assertThat(out()).contains("[rank 3] rank 3 released");
+        for (int r = 0; r < 3; r++) {
+            assertThat(out()).contains("[rank " + r + "] rank " + r + " gave up: ");
+            assertThat(err.toString(StandardCharsets.UTF_8)).as(all)
+                    .containsPattern("\\[rank " + r + "\\] WARNING: nexar hang report: world rank " + r
+                            + " of 4 is in barrier #0 on communicator 0 .*\\n(\\[rank " + r + "\\]   .*\\n)*?"
+                            + "\\[rank " + r + "\\]   world rank 3: recv from rank 0 tag 7 on communicator 0");
+        }
+        assertThat(out()).contains("gave up: OperationTimeoutException (with the hang report)"); // the first one
+    }
+
     @Test
     void shouldExitNonZeroWhenAWorkerFails() {
         int code = run("launch", "-n", "2", "io.nexar.cli.TestChild", "fail", "7");
