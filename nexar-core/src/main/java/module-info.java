@@ -15,6 +15,9 @@ module io.nexar {
     exports io.nexar.internal.util to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.cli;
     exports io.nexar.internal.config to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.jfr to io.nexar.testkit, io.nexar.cli;
+
+    requires jdk.jfr;
 
     uses io.nexar.spi.TransportProvider;
 }

@@ -101,6 +101,12 @@ final class BenchCommand implements Callable<Integer> {
                     + " the element type, float[] for f32, as most applications pass them)")
     String memory;
 
+    @Option(names = "--jfr", paramLabel = "FILE",
+            description = "record JDK Flight Recorder events (nexar's: collectives, point-to-point, peer failures,"
+                    + " membership, connections; and the JDK's defaults) into FILE, one file per rank (FILE-rankR.jfr; with --in-process one FILE);"
+                    + " open them in JDK Mission Control or with: jfr print --categories nexar FILE")
+    String jfr;
+
     @Option(names = "--csv", paramLabel = "FILE", description = "also write the rows to FILE as CSV")
     Path csv;
 
@@ -170,7 +176,8 @@ final class BenchCommand implements Callable<Integer> {
         var selector = new AlgorithmSelector(config);
         var runners = new BenchRunner[ranks];
         List<BenchResult> measured = Collections.synchronizedList(rows);
-        try (var cluster = LocalCluster.start(ranks, config, Duration.ofHours(1))) {
+        try (var recording = BenchRecording.start(jfr == null ? null : Path.of(jfr));
+             var cluster = LocalCluster.start(ranks, config, Duration.ofHours(1))) {
             cluster.onEachRank(c -> {
                 var runner = new BenchRunner(c, plan, selector, context.err());
                 runners[c.rank()] = runner;
@@ -188,6 +195,8 @@ final class BenchCommand implements Callable<Integer> {
                 sb.append(System.lineSeparator()).append("  ").append(s.getMessage());
             }
             return sb.toString();
+        } catch (java.io.IOException e) {
+            return "cannot record to " + jfr + ": " + e.getMessage();
         }
     }
 
@@ -197,6 +206,9 @@ final class BenchCommand implements Callable<Integer> {
         try {
             var args = new ArrayList<>(plan.toArgs());
             args.add("result=" + result);
+            if (jfr != null) {
+                args.add("jfr=" + Path.of(jfr).toAbsolutePath());
+            }
             int code = LaunchCommand.run(context, ranks, "127.0.0.1", Duration.ofHours(2),
                     new UserProgram("", BenchWorker.class.getName(), args));
             rows.addAll(BenchTable.readCsv(result));

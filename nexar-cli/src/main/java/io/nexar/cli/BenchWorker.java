@@ -25,6 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *     check=true
  * </pre>
  *
+ * <p>{@code jfr=FILE} records JDK Flight Recorder events into {@code FILE-rankR.jfr} ({@link BenchRecording}).
+ *
  * <p>{@code algo=} is applied as the system property of the operation's {@code *.algorithm} key, and {@code bulk=}
  * as {@code nexar.bulk}, before joining. Exit codes: 0 done (and, when printing the table, every check passed), 1 a
  * failure (its message, with what this rank was doing, goes to stderr), 2 bad arguments. When the launcher stops
@@ -60,7 +62,10 @@ public final class BenchWorker {
         Thread hook = Thread.ofPlatform().unstarted(() -> System.err.println("nexar bench: stopped during "
                 + phase(runner.get())));
         Runtime.getRuntime().addShutdownHook(hook);
-        try (Communicator world = Nexar.join()) {
+        String jfr = rest.get("jfr");
+        int launchRank = Integer.parseInt(System.getenv().getOrDefault("NEXAR_RANK", "0"));
+        try (var recording = BenchRecording.start(jfr == null ? null : BenchRecording.forRank(jfr, launchRank));
+             Communicator world = Nexar.join()) {
             runner.set(new BenchRunner(world, plan, new AlgorithmSelector(NexarConfig.fromEnvironment()),
                     System.err));
             List<BenchResult> rows = runner.get().run(r -> append(result, r));
@@ -68,7 +73,7 @@ public final class BenchWorker {
             if (world.rank() == 0 && result == null && BenchTable.print(System.out, rows, plan.check()) > 0) {
                 System.exit(ExitCodes.FAILED);
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | java.io.IOException e) {
             unhook(hook);
             System.err.println("nexar bench: failed during " + phase(runner.get()) + ": " + e);
             System.exit(ExitCodes.FAILED);

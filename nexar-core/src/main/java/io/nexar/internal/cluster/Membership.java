@@ -432,6 +432,14 @@ public final class Membership implements AutoCloseable {
         var next = new Group(id, indexOf(survivors, self), survivors);
         register(next, generation);
         var decision = new Decision(old, next, failed, generation);
+        var event = new io.nexar.internal.jfr.MembershipChangeEvent();
+        if (event.shouldCommit()) {
+            event.kind = "recovery";
+            event.communicator = old.id();
+            event.detail = "rebuilt as communicator " + id + " without world ranks " + Arrays.toString(failed)
+                    + " (generation " + generation + ", " + next.size() + " ranks)";
+            event.commit();
+        }
         LOG.log(System.Logger.Level.INFO, () -> "rank " + self + ": communicator " + old.id() + " rebuilt as " + id
                 + " without world ranks " + Arrays.toString(failed) + " (" + next.size() + " ranks, this one is rank "
                 + next.rank() + ")");

@@ -401,6 +401,12 @@ public final class CollectiveEngine {
             if (down.putIfAbsent(peer, why) != null) {
                 return;
             }
+            var event = new io.nexar.internal.jfr.PeerFailureEvent();
+            if (event.shouldCommit()) {
+                event.peer = peer;
+                event.reason = why;
+                event.commit();
+            }
             boolean polite = GoodbyeReason.isPoliteLeave(why);
             for (OpState op : active.values()) {
                 int r = op.group.local(peer);

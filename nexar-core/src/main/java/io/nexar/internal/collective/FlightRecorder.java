@@ -71,15 +71,10 @@ final class FlightRecorder {
                 .append(duration(endedNanos[i] - postedNanos[i]));
         var to = new TreeSet<Integer>();
         var from = new TreeSet<Integer>();
-        long sent = 0;
-        int w = f.type().byteSize();
         for (List<Step> round : schedule[i].rounds()) {
             for (Step st : round) {
                 switch (st) {
-                    case Step.Send x -> {
-                        to.add(x.peer());
-                        sent += x.src().count() * w;
-                    }
+                    case Step.Send x -> to.add(x.peer());
                     case Step.RecvInto x -> from.add(x.peer());
                     case Step.RecvReduce x -> from.add(x.peer());
                     default -> {
@@ -87,6 +82,7 @@ final class FlightRecorder {
                 }
             }
         }
+        long sent = bytesSent(schedule[i], f.type().byteSize());
         sb.append(", sent ").append(sent).append(" B to ranks ").append(to).append(", received from ranks ")
                 .append(from).append(": ");
         NexarException e = failure[i];
@@ -96,6 +92,19 @@ final class FlightRecorder {
         String m = (e.getClass().getSimpleName() + ": " + e.getMessage()).replace('\n', ' ');
         return sb.append("failed, ").append(m.length() > MAX_FAILURE_CHARS ? m.substring(0, MAX_FAILURE_CHARS) + " ..."
                 : m).toString();
+    }
+
+    /** Payload bytes {@code s} sends in all, with elements of {@code w} bytes. */
+    static long bytesSent(Schedule s, int w) {
+        long sent = 0;
+        for (List<Step> round : s.rounds()) {
+            for (Step st : round) {
+                if (st instanceof Step.Send x) {
+                    sent += x.src().count() * w;
+                }
+            }
+        }
+        return sent;
     }
 
     /** For example {@code 45.2 us}, {@code 3.10 ms}, {@code 1.204 s}. */

@@ -5,6 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
+import io.nexar.internal.jfr.CollectiveEvent;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.Lane;
@@ -42,6 +43,33 @@ public final class ScheduleExecutor {
      * @throws NexarException the operation's failure
      */
     static void run(CollectiveEngine engine, Transport transport, OpState op, Deadline deadline, long chunkBytes) {
+        var event = new CollectiveEvent(); // nothing allocated when no recording enables it (scalar-replaced)
+        event.begin();
+        NexarException failure = null;
+        try {
+            runRounds(engine, transport, op, deadline, chunkBytes);
+        } catch (NexarException e) {
+            failure = e;
+            throw e;
+        } finally {
+            if (event.shouldCommit()) {
+                event.operation = op.context.operation().displayName();
+                event.communicator = op.group.id();
+                event.sequence = op.seq;
+                event.rank = op.group.rank();
+                event.worldSize = op.group.size();
+                event.dataType = op.type.name();
+                event.count = op.fingerprint.count();
+                event.root = op.fingerprint.root();
+                event.bytesSent = FlightRecorder.bytesSent(op.schedule, op.type.byteSize());
+                event.outcome = failure == null ? "ok" : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+                event.commit();
+            }
+        }
+    }
+
+    private static void runRounds(CollectiveEngine engine, Transport transport, OpState op, Deadline deadline,
+                                  long chunkBytes) {
         try {
             List<List<Step>> rounds = op.schedule.rounds();
             for (int k = 0; k < rounds.size(); k++) {

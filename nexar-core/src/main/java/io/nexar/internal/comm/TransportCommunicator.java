@@ -20,6 +20,8 @@ import io.nexar.internal.cluster.Admissions;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.device.DeviceBuffer;
+import io.nexar.internal.jfr.MembershipChangeEvent;
+import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
@@ -338,6 +340,20 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public void send(int dest, int tag, MemorySegment data) {
+        var event = new PointToPointEvent(); // nothing allocated when no recording enables it (scalar-replaced)
+        event.begin();
+        RuntimeException failure = null;
+        try {
+            sendSegment(dest, tag, data);
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
+        } finally {
+            commit(event, Operation.SEND, dest, tag, data == null ? 0 : data.byteSize(), failure);
+        }
+    }
+
+    private void sendSegment(int dest, int tag, MemorySegment data) {
         Checks.rank("dest", dest, worldSize());
         Checks.tag(tag);
         Checks.notNull("data", data);
@@ -397,6 +413,36 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public long recv(int src, int tag, MemorySegment buffer) {
+        var event = new PointToPointEvent();
+        event.begin();
+        RuntimeException failure = null;
+        long n = -1;
+        try {
+            n = recvSegment(src, tag, buffer);
+            return n;
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
+        } finally {
+            commit(event, Operation.RECV, src, tag, n, failure);
+        }
+    }
+
+    /** Fills and commits a point-to-point event if a recording wants it. */
+    private void commit(PointToPointEvent event, Operation op, int peer, int tag, long bytes, RuntimeException failure) {
+        if (event.shouldCommit()) {
+            event.operation = op.displayName();
+            event.communicator = view.group().id();
+            event.rank = view.group().rank();
+            event.peer = peer;
+            event.tag = tag;
+            event.bytes = bytes;
+            event.outcome = failure == null ? "ok" : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+            event.commit();
+        }
+    }
+
+    private long recvSegment(int src, int tag, MemorySegment buffer) {
         Checks.rank("src", src, worldSize());
         Checks.tag(tag);
         Checks.notNull("buffer", buffer);
@@ -500,6 +546,19 @@ public final class TransportCommunicator implements Communicator {
 
     @Override
     public Communicator shrink() {
+        var event = new MembershipChangeEvent();
+        event.begin();
+        Communicator shrunk = shrinkNow();
+        if (event.shouldCommit()) {
+            event.kind = "shrink";
+            event.communicator = view.group().id();
+            event.detail = "to " + shrunk.worldSize() + " ranks as communicator " + shrunk.id();
+            event.commit();
+        }
+        return shrunk;
+    }
+
+    private Communicator shrinkNow() {
         if (membership == null) {
             throw new UnsupportedOperationException("this communicator was built without a membership service");
         }
@@ -543,6 +602,13 @@ public final class TransportCommunicator implements Communicator {
             return new Growth(old.size(), old.size(), false);
         }
         int generation = v.generation() + 1;
+        var event = new MembershipChangeEvent();
+        if (event.shouldCommit()) {
+            event.kind = "grow";
+            event.communicator = old.id();
+            event.detail = "from " + old.size() + " to " + next.size() + " ranks (generation " + generation + ")";
+            event.commit();
+        }
         membership.grown(old, next, generation);
         acknowledged = generation;
         adopt(next, generation);

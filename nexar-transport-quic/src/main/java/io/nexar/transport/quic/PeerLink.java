@@ -2,6 +2,7 @@ package io.nexar.transport.quic;
 
 import io.nexar.ErrorContext;
 import io.nexar.PeerFailedException;
+import io.nexar.internal.jfr.ConnectionEvent;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
@@ -75,6 +76,19 @@ final class PeerLink {
         incarnation = peerIncarnation;
         lastReceivedNanos = System.nanoTime();
         ready.complete(null);
+        connectionEvent("quic (control, heartbeats)", "established", "incarnation " + peerIncarnation);
+    }
+
+    /** Records a JFR connection event for this peer if a recording wants it (docs/failure-model.md "JFR events"). */
+    private void connectionEvent(String lane, String state, String detail) {
+        var event = new ConnectionEvent();
+        if (event.shouldCommit()) {
+            event.peer = peer;
+            event.lane = lane;
+            event.state = state;
+            event.detail = detail;
+            event.commit();
+        }
     }
 
     /** A frame arrived from the peer (any lane, any thread): it is alive now. */
@@ -107,6 +121,7 @@ final class PeerLink {
             return false;
         }
         bulk.set(i, connection);
+        connectionEvent("tcp " + connection.lane().name().toLowerCase(java.util.Locale.ROOT), "established", "");
         return true;
     }
 
@@ -163,6 +178,7 @@ final class PeerLink {
      */
     void down(String why, Throwable cause, boolean report) {
         if (down.compareAndSet(null, why)) {
+            connectionEvent("all", "lost", why);
             ready.completeExceptionally(new FormationFailure(peer, why));
             Connection c = connection;
             if (c != null) {
