@@ -7,6 +7,7 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Threshold;
 
 /** One collective operation on this rank, from its call to its end (success or failure). */
 @Name("io.nexar.Collective")
@@ -14,6 +15,7 @@ import jdk.jfr.StackTrace;
 @Category("nexar")
 @Description("One collective operation on this rank, from its call to its end")
 @StackTrace(false)
+@Threshold("1 ms") // an always-on recording keeps the slow ones; nexar bench --jfr records every one
 public final class CollectiveEvent extends Event {
     @Label("Operation")
     public String operation;

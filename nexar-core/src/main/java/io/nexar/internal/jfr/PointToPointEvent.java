@@ -7,6 +7,7 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Threshold;
 
 /** One blocking send or recv on this rank, from its call to its return. */
 @Name("io.nexar.PointToPoint")
@@ -14,6 +15,7 @@ import jdk.jfr.StackTrace;
 @Category("nexar")
 @Description("One blocking send or recv on this rank, from its call to its return")
 @StackTrace(false)
+@Threshold("1 ms") // an always-on recording keeps the slow ones; nexar bench --jfr records every one
 public final class PointToPointEvent extends Event {
     @Label("Operation")
     public String operation;
