@@ -128,9 +128,6 @@ final class BulkReader {
             turn.lock();
             try {
                 r = poll();
-                if (r > 0) {
-                    byReader += r;
-                }
                 if (r == BLOCKED && !awaitRoom()) {
                     return;
                 }
@@ -166,13 +163,24 @@ final class BulkReader {
     /** Reader thread, holding the turn: waits until the handler takes {@code pending}; false if the lane closed. */
     private boolean awaitRoom() throws InterruptedException {
         InboundHandler handler = transport.handler();
+        count(true, 1);
         while (!handler.deliverWaiting(owner.link().peer, pending, System.nanoTime() + DELIVER_SLICE_NANOS)) {
             if (owner.isClosed()) {
+                count(true, -1);
                 return false;
             }
         }
         pending = null;
         return true;
+    }
+
+    /** Counts delivered messages (diagnostics, tests); holding the turn, so the volatile counters have one writer. */
+    private void count(boolean byReaderThread, int n) {
+        if (byReaderThread) {
+            byReader += n;
+        } else {
+            byCallers += n;
+        }
     }
 
     // ------------------------------------------------------------------ callers
@@ -191,9 +199,6 @@ final class BulkReader {
         int r;
         try {
             r = poll();
-            if (r > 0) {
-                byCallers += r;
-            }
         } catch (IOException | RuntimeException e) {
             wakeReaderThread();
             return false;
@@ -381,7 +386,16 @@ final class BulkReader {
                 goodbyeSeen = true; // the last frame before a normal end (reason: on QUIC)
                 yield Delivery.ACCEPTED;
             }
-            default -> transport.handler().onMessage(owner.link().peer, m);
+            default -> {
+                // counted before the handler sees it: the operation it completes may return at once
+                boolean byReaderThread = Thread.currentThread() == readerThread;
+                count(byReaderThread, 1);
+                Delivery taken = transport.handler().onMessage(owner.link().peer, m);
+                if (taken == Delivery.FULL) {
+                    count(byReaderThread, -1); // kept pending: counted when it is taken
+                }
+                yield taken;
+            }
         };
         if (socket.wrapWanted()) {
             writer.wake(); // a key update to answer: the writer does it
