@@ -105,21 +105,21 @@ final class ChildProcesses implements AutoCloseable {
                 while (line != null) {
                     var block = new ArrayList<String>();
                     block.add(line);
-                    line = reader.readLine();
-                    String first = block.getFirst();
-                    if (BLOCKS.stream().anyMatch(first::contains)) { // its indented lines stay together
-                        while (line != null && line.startsWith("  ")) {
+                    line = null;
+                    if (BLOCKS.stream().anyMatch(block.getFirst()::contains)) {
+                        // its indented lines stay together, as far as they have arrived; never wait for more
+                        while (reader.ready() && (line = reader.readLine()) != null && line.startsWith("  ")) {
                             block.add(line);
-                            line = reader.ready() ? reader.readLine() : null;
-                        }
-                        if (line == null) {
-                            line = reader.readLine();
+                            line = null;
                         }
                     }
                     synchronized (to) {
                         for (String l : block) {
                             to.println(label.isEmpty() ? l : "[" + label + " " + rank + "] " + l);
                         }
+                    }
+                    if (line == null) { // not read ahead: wait for the next line
+                        line = reader.readLine();
                     }
                 }
             } catch (IOException e) {
