@@ -305,8 +305,14 @@ public final class CollectiveEngine {
     int awaited(OpState op) {
         lock.lock();
         try {
-            return op.slots.entrySet().stream().filter(e -> !e.getValue().done).mapToInt(Map.Entry::getKey).min()
-                    .orElse(-1);
+            int first = -1;
+            for (int i = 0; i < op.slots.size(); i++) {
+                int peer = op.slots.peerAt(i);
+                if (!op.slots.slotAt(i).done && (first < 0 || peer < first)) {
+                    first = peer;
+                }
+            }
+            return first;
         } finally {
             lock.unlock();
         }

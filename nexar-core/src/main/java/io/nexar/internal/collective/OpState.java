@@ -28,8 +28,8 @@ final class OpState {
     final Condition progress;
     /** The open round, -1 before the first. */
     int round = -1;
-    /** Receive slots of the open round by sender (communicator rank). */
-    final Map<Integer, Slot> slots = new HashMap<>();
+    /** Receive slots of the open round by sender (communicator rank); reused from round to round. */
+    final RoundSlots slots = new RoundSlots();
     int remaining;
     /** World rank of the open round's only sender, or -1 if the round receives from none or several. */
     int onlySender = -1;
@@ -276,11 +276,11 @@ final class OpState {
         } else {
             sb.append(" (step ").append(round + 1).append(" of ").append(schedule.roundCount());
             var waiting = new java.util.TreeSet<Integer>();
-            slots.forEach((peer, slot) -> {
-                if (!slot.done) {
-                    waiting.add(peer);
+            for (int i = 0; i < slots.size(); i++) {
+                if (!slots.slotAt(i).done) {
+                    waiting.add(slots.peerAt(i));
                 }
-            });
+            }
             if (waiting.isEmpty()) {
                 sb.append(", sending");
             } else {
@@ -304,6 +304,53 @@ final class OpState {
     /** Nanoseconds as seconds with one decimal, for reports. */
     static String seconds(long nanos) {
         return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e9);
+    }
+
+    /**
+     * The open round's receive slots by sender: a round receives from a few peers at most, so two parallel arrays
+     * searched in order, reused from round to round, beat a map (no boxing, no nodes, nothing allocated per round
+     * once they have grown to the widest round).
+     */
+    static final class RoundSlots {
+        private int[] peers = new int[2];
+        private Slot[] slots = new Slot[2];
+        private int n;
+
+        void clear() {
+            java.util.Arrays.fill(slots, 0, n, null);
+            n = 0;
+        }
+
+        void put(int peer, Slot slot) {
+            if (n == peers.length) {
+                peers = java.util.Arrays.copyOf(peers, 2 * n);
+                slots = java.util.Arrays.copyOf(slots, 2 * n);
+            }
+            peers[n] = peer;
+            slots[n++] = slot;
+        }
+
+        /** The slot of sender {@code peer}, or null. */
+        Slot get(int peer) {
+            for (int i = 0; i < n; i++) {
+                if (peers[i] == peer) {
+                    return slots[i];
+                }
+            }
+            return null;
+        }
+
+        int size() {
+            return n;
+        }
+
+        int peerAt(int i) {
+            return peers[i];
+        }
+
+        Slot slotAt(int i) {
+            return slots[i];
+        }
     }
 
     /** A receive of the open round. */
