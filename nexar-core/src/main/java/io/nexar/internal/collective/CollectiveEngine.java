@@ -10,6 +10,7 @@ import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -64,7 +66,7 @@ public final class CollectiveEngine {
     private volatile Progress progress = Progress.NONE;
     private volatile Transport abortTransport;
     /** Where a driver whose round made no progress for {@code hang.report.after} reports; null for none. */
-    private volatile io.nexar.internal.transport.HangReports hangs;
+    private volatile HangReports hangs;
     private static final System.Logger LOG = System.getLogger(CollectiveEngine.class.getName());
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
@@ -81,7 +83,7 @@ public final class CollectiveEngine {
     }
 
     /** Drivers whose round made no progress for {@code hang.report.after} report through {@code h}. Set once. */
-    public void reportsHangsTo(io.nexar.internal.transport.HangReports h) {
+    public void reportsHangsTo(HangReports h) {
         hangs = h;
     }
 
@@ -276,7 +278,7 @@ public final class CollectiveEngine {
                     long toReport = op.progressNanos + after - now;
                     if (toReport <= 0) {
                         op.hangReported = true;
-                        var waiting = new java.util.TreeSet<Integer>();
+                        var waiting = new TreeSet<Integer>();
                         String doing = op.describe(now, waiting);
                         h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(),
                                 recent(op.group.id(), 8), report -> op.hangReport = report);

@@ -7,9 +7,13 @@ import io.nexar.ReduceOp;
 import io.nexar.internal.protocol.Message;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -266,7 +270,7 @@ final class OpState {
      * What this operation is doing, for a hang report, for example {@code barrier #5 on communicator 0 (step 2 of
      * 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
      */
-    String describe(long now, java.util.Set<Integer> waitingFor) {
+    String describe(long now, Set<Integer> waitingFor) {
         var sb = new StringBuilder(context.operation().displayName()).append(" #").append(seq)
                 .append(" on communicator ").append(group.id());
         if (failure != null) {
@@ -275,7 +279,7 @@ final class OpState {
             sb.append(" (posted, no step started)");
         } else {
             sb.append(" (step ").append(round + 1).append(" of ").append(schedule.roundCount());
-            var waiting = new java.util.TreeSet<Integer>();
+            var waiting = new TreeSet<Integer>();
             for (int i = 0; i < slots.size(); i++) {
                 if (!slots.slotAt(i).done) {
                     waiting.add(slots.peerAt(i));
@@ -303,7 +307,7 @@ final class OpState {
 
     /** Nanoseconds as seconds with one decimal, for reports. */
     static String seconds(long nanos) {
-        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e9);
+        return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
     }
 
     /**
@@ -317,14 +321,14 @@ final class OpState {
         private int n;
 
         void clear() {
-            java.util.Arrays.fill(slots, 0, n, null);
+            Arrays.fill(slots, 0, n, null);
             n = 0;
         }
 
         void put(int peer, Slot slot) {
             if (n == peers.length) {
-                peers = java.util.Arrays.copyOf(peers, 2 * n);
-                slots = java.util.Arrays.copyOf(slots, 2 * n);
+                peers = Arrays.copyOf(peers, 2 * n);
+                slots = Arrays.copyOf(slots, 2 * n);
             }
             peers[n] = peer;
             slots[n++] = slot;

@@ -2,24 +2,24 @@ package io.nexar.internal.comm;
 
 import io.nexar.CollectiveHandle;
 import io.nexar.Communicator;
+import io.nexar.CommunicatorClosedException;
 import io.nexar.DataType;
-import io.nexar.ReduceOp;
+import io.nexar.ErrorContext;
+import io.nexar.Growth;
 import io.nexar.MembershipEvent;
 import io.nexar.MembershipWatch;
+import io.nexar.NexarConfig;
+import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.RecoveryPolicy;
+import io.nexar.ReduceOp;
+import io.nexar.device.DeviceBuffer;
+import io.nexar.internal.cluster.Admissions;
 import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Collectives;
 import io.nexar.internal.collective.Group;
 import io.nexar.internal.collective.Splits;
-import io.nexar.CommunicatorClosedException;
-import io.nexar.ErrorContext;
-import io.nexar.Growth;
-import io.nexar.internal.cluster.Admissions;
-import io.nexar.NexarConfig;
-import io.nexar.Operation;
-import io.nexar.device.DeviceBuffer;
 import io.nexar.internal.jfr.MembershipChangeEvent;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
@@ -33,11 +33,13 @@ import io.nexar.internal.util.Deadline;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The {@link Communicator} over any {@link Transport}: numbers each message per (destination, communicator), splits
@@ -311,9 +313,9 @@ public final class TransportCommunicator implements Communicator {
                 .append(" (rank ").append(rank()).append(" of ").append(worldSize()).append(" in communicator ")
                 .append(view.group().id()).append("): ");
         HangReports h = mailbox.hangReports();
-        sb.append(h == null ? "(no diagnostics: hang reports are not installed)" : h.describeSelf(new java.util.TreeSet<>()));
+        sb.append(h == null ? "(no diagnostics: hang reports are not installed)" : h.describeSelf(new TreeSet<>()));
         if (engine != null) {
-            var recent = new java.util.ArrayList<String>();
+            var recent = new ArrayList<String>();
             engine.describeRecent(recent);
             recent.forEach(l -> sb.append('\n').append(l));
         }

@@ -9,6 +9,7 @@ import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
@@ -20,8 +21,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -58,7 +61,7 @@ public final class Mailbox implements InboundHandler {
     private final long maxStoredBytes;
     private final ReentrantLock lock = new ReentrantLock();
     /** Where a receive that waits longer than {@code hang.report.after} reports; null for none. */
-    private volatile io.nexar.internal.transport.HangReports hangs;
+    private volatile HangReports hangs;
     private final Condition changed = lock.newCondition();
     private final Map<PairKey, PairState> pairs = new HashMap<>();
     private final Map<ChannelKey, ArrayDeque<PendingReceive>> posted = new HashMap<>();
@@ -201,17 +204,17 @@ public final class Mailbox implements InboundHandler {
     }
 
     /** The hang reports this receive side reports to, or null. */
-    public io.nexar.internal.transport.HangReports hangReports() {
+    public HangReports hangReports() {
         return hangs;
     }
 
     /** Receivers that wait longer than {@code hang.report.after} report through {@code h}. Set once. */
-    public void reportsHangsTo(io.nexar.internal.transport.HangReports h) {
+    public void reportsHangsTo(HangReports h) {
         hangs = h;
     }
 
     /** Lines describing the receives posted on this process, for a hang report; adds the world ranks they await. */
-    public void describe(List<String> lines, java.util.Set<Integer> waitingFor) {
+    public void describe(List<String> lines, Set<Integer> waitingFor) {
         lock.lock();
         try {
             long now = System.nanoTime();
@@ -226,7 +229,7 @@ public final class Mailbox implements InboundHandler {
     }
 
     /** For example {@code recv from rank 1 tag 31 on communicator 0 for 10.0 s}; under the lock. */
-    private static String describe(PendingReceive r, long now, java.util.Set<Integer> waitingFor) {
+    private static String describe(PendingReceive r, long now, Set<Integer> waitingFor) {
         waitingFor.add(r.worldSrc);
         int src = r.context.peer();
         var sb = new StringBuilder("recv from rank ").append(src);
@@ -238,7 +241,7 @@ public final class Mailbox implements InboundHandler {
             sb.append(" (received ").append(r.bound.receivedBytes).append(" of ").append(r.bound.totalBytes)
                     .append(" bytes)");
         }
-        return sb.append(" for ").append(String.format(java.util.Locale.ROOT, "%.1f", (now - r.postedNanos) / 1e9))
+        return sb.append(" for ").append(String.format(Locale.ROOT, "%.1f", (now - r.postedNanos) / 1e9))
                 .append(" s").toString();
     }
 
