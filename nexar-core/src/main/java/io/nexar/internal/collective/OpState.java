@@ -253,6 +253,11 @@ final class OpState {
                     f == null ? io.nexar.CollectiveMismatchException.Field.SCHEDULE : f,
                     "was aborted by rank " + src + ": " + a.detail());
         }
+        int culprit = a.culprit() < 0 ? -1 : group.local(a.culprit());
+        if (culprit >= 0 && culprit != src && culprit != group.rank()) { // the cause, not the cascade
+            return new io.nexar.PeerFailedException(context.withPeer(culprit), "cannot complete: rank " + culprit
+                    + " failed (reported by rank " + src + ": " + a.detail() + ")");
+        }
         return new io.nexar.PeerFailedException(context.withPeer(src), "cannot complete: rank " + src
                 + " failed it (" + a.detail() + ")");
     }

@@ -5,6 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
 import io.nexar.internal.jfr.CollectiveEvent;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
@@ -163,8 +164,11 @@ public final class ScheduleExecutor {
         if (detail.length() > 300) {
             detail = detail.substring(0, 300);
         }
+        // a rank that failed (or left) is named to every member, so that none blames this rank instead
+        int culprit = failure instanceof PeerFailedException pf && pf.peer().isPresent()
+                && pf.peer().getAsInt() < group.size() ? group.world(pf.peer().getAsInt()) : -1;
         var abort = new Message.CollectiveAbort(group.id(), seq, mismatch ? AbortReason.MISMATCH
-                : AbortReason.FAILED, field, detail);
+                : AbortReason.FAILED, field, culprit, detail);
         Deadline d = Deadline.after(ABORT_TIMEOUT);
         for (int r = 0; r < group.size(); r++) {
             if (r != group.rank()) {

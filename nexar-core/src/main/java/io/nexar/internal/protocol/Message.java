@@ -111,9 +111,11 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
      * @param opSeq the failed operation's sequence number, {@code >= 0}
      * @param reason why
      * @param field for {@link AbortReason#MISMATCH}, the code of the fingerprint field that differed (0 if none)
+     * @param culprit for {@link AbortReason#FAILED} because a rank failed or left, that rank's world rank, so that
+     *        every member names the rank that failed rather than the one that told it; -1 otherwise
      * @param detail a human-readable explanation, at most {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
      */
-    record CollectiveAbort(int communicator, long opSeq, AbortReason reason, int field, String detail)
+    record CollectiveAbort(int communicator, long opSeq, AbortReason reason, int field, int culprit, String detail)
             implements Message {
         @Override
         public MessageType type() {

@@ -169,6 +169,7 @@ public final class MessageCodec {
                 dst.set(LONG_LE, ABORT_OP_SEQ_OFFSET, a.opSeq());
                 dst.set(BYTE, ABORT_REASON_OFFSET, (byte) a.reason().code());
                 dst.set(BYTE, ABORT_FIELD_OFFSET, (byte) a.field());
+                dst.set(INT_LE, ABORT_CULPRIT_OFFSET, a.culprit());
                 dst.set(SHORT_LE, ABORT_DETAIL_LENGTH_OFFSET, (short) text.length);
                 MemorySegment.copy(text, 0, dst, BYTE, ABORT_DETAIL_OFFSET, text.length);
             }
@@ -385,7 +386,7 @@ public final class MessageCodec {
                     .toString();
             return new Message.CollectiveAbort(frame.get(INT_LE, ABORT_COMMUNICATOR_OFFSET),
                     frame.get(LONG_LE, ABORT_OP_SEQ_OFFSET), reason, frame.get(BYTE, ABORT_FIELD_OFFSET) & 0xFF,
-                    detail);
+                    frame.get(INT_LE, ABORT_CULPRIT_OFFSET), detail);
         } catch (CharacterCodingException e) {
             throw error(peer, "COLLECTIVE_ABORT detail from " + source(peer) + " is not valid UTF-8", e);
         }
@@ -558,6 +559,8 @@ public final class MessageCodec {
                     yield "reason is null";
                 } else if (a.field() < 0 || a.field() > 0xFF) {
                     yield "field " + a.field() + " does not fit in a u8";
+                } else if (a.culprit() < -1) {
+                    yield "culprit " + a.culprit() + " is neither a world rank nor -1";
                 } else if (a.detail() == null) {
                     yield "detail is null";
                 }

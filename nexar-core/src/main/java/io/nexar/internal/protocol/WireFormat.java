@@ -63,7 +63,7 @@ import java.nio.ByteOrder;
 public final class WireFormat {
 
     /** The protocol version this node speaks; a Hello with any other version is refused. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     /**
      * The first four body bytes of every Hello: the ASCII characters {@code N X A R} in wire order, which is
@@ -207,8 +207,10 @@ public final class WireFormat {
     public static final int ABORT_REASON_OFFSET = ABORT_OP_SEQ_OFFSET + 8;
     /** Collective abort: u8 code of the fingerprint field that differed, 0 if none. */
     public static final int ABORT_FIELD_OFFSET = ABORT_REASON_OFFSET + 1;
+    /** COLLECTIVE_ABORT: offset of the culprit (i32: world rank of the rank whose failure caused it, or -1). */
+    public static final int ABORT_CULPRIT_OFFSET = ABORT_FIELD_OFFSET + 1;
     /** Collective abort: u16 length of the UTF-8 detail, at most {@link #MAX_TEXT_BYTES}. */
-    public static final int ABORT_DETAIL_LENGTH_OFFSET = ABORT_FIELD_OFFSET + 1;
+    public static final int ABORT_DETAIL_LENGTH_OFFSET = ABORT_CULPRIT_OFFSET + 4;
     /** Collective abort: the UTF-8 detail, which must end exactly at the end of the frame. */
     public static final int ABORT_DETAIL_OFFSET = ABORT_DETAIL_LENGTH_OFFSET + 2;
 

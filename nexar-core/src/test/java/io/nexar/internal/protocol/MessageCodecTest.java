@@ -53,14 +53,14 @@ class MessageCodecTest {
 
     static List<Fixture> fixtures() {
         return List.of(
-                fixture("hello", new Message.Hello(1, 3, 4, 0x0123456789ABCDEFL)),
+                fixture("hello", new Message.Hello(2, 3, 4, 0x0123456789ABCDEFL)),
                 fixture("data", new Message.Data(2, 7, 5, 16, 8, segment(0xde, 0xad, 0xbe, 0xef, 0x01))),
                 fixture("data-empty", new Message.Data(0, 0, 0, 0, 0, MemorySegment.ofArray(new byte[0]))),
                 fixture("heartbeat", new Message.Heartbeat(42, 0x0102030405060708L)),
                 fixture("goodbye", new Message.Goodbye(GoodbyeReason.FAILURE, "bye \u00e9")),
                 fixture("collective", new Message.Collective(2, 17, 3, 1, 3, 1, -1, 1024, 4096, 8,
                         segment(0xde, 0xad, 0xbe, 0xef))),
-                fixture("collective-abort", new Message.CollectiveAbort(0, 5, AbortReason.MISMATCH, 2, "count")),
+                fixture("collective-abort", new Message.CollectiveAbort(0, 5, AbortReason.MISMATCH, 2, -1, "count")),
                 fixture("status-question", new Message.Status(false, 7, new int[0], "")),
                 fixture("status-answer", new Message.Status(true, 7, new int[] {3}, "idle")));
     }
@@ -271,7 +271,7 @@ class MessageCodecTest {
                 corrupt("hello", 4, new int[] {0x2a}, "decode unknown message type 0x2a from rank 3"),
                 corrupt("heartbeat", 4, new int[] {0xff}, "unknown message type 0xff from rank 3"),
                 corrupt("hello", 10, new int[] {7},
-                        "unsupported protocol version 7 from rank 3 (this node speaks 1)"),
+                        "unsupported protocol version 7 from rank 3 (this node speaks 2)"),
                 corrupt("hello", 6, new int[] {'M'}, "bad magic 0x5241584d in HELLO from rank 3"),
                 corrupt("hello", 5, new int[] {0x01}, "HELLO from rank 3 has flags 0x01, expected 0x00"),
                 corrupt("data", 5, new int[] {0x80}, "DATA from rank 3 has flags 0x80"),
@@ -316,9 +316,9 @@ class MessageCodecTest {
     void aFutureHelloWithALongerBodyIsAVersionMismatch() {
         byte[] hello = Arrays.copyOf(fixture("hello").bytes(), 40);
         hello[0] = 36;
-        hello[10] = 2;
+        hello[10] = 3;
         assertThatThrownBy(() -> decode(hello)).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("unsupported protocol version 2 from rank 3 (this node speaks 1)");
+                .hasMessageContaining("unsupported protocol version 3 from rank 3 (this node speaks 2)");
     }
 
     @Test
@@ -375,7 +375,7 @@ class MessageCodecTest {
                                         MemorySegment.ofArray(payload)))));
         Arbitrary<Message> aborts = Combinators.combine(Arbitraries.integers().greaterOrEqual(0),
                         Arbitraries.longs().greaterOrEqual(0), Arbitraries.of(AbortReason.class),
-                        Arbitraries.integers().between(0, 255), text)
+                        Arbitraries.integers().between(0, 255), Arbitraries.integers().between(-1, 1 << 20), text)
                 .as(Message.CollectiveAbort::new);
         return Arbitraries.oneOf(hellos, data, heartbeats, goodbyes, collectives, aborts);
     }
