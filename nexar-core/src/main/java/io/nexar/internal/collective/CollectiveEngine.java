@@ -118,14 +118,10 @@ public final class CollectiveEngine {
     public void describeRecent(List<String> lines) {
         lock.lock();
         try {
-            long now = System.nanoTime();
-            for (var e : comms.entrySet()) {
-                var ops = new ArrayList<String>();
-                e.getValue().recorder.render(FlightRecorder.SIZE, now, ops);
-                if (!ops.isEmpty()) {
-                    lines.add("flight recorder of communicator " + e.getKey() + " (its last operations here,"
-                            + " oldest first):");
-                    ops.forEach(l -> lines.add("  " + l));
+            for (int comm : comms.keySet()) {
+                String block = recent(comm, FlightRecorder.SIZE, "");
+                if (!block.isEmpty()) {
+                    lines.add(block);
                 }
             }
         } finally {
@@ -133,8 +129,11 @@ public final class CollectiveEngine {
         }
     }
 
-    /** The last {@code last} operations of communicator {@code comm} on this rank, a line each, or "" if none. */
-    private String recent(int comm, int last) {
+    /**
+     * The last {@code last} operations of communicator {@code comm} on this rank: a heading, then a line each indented
+     * two spaces more, every line starting with {@code indent}; "" if none. Under the lock.
+     */
+    private String recent(int comm, int last, String indent) {
         CommState cs = comms.get(comm);
         if (cs == null) {
             return "";
@@ -144,9 +143,9 @@ public final class CollectiveEngine {
         if (ops.isEmpty()) {
             return "";
         }
-        var sb = new StringBuilder("\n  flight recorder of communicator ").append(comm)
+        var sb = new StringBuilder(indent).append("flight recorder of communicator ").append(comm)
                 .append(" (its last operations here, oldest first):");
-        ops.forEach(l -> sb.append("\n    ").append(l));
+        ops.forEach(l -> sb.append('\n').append(indent).append("  ").append(l));
         return sb.toString();
     }
 
@@ -155,14 +154,14 @@ public final class CollectiveEngine {
         String recent;
         lock.lock();
         try {
-            recent = recent(op.group.id(), FlightRecorder.SIZE);
+            recent = recent(op.group.id(), FlightRecorder.SIZE, "  ");
         } finally {
             lock.unlock();
         }
         if (!recent.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "nexar flight recorder: rank " + op.context.rank() + " of "
                     + op.context.worldSize() + " after " + op.context.operation().displayName() + " #" + op.seq
-                    + " failed:" + recent);
+                    + " failed:\n" + recent);
         }
     }
 
@@ -280,8 +279,9 @@ public final class CollectiveEngine {
                         op.hangReported = true;
                         var waiting = new TreeSet<Integer>();
                         String doing = op.describe(now, waiting);
+                        String recent = recent(op.group.id(), 8, "  ");
                         h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(),
-                                recent(op.group.id(), 8), report -> op.hangReport = report);
+                                recent.isEmpty() ? "" : "\n" + recent, report -> op.hangReport = report);
                         continue;
                     }
                     left = Math.min(left, toReport);
@@ -346,7 +346,7 @@ public final class CollectiveEngine {
             if (active.remove(new OpKey(op.group.id(), op.seq)) != null) {
                 CommState cs = comms.get(op.group.id());
                 if (cs != null) {
-                    cs.ended(op, op.failure == null);
+                    cs.ended(op);
                 }
             }
             for (StoredChunk c : op.later) {

@@ -19,53 +19,34 @@ final class CommState {
     long nextSeq;
     /** The communicator's group, from its first ended operation (null before). */
     Group group;
-    private final long[] endedSeq = new long[REMEMBERED];
-    private final Fingerprint[] endedFingerprint = new Fingerprint[REMEMBERED];
-    private final ErrorContext[] endedContext = new ErrorContext[REMEMBERED];
-
-    CommState() {
-        java.util.Arrays.fill(endedSeq, -1);
-    }
-
-    /** Remembers that operation {@code op} ended here; only successful ones count (a failed one may get late chunks). */
-    void ended(OpState op, boolean succeeded) {
-        group = op.group;
-        lastOperation = op.context.operation();
-        lastSeq = op.seq;
-        lastSucceeded = succeeded;
-        lastEndedNanos = System.nanoTime();
-        recorder.record(op, lastEndedNanos);
-        int i = (int) (op.seq % REMEMBERED);
-        endedSeq[i] = succeeded ? op.seq : -1;
-        endedFingerprint[i] = op.fingerprint;
-        endedContext[i] = op.context;
-    }
-
-    /** The last {@link FlightRecorder#SIZE} operations that ended here. */
+    /**
+     * The last {@link #REMEMBERED} operations that ended here, how and when: the flight recorder, what {@link #idle}
+     * reports, and what {@link #succeeded} and {@link #context} look up.
+     */
     final FlightRecorder recorder = new FlightRecorder();
 
-    /** The last operation that ended here (null before the first), how, and when. */
-    private io.nexar.Operation lastOperation;
-    private long lastSeq;
-    private boolean lastSucceeded;
-    private long lastEndedNanos;
+    /** Remembers that operation {@code op} ended here, failed if {@code op.failure} is set. */
+    void ended(OpState op) {
+        group = op.group;
+        recorder.record(op, System.nanoTime());
+    }
 
     /** The hang-report line of this communicator when no operation of it is in progress, or null if none ever was. */
     String idle(int id, long now) {
-        return lastOperation == null ? null : "idle on communicator " + id + " since " + lastOperation.displayName()
-                + " #" + lastSeq + (lastSucceeded ? " ended " : " failed ") + OpState.seconds(now - lastEndedNanos)
-                + " s ago";
+        return recorder.idle(id, now);
     }
 
-    /** The fingerprint of operation {@code seq} if it succeeded here and is still remembered, else null. */
+    /**
+     * The fingerprint of operation {@code seq} if it succeeded here and is still remembered, else null (a failed one
+     * may get late chunks: they prove nothing).
+     */
     Fingerprint succeeded(long seq) {
-        int i = (int) (seq % REMEMBERED);
-        return endedSeq[i] == seq ? endedFingerprint[i] : null;
+        return recorder.succeeded(seq);
     }
 
     /** The error context of operation {@code seq}, valid when {@link #succeeded} returned its fingerprint. */
     ErrorContext context(long seq) {
-        return endedContext[(int) (seq % REMEMBERED)];
+        return recorder.context(seq);
     }
     /** Why the collectives are broken ("seq 3 did not match (COUNT)"), or null. */
     String broken;

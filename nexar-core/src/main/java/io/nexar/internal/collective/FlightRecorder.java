@@ -1,5 +1,6 @@
 package io.nexar.internal.collective;
 
+import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,7 @@ final class FlightRecorder {
     private final long[] endedNanos = new long[SIZE];
     private final Schedule[] schedule = new Schedule[SIZE];
     private final NexarException[] failure = new NexarException[SIZE];
+    private final ErrorContext[] context = new ErrorContext[SIZE];
     private long newest = -1;
 
     FlightRecorder() {
@@ -40,7 +42,33 @@ final class FlightRecorder {
         endedNanos[i] = now;
         schedule[i] = op.schedule;
         failure[i] = op.failure;
+        context[i] = op.context;
         newest = Math.max(newest, op.seq);
+    }
+
+    /** The fingerprint of operation {@code seq} if it is recorded and succeeded, else null. */
+    Fingerprint succeeded(long seq) {
+        int i = (int) (seq % SIZE);
+        return seq >= 0 && this.seq[i] == seq && failure[i] == null ? fingerprint[i] : null;
+    }
+
+    /** The error context of operation {@code seq}, valid when {@link #succeeded} returned its fingerprint. */
+    ErrorContext context(long seq) {
+        return context[(int) (seq % SIZE)];
+    }
+
+    /**
+     * For example {@code idle on communicator 0 since allReduce #4 ended 10.1 s ago}: the last operation recorded, for
+     * a communicator with none in progress; null before the first.
+     */
+    String idle(int comm, long now) {
+        if (newest < 0) {
+            return null;
+        }
+        int i = (int) (newest % SIZE);
+        return "idle on communicator " + comm + " since " + fingerprint[i].operation().displayName() + " #"
+                + newest + (failure[i] == null ? " ended " : " failed ") + OpState.seconds(now - endedNanos[i])
+                + " s ago";
     }
 
     /** Adds a line for each of the last {@code last} operations recorded, oldest first. */

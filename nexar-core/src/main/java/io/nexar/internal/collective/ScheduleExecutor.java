@@ -7,6 +7,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.jfr.CollectiveEvent;
+import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.Lane;
@@ -63,7 +64,7 @@ public final class ScheduleExecutor {
                 event.count = op.fingerprint.count();
                 event.root = op.fingerprint.root();
                 event.bytesSent = FlightRecorder.bytesSent(op.schedule, op.type.byteSize());
-                event.outcome = failure == null ? "ok" : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+                event.outcome = Outcome.of(failure);
                 event.commit();
             }
         }

@@ -21,6 +21,7 @@ import io.nexar.internal.collective.Collectives;
 import io.nexar.internal.collective.Group;
 import io.nexar.internal.collective.Splits;
 import io.nexar.internal.jfr.MembershipChangeEvent;
+import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
@@ -439,7 +440,7 @@ public final class TransportCommunicator implements Communicator {
             event.peer = peer;
             event.tag = tag;
             event.bytes = bytes;
-            event.outcome = failure == null ? "ok" : failure.getClass().getSimpleName() + ": " + failure.getMessage();
+            event.outcome = Outcome.of(failure);
             event.commit();
         }
     }
