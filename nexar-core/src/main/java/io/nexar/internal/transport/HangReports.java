@@ -206,9 +206,4 @@ public final class HangReports {
         awaited.values().forEach(f -> f.complete(null));
         awaited.clear();
     }
-
-    /** Lines for a list of world ranks, for example {@code [3]}. */
-    static String ranks(List<Integer> r) {
-        return r.toString();
-    }
 }
