@@ -53,6 +53,8 @@ public final class CollectiveEngine {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition spaceFreed = lock.newCondition();
     private final EarlyStore store;
+    /** Large early chunks left in their transport's buffer until their operation or round can take them. */
+    private final Deferrals deferrals = new Deferrals();
     private final Map<OpKey, OpState> active = new HashMap<>();
     private final Map<Integer, CommState> comms = new HashMap<>();
     private final Map<Integer, String> down = new HashMap<>();
@@ -197,6 +199,9 @@ public final class CollectiveEngine {
                     lock.newCondition());
             var key = new OpKey(group.id(), seq);
             active.put(key, op);
+            if (deferrals.any()) {
+                spaceFreed.signalAll(); // a reader thread may hold a chunk of this operation back for it
+            }
             io.nexar.NexarException refusal = cs.refusal(op.context, closedReason);
             if (refusal != null) {
                 op.fail(refusal, true);
@@ -241,6 +246,9 @@ public final class CollectiveEngine {
                 return;
             }
             op.openRound(k, steps);
+            if (deferrals.any()) {
+                spaceFreed.signalAll(); // a reader thread may hold a chunk of this round back for it
+            }
             if (op.later.isEmpty()) { // the usual case: no iterator to allocate
                 return;
             }
@@ -386,11 +394,13 @@ public final class CollectiveEngine {
         lock.lock();
         try {
             while (onMessage(peer, message) == Delivery.FULL) {
-                long left = deadlineNanos - System.nanoTime();
+                long now = System.nanoTime();
+                long left = deadlineNanos - now;
                 if (left <= 0) {
                     return false;
                 }
-                spaceFreed.awaitNanos(left);
+                long expiry = deferrals.nextExpiry(now); // a deferred chunk is stored when its window ends
+                spaceFreed.awaitNanos(expiry == Long.MAX_VALUE ? left : Math.min(left, Math.max(1, expiry - now)));
             }
             return true;
         } finally {
@@ -409,6 +419,7 @@ public final class CollectiveEngine {
             if (down.putIfAbsent(peer, why) != null) {
                 return;
             }
+            deferrals.taken(peer); // its transport drops what it kept
             var event = new io.nexar.internal.jfr.PeerFailureEvent();
             if (event.shouldCommit()) {
                 event.peer = peer;
@@ -529,6 +540,22 @@ public final class CollectiveEngine {
     }
 
     private Delivery onChunk(int peer, Message.Collective c) {
+        Delivery d = offerChunk(peer, c);
+        if (d == Delivery.ACCEPTED) {
+            deferrals.taken(peer);
+        }
+        return d;
+    }
+
+    /**
+     * True if a large chunk that cannot be applied now stays in the transport's buffer for a while instead of being
+     * copied into the store ({@link Deferrals}); only where waiting callers poll their lanes.
+     */
+    private boolean deferred(int peer, Message.Collective c) {
+        return progress != Progress.NONE && deferrals.defer(peer, c, System.nanoTime());
+    }
+
+    private Delivery offerChunk(int peer, Message.Collective c) {
         var key = new OpKey(c.communicator(), c.opSeq());
         OpState op = active.get(key);
         if (op == null) {
@@ -536,6 +563,9 @@ public final class CollectiveEngine {
             if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
                 lateChunk(cs, peer, c);
                 return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
+            }
+            if (deferred(peer, c)) {
+                return Delivery.FULL;
             }
             return store.holdEarly(key, peer, c) ? Delivery.ACCEPTED : Delivery.FULL;
         }
@@ -551,6 +581,9 @@ public final class CollectiveEngine {
         if (c.step() > op.round) {
             OpState.Slot ahead = op.aheadSlot(src, c.step());
             if (ahead == null) {
+                if (deferred(peer, c)) {
+                    return Delivery.FULL;
+                }
                 StoredChunk held = store.hold(peer, c);
                 return held != null && op.later.add(held) ? Delivery.ACCEPTED : Delivery.FULL;
             }
