@@ -7,15 +7,15 @@ module io.nexar {
     exports io.nexar.device;
     exports io.nexar.spi;
 
-    exports io.nexar.internal.protocol to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.transport to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.p2p to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.comm to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.collective to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.util to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.protocol to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.transport to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.p2p to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.comm to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.collective to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.util to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.config to io.nexar.testkit, io.nexar.cli;
-    exports io.nexar.internal.jfr to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.jfr to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
 
     requires jdk.jfr;
 

@@ -17,7 +17,11 @@ import java.util.ServiceLoader;
  *
  * <p>{@link #join()} reads the join string and the requested rank from the environment ({@code NEXAR_JOIN},
  * {@code NEXAR_RANK}, or the torchrun, Slurm and Open MPI equivalents; see {@code docs/config.md}). A transport
- * module (nexar-transport-quic) must be on the class or module path.
+ * (nexar-transport-quic) must be on the class path or the module path. On the module path it is the module
+ * {@code io.nexar.transport.quic}, found through {@code uses io.nexar.spi.TransportProvider} (an application needs
+ * only {@code requires io.nexar}), and Netty's native modules for the platform must be added with
+ * {@code --add-modules} (the transport's {@link TransportProvider#detail() detail} names them when QUIC does not
+ * load; see the README).
  */
 public final class Nexar {
     /** Default time allowed for enrolment and mesh formation. */
@@ -67,7 +71,7 @@ public final class Nexar {
         List<TransportProvider> all = transports();
         return all.stream().filter(TransportProvider::isAvailable).findFirst().orElseThrow(() ->
                 new ClusterFormationException(ErrorContext.of(Operation.JOIN), all.isEmpty()
-                        ? "failed: no network transport on the class path (add nexar-transport-quic)"
+                        ? "failed: no network transport on the class or module path (add nexar-transport-quic)"
                         : "failed: no usable network transport: " + all.stream()
                                 .map(p -> p.name() + ": " + p.detail()).toList()));
     }

@@ -1,5 +1,6 @@
 package io.nexar.it.netns;
 
+import io.nexar.it.LabProcess;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

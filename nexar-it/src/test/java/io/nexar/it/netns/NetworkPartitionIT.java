@@ -2,6 +2,7 @@ package io.nexar.it.netns;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.nexar.it.LabProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -60,7 +60,7 @@ public final class QuicTransportProvider implements TransportProvider {
         }
         String lanes = "; TCP lanes: TLS 1.3 through " + LaneTls.describe(setting);
         return (Quic.isAvailable() ? "native QUIC (quiche) loaded" : "native QUIC not loaded: "
-                + Quic.unavailabilityCause()) + lanes;
+                + Quic.unavailabilityCause()) + lanes + NativeModules.hint();
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.nexar.it.netns;
+package io.nexar.it;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -19,13 +19,13 @@ import java.util.function.Predicate;
  * {@link System#nanoTime()} at which each line arrived, and echoed to this JVM's stdout prefixed with
  * {@code [name]} so a CI log shows what each process did.
  *
- * <p>Its standard input stays open: the programs started here ({@code NetCheck}, {@code nfq_delay.py}) exit when it
- * reaches end of file, so nothing outlives this JVM even if it is killed before {@link #close()}. {@link #close()}
- * kills the process by its PID if it is still alive.
+ * <p>Its standard input stays open: the programs started by the network tests ({@code NetCheck},
+ * {@code nfq_delay.py}) exit when it reaches end of file, so nothing outlives this JVM even if it is killed before
+ * {@link #close()}. {@link #close()} kills the process by its PID if it is still alive.
  */
-final class LabProcess implements AutoCloseable {
+public final class LabProcess implements AutoCloseable {
     /** One line of output and when it arrived. */
-    record Line(long nanos, String text) {
+    public record Line(long nanos, String text) {
     }
 
     private final String name;
@@ -44,7 +44,7 @@ final class LabProcess implements AutoCloseable {
      * Starts {@code command} with this JVM's environment minus every {@code NEXAR_*} variable (so a developer's
      * settings cannot change a test), plus {@code env}.
      */
-    static LabProcess start(String name, List<String> command, Map<String, String> env) throws IOException {
+    public static LabProcess start(String name, List<String> command, Map<String, String> env) throws IOException {
         var pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().keySet().removeIf(k -> k.startsWith("NEXAR_"));
         pb.environment().putAll(env);
@@ -75,20 +75,20 @@ final class LabProcess implements AutoCloseable {
         }
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean isAlive() {
+    public boolean isAlive() {
         return process.isAlive();
     }
 
     /** Completes when the process exits. */
-    java.util.concurrent.CompletableFuture<Process> onExit() {
+    public java.util.concurrent.CompletableFuture<Process> onExit() {
         return process.onExit();
     }
 
@@ -96,7 +96,7 @@ final class LabProcess implements AutoCloseable {
      * Waits until a line matching {@code condition} has arrived (returns it), the output ends (empty) or
      * {@code timeout} passes (empty).
      */
-    Optional<Line> awaitLine(Predicate<String> condition, Duration timeout) throws InterruptedException {
+    public Optional<Line> awaitLine(Predicate<String> condition, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (lines) {
             int seen = 0;
@@ -116,14 +116,14 @@ final class LabProcess implements AutoCloseable {
     }
 
     /** The first line so far that matches, if any. */
-    Optional<Line> firstLine(Predicate<String> condition) {
+    public Optional<Line> firstLine(Predicate<String> condition) {
         synchronized (lines) {
             return lines.stream().filter(l -> condition.test(l.text())).findFirst();
         }
     }
 
     /** Waits for the process to exit; its exit code, or empty if it is still running after {@code timeout}. */
-    OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+    public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             return OptionalInt.empty();
         }
@@ -132,7 +132,7 @@ final class LabProcess implements AutoCloseable {
     }
 
     /** Closes the process's standard input: the programs started here exit on end of file. */
-    void closeInput() {
+    public void closeInput() {
         try {
             process.getOutputStream().close();
         } catch (IOException e) {
@@ -141,7 +141,7 @@ final class LabProcess implements AutoCloseable {
     }
 
     /** Every line so far, joined: for assertion messages. */
-    String output() {
+    public String output() {
         synchronized (lines) {
             var sb = new StringBuilder();
             for (Line l : lines) {
