@@ -90,7 +90,9 @@ final class FlightRecorder {
                 sb.append(' ').append(f.op().name().toLowerCase(Locale.ROOT));
             }
             sb.append(", count ").append(f.count());
-            if (f.root() >= 0) {
+            if (f.root() >= 0 && f.operation() == io.nexar.Operation.ALL_REDUCE) {
+                sb.append(", ").append(Fingerprint.describeLayout(f.root()));
+            } else if (f.root() >= 0) {
                 sb.append(", root ").append(f.root());
             }
             sb.append(')');
