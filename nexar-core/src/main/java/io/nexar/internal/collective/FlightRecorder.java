@@ -126,15 +126,7 @@ final class FlightRecorder {
 
     /** Payload bytes {@code s} sends in all, with elements of {@code w} bytes. */
     static long bytesSent(Schedule s, int w) {
-        long sent = 0;
-        for (List<Step> round : s.rounds()) {
-            for (Step st : round) {
-                if (st instanceof Step.Send x) {
-                    sent += x.src().count() * w;
-                }
-            }
-        }
-        return sent;
+        return s.bytesSent(w);
     }
 
     /** For example {@code 45.2 us}, {@code 3.10 ms}, {@code 1.204 s}. */
