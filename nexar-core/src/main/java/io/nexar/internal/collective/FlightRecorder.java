@@ -25,6 +25,8 @@ final class FlightRecorder {
     private final long[] postedNanos = new long[SIZE];
     private final long[] endedNanos = new long[SIZE];
     private final Schedule[] schedule = new Schedule[SIZE];
+    /** Bytes per element of the schedule (not always the fingerprint's type: a compressed allReduce moves bytes). */
+    private final int[] elementBytes = new int[SIZE];
     private final NexarException[] failure = new NexarException[SIZE];
     private final ErrorContext[] context = new ErrorContext[SIZE];
     private long newest = -1;
@@ -41,6 +43,7 @@ final class FlightRecorder {
         postedNanos[i] = op.postedNanos;
         endedNanos[i] = now;
         schedule[i] = op.schedule;
+        elementBytes[i] = op.type.byteSize();
         failure[i] = op.failure;
         context[i] = op.context;
         newest = Math.max(newest, op.seq);
@@ -112,7 +115,7 @@ final class FlightRecorder {
                 }
             }
         }
-        long sent = bytesSent(schedule[i], f.type().byteSize());
+        long sent = bytesSent(schedule[i], elementBytes[i]);
         sb.append(", sent ").append(sent).append(" B to ranks ").append(to).append(", received from ranks ")
                 .append(from).append(": ");
         NexarException e = failure[i];
