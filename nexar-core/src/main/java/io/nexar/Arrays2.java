@@ -81,4 +81,25 @@ record Arrays2(MemorySegment segment, DataType type, long length) {
             c.scan(i.segment, o.segment, i.type, i.length, op);
         }
     }
+
+    static void allReduceBuckets(Communicator c, Object[] buckets, DataType type, ReduceOp op) {
+        if (buckets == null) {
+            throw new IllegalArgumentException("buckets must not be null");
+        }
+        var segments = new java.util.ArrayList<MemorySegment>(buckets.length);
+        for (int b = 0; b < buckets.length; b++) {
+            segments.add(of(buckets[b], "buckets[" + b + "]").segment);
+        }
+        c.allReduce(segments, type, op);
+    }
+
+    static void allReduceCompressed(Communicator c, Object data, ReduceOp op, Compressor compressor,
+                                    Object residual) {
+        var d = of(data, "data");
+        var r = of(residual, "residual");
+        if (r.length != d.length) {
+            throw new IllegalArgumentException("residual has " + r.length + " elements, data has " + d.length);
+        }
+        c.allReduceCompressed(d.segment, d.type, d.length, op, compressor, r.segment);
+    }
 }

@@ -29,7 +29,12 @@ public final class CollectiveMismatchException extends NexarException {
         /** Different message sizes (for example, different counts in a V form). */
         SIZE(6),
         /** Different schedules: a message this rank's schedule does not expect (e.g. ranks configured unlike). */
-        SCHEDULE(7);
+        SCHEDULE(7),
+        /**
+         * Different buffer layouts of an allReduce: bucketed with other bucket sizes, compressed with another
+         * compressor or k, or dense on one rank and bucketed or compressed on another.
+         */
+        LAYOUT(8);
 
         private final int code;
 

@@ -259,6 +259,83 @@ public interface Communicator extends AutoCloseable {
     }
 
     /**
+     * Bucketed allReduce: every buffer of {@code buckets} is reduced in place, all of them as one collective (one
+     * sequence number, one fingerprint, one schedule over their concatenation), the way a data-parallel trainer
+     * reduces its gradient buckets: one operation's latency instead of one per bucket. Each bucket's size is its whole
+     * {@code byteSize()}, a multiple of the type's size; buckets may differ in size, but every rank must pass the same
+     * sizes in the same order: a rank whose layout differs fails the call on every rank with a
+     * {@link CollectiveMismatchException} naming {@link CollectiveMismatchException.Field#LAYOUT}. One bucket is the
+     * same call as {@code allReduce(bucket, type, count, op)}.
+     *
+     * <p>First version: the buckets are copied into one staging buffer (kept between calls), reduced there and copied
+     * back, so a call costs two local copies of the total size (docs/collectives.md, "Bucketed allReduce").
+     *
+     * @throws IllegalArgumentException if a bucket is null, read-only or not a whole number of elements, or op does
+     *         not apply to type
+     */
+    void allReduce(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op);
+
+    /** Starts a bucketed allReduce; the buckets belong to the operation until it ends. */
+    CollectiveHandle allReduceAsync(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op);
+
+    /** Bucketed allReduce of float arrays, in place. */
+    default void allReduce(float[][] buckets, ReduceOp op) {
+        Arrays2.allReduceBuckets(this, buckets, DataType.F32, op);
+    }
+
+    /** Bucketed allReduce of double arrays, in place. */
+    default void allReduce(double[][] buckets, ReduceOp op) {
+        Arrays2.allReduceBuckets(this, buckets, DataType.F64, op);
+    }
+
+    /** Bucketed allReduce of 32-bit integer arrays, in place. */
+    default void allReduce(int[][] buckets, ReduceOp op) {
+        Arrays2.allReduceBuckets(this, buckets, DataType.I32, op);
+    }
+
+    /** Bucketed allReduce of 64-bit integer arrays, in place. */
+    default void allReduce(long[][] buckets, ReduceOp op) {
+        Arrays2.allReduceBuckets(this, buckets, DataType.I64, op);
+    }
+
+    /**
+     * Compressed allReduce with error feedback, in place: each rank adds its {@code residual} to {@code data}, sends
+     * only the {@code compressor.kept(count)} elements its {@link Compressor} selects (indices and values) and keeps
+     * the rest in {@code residual} for the next call; then every rank's {@code data} becomes the sum (SUM) or mean
+     * (AVG) of what all ranks sent, with zeros where no rank sent anything. Bytes on the wire per rank are
+     * {@code (worldSize - 1) x (4 + k x (4 + element size))} (an allgather of the compressed payloads) instead of about
+     * {@code 2 x count x element size} for a dense allReduce. Every rank gets bit-identical results (payloads are
+     * added in rank order on every rank).
+     *
+     * <p>{@code residual} holds {@code count} elements of F64 for F64 data and of F32 for F32, F16 and BF16 data (the
+     * residual keeps what half precision would round away); start it at zeros and pass the same residual to every call
+     * for the same tensor. If the call fails, neither {@code data} nor {@code residual} has changed.
+     *
+     * <p>Every rank must pass the same count, type, op, compressor kind and resulting k (the layout, checked as for
+     * bucketed allReduce). A payload that breaks its format (docs/protocol.md) fails the call with a
+     * {@link ProtocolException} naming the rank that sent it, before anything is written.
+     *
+     * @throws IllegalArgumentException if type is not F16, BF16, F32 or F64, op is not SUM or AVG, count is negative or
+     *         above 2^31 - 9, or a buffer is too small, read-only or the two overlap
+     */
+    void allReduceCompressed(MemorySegment data, DataType type, long count, ReduceOp op, Compressor compressor,
+                             MemorySegment residual);
+
+    /** Starts a compressed allReduce (the compression runs on the calling thread before this returns). */
+    CollectiveHandle allReduceCompressedAsync(MemorySegment data, DataType type, long count, ReduceOp op,
+                                              Compressor compressor, MemorySegment residual);
+
+    /** Compressed allReduce of floats with a float residual of the same length. */
+    default void allReduceCompressed(float[] data, ReduceOp op, Compressor compressor, float[] residual) {
+        Arrays2.allReduceCompressed(this, data, op, compressor, residual);
+    }
+
+    /** Compressed allReduce of doubles with a double residual of the same length. */
+    default void allReduceCompressed(double[] data, ReduceOp op, Compressor compressor, double[] residual) {
+        Arrays2.allReduceCompressed(this, data, op, compressor, residual);
+    }
+
+    /**
      * Copies {@code root}'s {@code count} elements of {@code data} into every other rank's {@code data}.
      *
      * @throws IllegalArgumentException if root is not in [0, worldSize) or data is too small

@@ -43,8 +43,15 @@ final class BenchCommand implements Callable<Integer> {
     int ranks;
 
     @Option(names = "--op", required = true, paramLabel = "OP",
-            description = "allreduce, broadcast, reduce, allgather, reducescatter, alltoall, barrier, sendrecv or all")
+            description = "allreduce, broadcast, reduce, allgather, reducescatter, alltoall, barrier, sendrecv,"
+                    + " allreduce-compressed (not in all) or all")
     String op;
+
+    @Option(names = "--compressor", paramLabel = "SPEC",
+            description = "compressor of --op allreduce-compressed: topk:RATIO (default topk:0.01, 1% of the"
+                    + " elements), topk:K or randomk:K; its rows also report the bytes each rank sends against a"
+                    + " dense allreduce")
+    String compressor;
 
     @Option(names = "--min-bytes", paramLabel = "SIZE", description = "smallest size (default 8)")
     String minBytes;
@@ -163,7 +170,7 @@ final class BenchCommand implements Callable<Integer> {
                 BenchPlan.parseSizes(minBytes == null ? "8" : minBytes, maxBytes == null ? "64MiB" : maxBytes,
                         factor, sizes),
                 BenchPlan.parseType(dtype), BenchPlan.parseRedop(redop), iters, warmup, algo, bulk, check,
-                timing, memory);
+                timing, memory, compressor);
     }
 
     /** Runs the ranks on virtual threads of this JVM; returns null, or what failed. */

@@ -20,7 +20,13 @@ import java.util.stream.Collectors;
  * alltoall       the input (S/n to each rank)   S                S                 (n-1)/n
  * barrier        0                              -                -                 0
  * sendrecv       one message (to rank+1)        S                S (from rank-1)   1
+ * allreduce-compressed  the buffer (in place)   S                S                 2(n-1)/n (as allreduce)
  * </pre>
+ *
+ * <p>{@code allreduce-compressed} (not part of {@code --op all}) runs {@code allReduceCompressed} with the compressor of
+ * {@code --compressor} and one residual per size, carried from call to call (error feedback, as a trainer does); its
+ * busbw is what a dense allreduce would need to reach that time, so the two compare directly. Its rows also report
+ * the payload bytes each rank sends per call against a dense allreduce of the same size.
  */
 enum BenchOp {
     /** Allreduce, out of place. */
@@ -38,7 +44,9 @@ enum BenchOp {
     /** Barrier; no data. */
     BARRIER(Operation.BARRIER, 0, false, null),
     /** Every rank sends to rank + 1 and receives from rank - 1 at the same time (nccl-tests' sendrecv). */
-    SENDRECV(null, 1, false, null);
+    SENDRECV(null, 1, false, null),
+    /** Compressed allreduce with error feedback, in place ({@code --compressor}); not part of {@code --op all}. */
+    ALLREDUCE_COMPRESSED(Operation.ALL_REDUCE, 1, true, null);
 
     private final Operation operation;
     private final int blocks;
@@ -57,7 +65,7 @@ enum BenchOp {
 
     /** The name on the command line and in the output, for example {@code reducescatter}. */
     String cliName() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** The collective, or null for {@link #SENDRECV}. */
@@ -83,7 +91,7 @@ enum BenchOp {
     /** nccl-tests' bus bandwidth factor on {@code n} ranks. */
     double busFactor(int n) {
         return switch (this) {
-            case ALLREDUCE -> 2.0 * (n - 1) / n;
+            case ALLREDUCE, ALLREDUCE_COMPRESSED -> 2.0 * (n - 1) / n;
             case ALLGATHER, REDUCESCATTER, ALLTOALL -> (double) (n - 1) / n;
             case BROADCAST, REDUCE, SENDRECV -> 1.0;
             case BARRIER -> 0.0;

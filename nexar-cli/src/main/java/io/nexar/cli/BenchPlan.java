@@ -31,9 +31,48 @@ import java.util.stream.Collectors;
  *               one call after a barrier)
  * @param memory where the buffers live: {@code native} (off-heap, an arena's) or {@code heap} (Java arrays of the
  *               element type, float[] for f32, as most applications pass them)
+ * @param compressor the compressor of {@code allreduce-compressed}, as {@code --compressor} gives it:
+ *                   {@code topk:0.01} (a ratio), {@code topk:100} (a count) or {@code randomk:100}
  */
 record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
-                 String algo, String bulk, boolean check, String timing, String memory) {
+                 String algo, String bulk, boolean check, String timing, String memory, String compressor) {
+
+    /** The compressor when {@code --compressor} is not given: top-k sending 1% of the elements. */
+    static final String DEFAULT_COMPRESSOR = "topk:0.01";
+
+    /** A plan with the default compressor. */
+    BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
+              String algo, String bulk, boolean check, String timing, String memory) {
+        this(ops, sizes, type, redop, iters, warmup, algo, bulk, check, timing, memory, DEFAULT_COMPRESSOR);
+    }
+
+    /**
+     * The compressor of {@code spec}: {@code topk:R} with a ratio R in (0, 1] (written with a point, as 0.01),
+     * {@code topk:K} or {@code randomk:K} with a count K (random-k's seed is 1 on every rank).
+     *
+     * @throws IllegalArgumentException naming {@code --compressor}
+     */
+    static io.nexar.Compressor parseCompressor(String spec) {
+        String s = spec.strip().toLowerCase(Locale.ROOT);
+        int colon = s.indexOf(':');
+        try {
+            if (colon > 0) {
+                String kind = s.substring(0, colon);
+                String arg = s.substring(colon + 1);
+                if (kind.equals("topk")) {
+                    return arg.contains(".") ? io.nexar.Compressor.TopK.ratio(Double.parseDouble(arg))
+                            : io.nexar.Compressor.TopK.count(Long.parseLong(arg));
+                }
+                if (kind.equals("randomk")) {
+                    return new io.nexar.Compressor.RandomK(Long.parseLong(arg), 1);
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--compressor '" + spec + "': " + e.getMessage());
+        }
+        throw new IllegalArgumentException("--compressor '" + spec + "': expected topk:RATIO (such as topk:0.01),"
+                + " topk:K or randomk:K");
+    }
 
     /** The timing methods {@code --timing} accepts. */
     static final List<String> TIMINGS = List.of("batch", "iteration");
@@ -72,6 +111,15 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
             throw new IllegalArgumentException("--redop " + name(redop) + " applies to integer types only, not "
                     + name(type));
         }
+        if (compressor == null) {
+            compressor = DEFAULT_COMPRESSOR;
+        }
+        parseCompressor(compressor);
+        if (ops.contains(BenchOp.ALLREDUCE_COMPRESSED) && (!type.isFloatingPoint()
+                || redop != ReduceOp.SUM && redop != ReduceOp.AVG)) {
+            throw new IllegalArgumentException("--op allreduce-compressed needs --dtype f16, bf16, f32 or f64 and"
+                    + " --redop sum or avg, got " + name(type) + " and " + name(redop));
+        }
         if (algo != null) {
             if (ops.size() != 1 || ops.getFirst().algorithmKey() == null) {
                 throw new IllegalArgumentException("--algo needs one --op among allreduce, broadcast, allgather (the"
@@ -93,7 +141,8 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
     /** Parses {@code --op}: one name or {@code all}. */
     static List<BenchOp> parseOps(String text) {
         if (text.strip().equalsIgnoreCase("all")) {
-            return List.of(BenchOp.values());
+            // allreduce-compressed is left out: it applies to floating-point sum and avg only
+            return java.util.Arrays.stream(BenchOp.values()).filter(o -> o != BenchOp.ALLREDUCE_COMPRESSED).toList();
         }
         var ops = new ArrayList<BenchOp>();
         for (String part : text.split(",")) {
@@ -221,6 +270,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         args.add("check=" + check);
         args.add("timing=" + timing);
         args.add("memory=" + memory);
+        args.add("compressor=" + compressor);
         return args;
     }
 
@@ -242,7 +292,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
                 parseType(map.remove("dtype")), parseRedop(map.remove("redop")),
                 Integer.parseInt(map.remove("iters")), Integer.parseInt(map.remove("warmup")), map.remove("algo"),
                 map.remove("bulk"), Boolean.parseBoolean(map.remove("check")), map.remove("timing"),
-                map.remove("memory"));
+                map.remove("memory"), map.remove("compressor"));
         rest.putAll(map);
         return plan;
     }

@@ -18,17 +18,31 @@ import java.util.Locale;
  * @param algbwGBps {@code S / median time}, in GB/s (10^9 bytes per second)
  * @param busbwGBps {@code algbw} times the operation's bus factor, in GB/s
  * @param maxErr the largest error of any element on any rank ({@link BenchData#error}), or NaN if not checked
+ * @param allocBytesPerCall heap bytes allocated per call by the busiest rank's JVM, or {@link #UNMEASURED}
+ * @param wireBytesPerCall payload bytes the busiest rank sends per call (frame headers not counted), or
+ *                         {@link #UNMEASURED}; reported for {@code allreduce-compressed}
+ * @param denseWireBytesPerCall what a dense allreduce of the same size sends per rank per call with the algorithm the
+ *                              engine selects for it, or {@link #UNMEASURED}; reported for {@code allreduce-compressed}
  */
 record BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
                    double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
-                   long allocBytesPerCall) {
+                   long allocBytesPerCall, long wireBytesPerCall, long denseWireBytesPerCall) {
+
+    /** A row without wire bytes. */
+    BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
+                double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
+                long allocBytesPerCall) {
+        this(op, sizeBytes, count, type, redop, algorithm, medianUs, minUs, maxUs, algbwGBps, busbwGBps, maxErr,
+                allocBytesPerCall, UNMEASURED, UNMEASURED);
+    }
 
     /** {@link #allocBytesPerCall} when it was not measured (the JVM cannot count allocations, or an older file). */
     static final long UNMEASURED = -1;
 
     /** The CSV header, exactly as {@code --csv} writes it. */
     static final String CSV_HEADER = "op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
-            + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call";
+            + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call,wire_bytes_per_call,"
+            + "dense_wire_bytes_per_call";
 
     /** True if this row was checked. */
     boolean checked() {
@@ -48,25 +62,32 @@ record BenchResult(String op, long sizeBytes, long count, String type, String re
     String toCsv() {
         return String.join(",", op, Long.toString(sizeBytes), Long.toString(count), type, redop, algorithm,
                 fixed(medianUs, 3), fixed(minUs, 3), fixed(maxUs, 3), fixed(algbwGBps, 6), fixed(busbwGBps, 6),
-                checked() ? error(maxErr) : "", allocBytesPerCall == UNMEASURED ? "" : Long.toString(allocBytesPerCall));
+                checked() ? error(maxErr) : "", measured(allocBytesPerCall), measured(wireBytesPerCall),
+                measured(denseWireBytesPerCall));
     }
 
     /**
      * Reads a line written by {@link #toCsv()}.
      *
-     * @throws IllegalArgumentException if the line does not have 13 fields (or 12: a file written before the
-     *                                  allocation column)
+     * @throws IllegalArgumentException if the line does not have 15 fields (or 12 or 13: a file written before the
+     *                                  allocation or the wire columns)
      */
     static BenchResult fromCsv(String line) {
         String[] f = line.split(",", -1);
-        if (f.length != 13 && f.length != 12) {
-            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 13: " + line);
+        if (f.length != 15 && f.length != 13 && f.length != 12) {
+            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 15: " + line);
         }
         return new BenchResult(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4], f[5],
                 Double.parseDouble(f[6]), Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
                 Double.parseDouble(f[10]), f[11].isEmpty() ? Double.NaN : f[11].equals("inf") ? Double.POSITIVE_INFINITY
                 : Double.parseDouble(f[11]),
-                f.length < 13 || f[12].isEmpty() ? UNMEASURED : Long.parseLong(f[12]));
+                f.length < 13 || f[12].isEmpty() ? UNMEASURED : Long.parseLong(f[12]),
+                f.length < 15 || f[13].isEmpty() ? UNMEASURED : Long.parseLong(f[13]),
+                f.length < 15 || f[14].isEmpty() ? UNMEASURED : Long.parseLong(f[14]));
+    }
+
+    private static String measured(long v) {
+        return v == UNMEASURED ? "" : Long.toString(v);
     }
 
     /** An error as printed: {@code 0}, or three significant digits such as {@code 5.96e-08}. */

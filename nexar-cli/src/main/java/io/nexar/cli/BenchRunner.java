@@ -49,6 +49,8 @@ final class BenchRunner {
     private final AlgorithmSelector selector;
     private final PrintStream progress;
     private volatile String phase = "start-up";
+    /** allreduce-compressed's residual (error feedback), or NULL. */
+    private MemorySegment residual = MemorySegment.NULL;
 
     /**
      * @param selector the selector of the configuration the communicator runs with, to name the algorithm chosen
@@ -127,6 +129,10 @@ final class BenchRunner {
             long max = plan.maxBytes(n);
             MemorySegment in = allocate(arena, max);
             MemorySegment out = allocate(arena, max);
+            // allreduce-compressed's residual: F32 for f16, bf16 and f32, F64 for f64, one element per element
+            residual = plan.ops().contains(BenchOp.ALLREDUCE_COMPRESSED)
+                    ? arena.allocate(max / plan.type().byteSize() * residualType().byteSize() + 8, 64)
+                    : MemorySegment.NULL;
             for (BenchOp op : plan.ops()) {
                 var data = new BenchData(plan.type(), plan.redop(), op.reduces());
                 for (long bytes : plan.bytesFor(op, n)) {
@@ -180,6 +186,16 @@ final class BenchRunner {
             case ALLTOALL -> () -> comm.allToAll(src, dst, type, block);
             case BARRIER -> comm::barrier;
             case SENDRECV -> () -> sendRecv(comm, next, prev, src, dst);
+            case ALLREDUCE_COMPRESSED -> {
+                var compressor = BenchPlan.parseCompressor(plan.compressor());
+                MemorySegment res = residual.asSlice(0, count * residualType().byteSize());
+                res.fill((byte) 0);
+                // a fresh input every call, as a trainer's gradient (the copy is timed with the call)
+                yield () -> {
+                    dst.copyFrom(src);
+                    comm.allReduceCompressed(dst, type, count, redop, compressor, res);
+                };
+            }
         };
         long[] probe = new long[1];
         for (int i = 0; i < plan.warmup(); i++) {
@@ -208,9 +224,15 @@ final class BenchRunner {
         phase = what + ", combining times";
         comm.allReduce(times, ReduceOp.MAX);
         double err = Double.NaN;
+        long[] wire = {BenchResult.UNMEASURED, BenchResult.UNMEASURED};
+        if (op == BenchOp.ALLREDUCE_COMPRESSED) {
+            wire = wireBytes(count);
+            comm.allReduce(wire, ReduceOp.MAX);
+        }
         if (plan.check()) {
             phase = what + ", checking";
-            double[] e = {verify(op, dst, data, count, block)};
+            double[] e = {op == BenchOp.ALLREDUCE_COMPRESSED ? verifyCompressed(src, dst, data, count)
+                    : verify(op, dst, data, count, block)};
             comm.allReduce(e, ReduceOp.MAX);
             err = e[0];
         }
@@ -222,7 +244,52 @@ final class BenchRunner {
         boolean barrier = op == BenchOp.BARRIER;
         return new BenchResult(op.cliName(), bytes, count, barrier ? "" : BenchPlan.name(type),
                 op.reduces() ? BenchPlan.name(redop) : "", algorithm(op, count, block), medianNs / 1e3,
-                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err, alloc);
+                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err, alloc, wire[0], wire[1]);
+    }
+
+    private DataType residualType() {
+        return plan.type() == DataType.F64 ? DataType.F64 : DataType.F32;
+    }
+
+    /**
+     * Payload bytes this rank sends per call of allreduce-compressed of {@code count} elements (the allgather of the
+     * compressed payloads), and per call of a dense allreduce of the same size, from the schedules the engine runs.
+     */
+    private long[] wireBytes(long count) {
+        int n = comm.worldSize();
+        int w = plan.type().byteSize();
+        long k = BenchPlan.parseCompressor(plan.compressor()).kept(count);
+        long payload = io.nexar.internal.protocol.SparsePayload.bytes(k, w);
+        var gather = new OpSpec(Operation.ALL_GATHER, DataType.U8, null, payload, -1, null, null, false);
+        var dense = new OpSpec(Operation.ALL_REDUCE, plan.type(), plan.redop(), count, -1, null, null, true);
+        return new long[] {selector.plan(comm.rank(), n, gather).bytesSent(1),
+            selector.plan(comm.rank(), n, dense).bytesSent(w)};
+    }
+
+    /**
+     * The check of allreduce-compressed: one more call on the input with a zero residual, then what every rank kept
+     * in its residual is added back (a dense allreduce SUM of the residuals): error feedback loses nothing, so the
+     * result plus the residuals must equal the dense reduction of the inputs (for AVG, plus the residuals' mean).
+     */
+    private double verifyCompressed(MemorySegment src, MemorySegment dst, BenchData data, long count) {
+        int n = comm.worldSize();
+        DataType rt = residualType();
+        MemorySegment res = residual.asSlice(0, count * rt.byteSize());
+        res.fill((byte) 0);
+        dst.copyFrom(src);
+        comm.allReduceCompressed(dst, plan.type(), count, plan.redop(), BenchPlan.parseCompressor(plan.compressor()),
+                res);
+        comm.allReduce(res, rt, count, ReduceOp.SUM);
+        var residuals = new BenchData(rt, ReduceOp.SUM, true);
+        double err = 0;
+        for (long i = 0; i < count; i++) {
+            double kept = residuals.get(res, i);
+            double got = data.get(dst, i) + (plan.redop() == ReduceOp.AVG ? kept / n : kept);
+            double want = data.expected(n, i);
+            err = Math.max(err, Double.isNaN(got) ? Double.POSITIVE_INFINITY
+                    : Math.abs(got - want) / Math.max(1, Math.abs(want)));
+        }
+        return err;
     }
 
     /**
@@ -317,7 +384,7 @@ final class BenchRunner {
                     err = Math.max(err, data.error(dst, i, data.moved(prev, i)));
                 }
             }
-            case BARRIER -> err = 0;
+            case BARRIER, ALLREDUCE_COMPRESSED -> err = 0;
         }
         return err;
     }
@@ -331,6 +398,7 @@ final class BenchRunner {
         ReduceOp redop = op.reduces() ? plan.redop() : null;
         OpSpec spec = switch (op) {
             case ALLREDUCE -> new OpSpec(Operation.ALL_REDUCE, type, redop, count, -1, null, null, false);
+            case ALLREDUCE_COMPRESSED -> null;
             case BROADCAST -> new OpSpec(Operation.BROADCAST, type, null, count, 0, null, null, true);
             case REDUCE -> new OpSpec(Operation.REDUCE, type, redop, count, 0, null, null, false);
             case ALLGATHER, REDUCESCATTER, ALLTOALL ->
@@ -338,6 +406,10 @@ final class BenchRunner {
             case BARRIER -> new OpSpec(Operation.BARRIER, DataType.U8, null, 0, -1, null, null, false);
             case SENDRECV -> throw new AssertionError(op);
         };
+        if (spec == null) {
+            return BenchPlan.parseCompressor(plan.compressor()) instanceof io.nexar.Compressor.TopK
+                    ? "topk-allgather" : "randomk-allgather";
+        }
         String name = selector.select(spec, comm.worldSize()).name().toLowerCase(Locale.ROOT).replace('_', '-');
         String suffix = switch (op) {
             case ALLREDUCE -> "-allreduce";
@@ -346,7 +418,7 @@ final class BenchRunner {
             case ALLGATHER -> "-allgather";
             case REDUCESCATTER -> "-reduce-scatter";
             case ALLTOALL -> "-all-to-all";
-            case BARRIER, SENDRECV -> "-barrier";
+            case BARRIER, SENDRECV, ALLREDUCE_COMPRESSED -> "-barrier";
         };
         return name.endsWith(suffix) ? name.substring(0, name.length() - suffix.length()) : name;
     }

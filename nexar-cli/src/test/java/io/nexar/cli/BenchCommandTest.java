@@ -50,7 +50,8 @@ class BenchCommandTest {
     private static List<String[]> rows(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
         assertThat(lines.getFirst()).isEqualTo("op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
-                + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call");
+                + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call,wire_bytes_per_call,"
+                + "dense_wire_bytes_per_call");
         return lines.stream().skip(1).map(l -> l.split(",", -1)).toList();
     }
 
@@ -64,7 +65,7 @@ class BenchCommandTest {
         // 8 B, 512 B, 32 KiB; three ranks, so each size stays a whole number of i32 elements.
         assertThat(rows).extracting(r -> r[1]).containsExactly("8", "512", "32768");
         for (String[] r : rows) {
-            assertThat(r).hasSize(13);
+            assertThat(r).hasSize(15);
             assertThat(Long.parseLong(r[12])).isNotNegative(); // the allocation column
             assertThat(r[0]).isEqualTo("allreduce");
             assertThat(Long.parseLong(r[2])).isEqualTo(Long.parseLong(r[1]) / 4);
@@ -104,7 +105,7 @@ class BenchCommandTest {
         assertThat(rows).hasSize(1);
         assertThat(rows.getFirst()).containsExactly(rows.getFirst()[0], "0", "0", "", "", "dissemination",
                 rows.getFirst()[6], rows.getFirst()[7], rows.getFirst()[8], "0.000000", "0.000000", "",
-                rows.getFirst()[12]);
+                rows.getFirst()[12], "", "");
         assertThat(rows.getFirst()[0]).isEqualTo("barrier");
         assertThat(out()).doesNotContain("check:");
     }
@@ -146,7 +147,7 @@ class BenchCommandTest {
     void shouldExitWithUsageCodeOnAnUnknownOperation() {
         assertThat(bench("--np", "2", "--op", "allsum")).isEqualTo(2);
         assertThat(err()).contains("nexar bench: unknown --op 'allsum': expected one of allreduce, broadcast, reduce,"
-                + " allgather, reducescatter, alltoall, barrier, sendrecv or all");
+                + " allgather, reducescatter, alltoall, barrier, sendrecv, allreduce-compressed or all");
     }
 
     @Test
@@ -201,9 +202,32 @@ class BenchCommandTest {
         assertThat(BenchResult.fromCsv(row.toCsv()).allocBytesPerCall()).isEqualTo(96);
         var unchecked = new BenchResult("barrier", 0, 0, "", "", "dissemination", 1, 1, 1, 0, 0, Double.NaN,
                 BenchResult.UNMEASURED);
-        assertThat(unchecked.toCsv()).isEqualTo("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,,");
+        assertThat(unchecked.toCsv()).isEqualTo("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,,,,");
         assertThat(BenchResult.fromCsv("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,"))
                 .isEqualTo(unchecked);
         assertThat(BenchResult.fromCsv(unchecked.toCsv())).isEqualTo(unchecked);
+        var compressed = new BenchResult("allreduce-compressed", 4096, 1024, "f32", "sum", "topk-allgather", 1, 1, 1,
+                0, 0, 0, 10, 246, 6144);
+        assertThat(BenchResult.fromCsv(compressed.toCsv())).isEqualTo(compressed);
+        assertThat(BenchTable.wireLine(compressed)).isEqualTo("# wire: allreduce-compressed 4096 B: 246 B per rank"
+                + " per call, dense allreduce 6144 B (4.00%)");
+    }
+
+    @Test
+    void shouldCheckCompressedAllreduceAndReportItsBytesOnTheWire() throws IOException {
+        Path csv = dir.resolve("compressed.csv");
+        int code = bench("--np", "4", "--op", "allreduce-compressed", "--sizes", "4KiB,1MiB", "--check", "--csv",
+                csv.toString());
+        assertThat(code).as(err()).isZero();
+        assertThat(out()).contains("# wire: allreduce-compressed 4096 B: 276 B per rank per call, dense allreduce")
+                .contains("check: 2 passed, 0 failed");
+        var rows = BenchTable.readCsv(csv);
+        assertThat(rows).hasSize(2).allSatisfy(r -> assertThat(r.passed()).isTrue());
+        // 1% of 262144 f32 elements: k 2622, payload 4 + 2622 x 8 bytes, sent to 3 ranks (allgather)
+        assertThat(rows.get(1).wireBytesPerCall()).isEqualTo(3 * (4 + 2622 * 8L));
+        assertThat(rows.get(1).denseWireBytesPerCall()).isEqualTo(2 * 3 * (1L << 20) / 4);
+        assertThat(bench("--np", "2", "--op", "allreduce-compressed", "--dtype", "i32")).isEqualTo(2);
+        assertThat(bench("--np", "2", "--op", "allreduce-compressed", "--compressor", "topk:x")).isEqualTo(2);
+        assertThat(err()).contains("--compressor 'topk:x'");
     }
 }

@@ -43,6 +43,17 @@ class LaunchTest {
         }
     }
 
+    /** Issue 15 items 3 and 4 across processes: bucketed and compressed allReduce over QUIC and the TLS lanes. */
+    @Test
+    void shouldRunBucketedAndCompressedAllReduceAcrossFourProcesses() {
+        int code = run("launch", "-n", "4", "io.nexar.examples.GradientBuckets");
+        assertThat(code).as(out() + err.toString(StandardCharsets.UTF_8)).isZero();
+        for (int r = 0; r < 4; r++) {
+            assertThat(out()).contains("[rank " + r + "] rank " + r + ": 3 buckets averaged in one allReduce",
+                    "[rank " + r + "] rank " + r + ": compressed allReduce delivered every element");
+        }
+    }
+
     @Test
     void shouldFormAClusterOverIpv6Loopback() throws Exception {
         Assumptions.assumeTrue(hasIpv6Loopback(), "no ::1 on this machine");

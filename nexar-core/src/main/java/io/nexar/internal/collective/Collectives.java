@@ -32,6 +32,11 @@ public final class Collectives {
     private final NexarConfig config;
     private final Group group;
     private final AlgorithmSelector selector;
+    /** Largest staging buffer of bucketed allReduce kept between calls. */
+    private static final long MAX_CACHED_STAGING_BYTES = 256L << 20;
+    /** The staging buffer of bucketed allReduce, kept for the next call; null while a call uses it. */
+    private final java.util.concurrent.atomic.AtomicReference<MemorySegment> staging =
+            new java.util.concurrent.atomic.AtomicReference<>();
     /**
      * Schedules planned for calls without count arrays, by their spec: a training loop repeats the same few calls, and
      * planning (rounds, steps, the per-round checks) was a third of the bytes a small collective allocated. Schedules
@@ -88,6 +93,125 @@ public final class Collectives {
         need("in", in, count, type, "count " + count);
         need("out", out, count, type, "count " + count);
         return exec(new OpSpec(Operation.ALL_REDUCE, type, op, count, -1, null, null, in.equals(out)), in, out, async);
+    }
+
+    /**
+     * Bucketed allReduce: every bucket is reduced in place, all of them as one operation over their concatenation
+     * (one fingerprint with the {@linkplain Fingerprint#bucketLayout layout}, one schedule). The buckets are copied
+     * into one staging buffer, reduced there and copied back (the executor addresses one segment per buffer; see
+     * docs/collectives.md); the staging buffer is kept for the next call. One bucket runs as a plain allReduce.
+     */
+    public CollectiveHandle allReduce(List<MemorySegment> buckets, DataType type, ReduceOp op, boolean async) {
+        Checks.notNull("buckets", buckets);
+        reduction(type, op, 0);
+        int w = type.byteSize();
+        long[] counts = new long[buckets.size()];
+        long total = 0;
+        for (int b = 0; b < counts.length; b++) {
+            MemorySegment seg = buckets.get(b);
+            Checks.notNull("buckets[" + b + "]", seg);
+            if (seg.byteSize() % w != 0) {
+                throw new IllegalArgumentException("buckets[" + b + "] holds " + seg.byteSize() + " bytes, not a"
+                        + " whole number of " + type + " elements (" + w + " bytes each)");
+            }
+            if (seg.isReadOnly()) {
+                throw new IllegalArgumentException("buckets[" + b + "] is read-only");
+            }
+            if (async && !seg.isAccessibleBy(OTHER_THREAD)) {
+                throw new IllegalArgumentException("async collectives need buffers that other threads can access"
+                        + " (heap, global, auto or shared arena segments), not a confined arena's: buckets[" + b
+                        + "]");
+            }
+            counts[b] = seg.byteSize() / w;
+            total = Math.addExact(total, counts[b]);
+        }
+        if (counts.length == 1) {
+            MemorySegment only = buckets.getFirst();
+            return allReduce(only, only, type, counts[0], op, async);
+        }
+        MemorySegment[] segs = buckets.toArray(MemorySegment[]::new);
+        long bytes = Math.multiplyExact(total, w);
+        MemorySegment staging = takeStaging(bytes);
+        long at = 0;
+        for (MemorySegment seg : segs) {
+            MemorySegment.copy(seg, 0, staging, at, seg.byteSize());
+            at += seg.byteSize();
+        }
+        var fp = new Fingerprint(Operation.ALL_REDUCE, type, op, Fingerprint.bucketLayout(counts), total);
+        var spec = new OpSpec(Operation.ALL_REDUCE, type, op, total, -1, null, null, true);
+        return exec(spec, fp, staging, staging, async, null, (seq, failure) -> {
+            try {
+                if (failure == null) {
+                    long from = 0;
+                    for (MemorySegment seg : segs) {
+                        MemorySegment.copy(staging, from, seg, 0, seg.byteSize());
+                        from += seg.byteSize();
+                    }
+                }
+            } finally {
+                returnStaging(staging);
+            }
+        });
+    }
+
+    /**
+     * Compressed allReduce (SUM or AVG of F16, BF16, F32 or F64) with error feedback through {@code residual}
+     * ({@code count} elements of {@link CompressedAllReduce#residualType}): see {@link CompressedAllReduce}. The
+     * payloads travel in an allgather whose fingerprint is that of the allReduce the caller made (type, operator,
+     * count, and the compressor's {@linkplain Fingerprint#compressedLayout layout code}).
+     */
+    public CollectiveHandle allReduceCompressed(MemorySegment buffer, DataType type, long count, ReduceOp op,
+                                                io.nexar.Compressor compressor, MemorySegment residual,
+                                                boolean async) {
+        reduction(type, op, count);
+        Checks.notNull("compressor", compressor);
+        if (!type.isFloatingPoint()) {
+            throw new IllegalArgumentException("compressed allReduce reduces F16, BF16, F32 or F64, not " + type);
+        }
+        if (op != ReduceOp.SUM && op != ReduceOp.AVG) {
+            throw new IllegalArgumentException("compressed allReduce applies SUM or AVG, not " + op + " (the"
+                    + " elements a rank does not send count as zeros)");
+        }
+        if (count > CompressedAllReduce.MAX_COUNT) {
+            throw new IllegalArgumentException("count " + count + " is not in [0, " + CompressedAllReduce.MAX_COUNT
+                    + "] (compressed allReduce)");
+        }
+        need("buffer", buffer, count, type, "count " + count);
+        DataType rt = CompressedAllReduce.residualType(type);
+        need("residual", residual, count, rt, "count " + count + " of the residual's type; the residual of " + type
+                + " is " + rt);
+        if (buffer.asSlice(0, count * type.byteSize()).asOverlappingSlice(
+                residual.asSlice(0, count * rt.byteSize())).isPresent()) {
+            throw new IllegalArgumentException("residual overlaps buffer");
+        }
+        if (async && !(buffer.isAccessibleBy(OTHER_THREAD) && residual.isAccessibleBy(OTHER_THREAD))) {
+            throw new IllegalArgumentException("async collectives need buffers that other threads can access"
+                    + " (heap, global, auto or shared arena segments), not a confined arena's");
+        }
+        var call = new CompressedAllReduce(buffer, type, count, op, compressor, residual, size());
+        var fp = new Fingerprint(Operation.ALL_REDUCE, type, op, call.layout(), count);
+        var spec = new OpSpec(Operation.ALL_GATHER, DataType.U8, null, call.payloadBytes, -1, null, null, false);
+        return exec(spec, fp, call.payload, call.gathered, async, call::encode, (seq, failure) -> {
+            if (failure == null) {
+                call.finish(size(), new ErrorContext(Operation.ALL_REDUCE, rank(), size(), group.id(), seq, -1, -1));
+            }
+        });
+    }
+
+    /** The staging buffer of bucketed allReduce: the cached one if it is free and large enough, else a new one. */
+    private MemorySegment takeStaging(long bytes) {
+        MemorySegment s = staging.getAndSet(null);
+        if (s == null || s.byteSize() < bytes) {
+            s = MemorySegment.ofArray(new long[Math.toIntExact((Math.max(bytes, 8) + 7) / 8)]);
+        }
+        return s.asSlice(0, bytes);
+    }
+
+    private void returnStaging(MemorySegment s) {
+        if (s.byteSize() <= MAX_CACHED_STAGING_BYTES) {
+            // the whole array again: asSlice views share it, and a later, larger call may need all of it
+            staging.set(MemorySegment.ofArray((long[]) s.heapBase().orElseThrow()));
+        }
     }
 
     /** broadcast of {@code data} from {@code root}. */
@@ -228,10 +352,42 @@ public final class Collectives {
 
     private CollectiveHandle exec(OpSpec spec, MemorySegment in, MemorySegment out, boolean async,
                                   java.util.function.LongConsumer posted) {
+        var fp = new Fingerprint(spec.operation(), spec.type(), spec.op(), spec.root(), spec.count());
+        return exec(spec, fp, in, out, async, posted, null);
+    }
+
+    /**
+     * Runs {@code spec}'s schedule under fingerprint {@code fp} (which may describe the call the user made rather than
+     * the schedule that carries it, as for a compressed allReduce).
+     *
+     * @param posted told the operation's sequence number once it is posted, before any of its steps run (on the
+     *               calling thread), or null
+     * @param ended run when the schedule has ended, on the thread that drove it, with null on success or the
+     *              failure; what it throws on success becomes the operation's failure. Null for none
+     */
+    private CollectiveHandle exec(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, boolean async,
+                                  java.util.function.LongConsumer posted, Ended ended) {
         if (config.collectiveVerify()) {
-            verify(new Fingerprint(spec.operation(), spec.type(), spec.op(), spec.root(), spec.count()));
+            try {
+                verify(fp);
+            } catch (RuntimeException e) {
+                if (ended != null) {
+                    ended.run(-1, e);
+                }
+                throw e;
+            }
         }
-        return run(spec, in, out, async, posted);
+        return run(spec, fp, in, out, async, posted, ended);
+    }
+
+    /** What runs when an operation's schedule has ended (see {@link #exec}). */
+    @FunctionalInterface
+    private interface Ended {
+        /**
+         * @param seq the operation's sequence number, or -1 if it never started
+         * @param failure null on success
+         */
+        void run(long seq, Throwable failure);
     }
 
     /** The allgather {@code collective.verify} runs before each call: the same on every rank, whatever they called. */
@@ -246,7 +402,8 @@ public final class Collectives {
     private void verify(Fingerprint fp) {
         long[] mine = fp.toLongs();
         long[] all = new long[Fingerprint.LONGS * size()];
-        run(VERIFY, MemorySegment.ofArray(mine), MemorySegment.ofArray(all), false, null);
+        run(VERIFY, new Fingerprint(VERIFY.operation(), VERIFY.type(), null, -1, VERIFY.count()),
+                MemorySegment.ofArray(mine), MemorySegment.ofArray(all), false, null, null);
         List<Integer> differ = new ArrayList<>();
         Field field = null;
         int first = -1;
@@ -269,8 +426,8 @@ public final class Collectives {
         }
     }
 
-    private CollectiveHandle run(OpSpec spec, MemorySegment in, MemorySegment out, boolean async,
-                                 java.util.function.LongConsumer posted) {
+    private CollectiveHandle run(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, boolean async,
+                                 java.util.function.LongConsumer posted, Ended ended) {
         MemorySegment staged = null;
         if (!out.isAccessibleBy(OTHER_THREAD)) {
             if (async) {
@@ -291,28 +448,57 @@ public final class Collectives {
         long scratchBytes = schedule.scratchCount() * spec.type().byteSize();
         MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL
                 : MemorySegment.ofArray(new long[Math.toIntExact((scratchBytes + 7) / 8)]);
-        var fp = new Fingerprint(spec.operation(), spec.type(), spec.op(), spec.root(), spec.count());
         Deadline deadline = Deadline.after(config.collectiveTimeout());
-        OpState op = engine.post(group, fp, seq -> new ErrorContext(spec.operation(), rank(), size(), group.id(), seq,
-                -1, -1), schedule, spec.type(), spec.combiner(), new MemorySegment[] {i, o, scratch});
+        OpState op;
+        try {
+            op = engine.post(group, fp, seq -> new ErrorContext(fp.operation(), rank(), size(), group.id(), seq,
+                    -1, -1), schedule, spec.type(), spec.combiner(), new MemorySegment[] {i, o, scratch});
+        } catch (RuntimeException e) {
+            if (ended != null) {
+                ended.run(-1, e);
+            }
+            throw e;
+        }
         if (posted != null) {
             posted.accept(op.seq);
         }
         if (!async) {
-            ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
+            try {
+                ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
+            } catch (RuntimeException e) {
+                if (ended != null) {
+                    ended.run(op.seq, e);
+                }
+                throw e;
+            }
             if (staged != null) {
                 out.copyFrom(staged);
+            }
+            if (ended != null) {
+                ended.run(op.seq, null);
             }
             return null;
         }
         var handle = new AsyncOp(engine, op);
         Thread.ofVirtual().name("nexar-collective-c" + group.id() + "-s" + op.seq).start(() -> {
+            Throwable failure = null;
             try {
                 ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
-                handle.complete(null);
             } catch (Throwable t) {
-                handle.complete(t);
+                failure = t;
             }
+            if (ended != null) {
+                try {
+                    ended.run(op.seq, failure);
+                } catch (Throwable t) {
+                    if (failure == null) {
+                        failure = t;
+                    } else {
+                        failure.addSuppressed(t);
+                    }
+                }
+            }
+            handle.complete(failure);
         });
         return handle;
     }

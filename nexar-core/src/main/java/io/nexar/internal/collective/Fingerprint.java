@@ -14,7 +14,9 @@ import java.util.List;
  * @param operation the collective
  * @param type the element type
  * @param op the reduce operator, or null
- * @param root the root, or -1
+ * @param root the root, or -1; for allReduce, the {@linkplain #layoutOf buffer layout} instead (-1 for one dense
+ *        buffer), which travels in the wire's root field: allReduce has no root, and a bucketed or compressed
+ *        allReduce must not pair with a call of another layout that has the same count
  * @param count the element count all ranks pass, or -1 when counts legitimately differ (V forms)
  */
 public record Fingerprint(Operation operation, DataType type, ReduceOp op, int root, long count) {
@@ -25,6 +27,58 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
             DataType.I8, DataType.U8, DataType.I32, DataType.U32, DataType.I64, DataType.U64);
     private static final List<ReduceOp> OPS = List.of(ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MIN, ReduceOp.MAX,
             ReduceOp.AVG, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR);
+
+    /** Layout of a plain allReduce: one buffer, dense. */
+    public static final int DENSE = -1;
+    private static final int BUCKETS = 1;
+    private static final int TOP_K = 2;
+    private static final int RANDOM_K = 3;
+    private static final int DIGEST_BITS = 28;
+    private static final int DIGEST_MASK = (1 << DIGEST_BITS) - 1;
+
+    /**
+     * The layout code of a bucketed allReduce of buckets of {@code counts} elements: a kind in the top bits and a
+     * 28-bit digest of the bucket count and every bucket's size (two different layouts collide with probability
+     * 2^-28; the code is a check, not a proof). One bucket is {@link #DENSE}: the same call as a plain allReduce.
+     */
+    public static int bucketLayout(long[] counts) {
+        if (counts.length == 1) {
+            return DENSE;
+        }
+        long h = mix(counts.length);
+        for (long c : counts) {
+            h = mix(h ^ c);
+        }
+        return BUCKETS << DIGEST_BITS | (int) (h & DIGEST_MASK);
+    }
+
+    /**
+     * The layout code of a compressed allReduce: the compressor's kind and the number of elements {@code k} every
+     * rank sends (which fixes the payload size); a random-k seed may differ between ranks.
+     */
+    public static int compressedLayout(boolean topK, long k) {
+        return (topK ? TOP_K : RANDOM_K) << DIGEST_BITS | (int) (mix(mix(k) ^ (topK ? 1 : 2)) & DIGEST_MASK);
+    }
+
+    /** A layout code in words: {@code dense}, {@code buckets #0a1b2c3}, {@code top-k #...}, {@code random-k #...}. */
+    static String describeLayout(long code) {
+        if (code == DENSE) {
+            return "one dense buffer";
+        }
+        String kind = switch ((int) (code >>> DIGEST_BITS)) {
+            case BUCKETS -> "buckets";
+            case TOP_K -> "top-k compressed";
+            case RANDOM_K -> "random-k compressed";
+            default -> "unknown layout";
+        };
+        return kind + " #" + String.format("%07x", code & DIGEST_MASK);
+    }
+
+    private static long mix(long z) { // SplitMix64's finaliser
+        z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+        z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+        return z ^ (z >>> 31);
+    }
 
     /** Wire code of the operation. */
     public int operationCode() {
@@ -61,6 +115,10 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
             return new Mismatch(Field.REDUCE_OP, "op is " + op + " here but " + name(OPS, m.reduceOp()) + " on rank "
                     + peer);
         }
+        if (m.root() != root && operation == Operation.ALL_REDUCE) {
+            return new Mismatch(Field.LAYOUT, "layout is " + describeLayout(root) + " here but "
+                    + describeLayout(m.root()) + " on rank " + peer);
+        }
         if (m.root() != root) {
             return new Mismatch(Field.ROOT, "root is " + root + " here but " + m.root() + " on rank " + peer);
         }
@@ -84,6 +142,9 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
         Field[] fields = {Field.OPERATION, Field.DATA_TYPE, Field.REDUCE_OP, Field.ROOT, Field.COUNT};
         for (int f : order) {
             if (a[ai + f] != b[bi + f]) {
+                if (fields[f] == Field.ROOT && a[ai] == OPERATIONS.indexOf(Operation.ALL_REDUCE) + 1) {
+                    return Field.LAYOUT;
+                }
                 return fields[f];
             }
         }
@@ -93,7 +154,8 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
     /** Fingerprint {@code a} at {@code i} (as {@link #toLongs}) in words: {@code broadcast(count 16, F32, root 1)}. */
     static String describe(long[] a, int i) {
         String op = a[i + 2] == 0 ? "" : ", " + name(OPS, (int) a[i + 2]);
-        String root = a[i + 3] < 0 ? "" : ", root " + a[i + 3];
+        boolean allReduce = a[i] == OPERATIONS.indexOf(Operation.ALL_REDUCE) + 1;
+        String root = a[i + 3] < 0 ? "" : allReduce ? ", " + describeLayout(a[i + 3]) : ", root " + a[i + 3];
         String count = a[i + 4] < 0 ? "counts per rank" : "count " + a[i + 4];
         return name(OPERATIONS, (int) a[i]) + "(" + count + ", " + name(TYPES, (int) a[i + 1]) + op + root + ")";
     }

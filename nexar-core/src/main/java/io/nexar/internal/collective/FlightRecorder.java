@@ -25,6 +25,8 @@ final class FlightRecorder {
     private final long[] postedNanos = new long[SIZE];
     private final long[] endedNanos = new long[SIZE];
     private final Schedule[] schedule = new Schedule[SIZE];
+    /** Bytes per element of the schedule (not always the fingerprint's type: a compressed allReduce moves bytes). */
+    private final int[] elementBytes = new int[SIZE];
     private final NexarException[] failure = new NexarException[SIZE];
     private final ErrorContext[] context = new ErrorContext[SIZE];
     private long newest = -1;
@@ -41,6 +43,7 @@ final class FlightRecorder {
         postedNanos[i] = op.postedNanos;
         endedNanos[i] = now;
         schedule[i] = op.schedule;
+        elementBytes[i] = op.type.byteSize();
         failure[i] = op.failure;
         context[i] = op.context;
         newest = Math.max(newest, op.seq);
@@ -90,7 +93,9 @@ final class FlightRecorder {
                 sb.append(' ').append(f.op().name().toLowerCase(Locale.ROOT));
             }
             sb.append(", count ").append(f.count());
-            if (f.root() >= 0) {
+            if (f.root() >= 0 && f.operation() == io.nexar.Operation.ALL_REDUCE) {
+                sb.append(", ").append(Fingerprint.describeLayout(f.root()));
+            } else if (f.root() >= 0) {
                 sb.append(", root ").append(f.root());
             }
             sb.append(')');
@@ -110,7 +115,7 @@ final class FlightRecorder {
                 }
             }
         }
-        long sent = bytesSent(schedule[i], f.type().byteSize());
+        long sent = bytesSent(schedule[i], elementBytes[i]);
         sb.append(", sent ").append(sent).append(" B to ranks ").append(to).append(", received from ranks ")
                 .append(from).append(": ");
         NexarException e = failure[i];
@@ -124,15 +129,7 @@ final class FlightRecorder {
 
     /** Payload bytes {@code s} sends in all, with elements of {@code w} bytes. */
     static long bytesSent(Schedule s, int w) {
-        long sent = 0;
-        for (List<Step> round : s.rounds()) {
-            for (Step st : round) {
-                if (st instanceof Step.Send x) {
-                    sent += x.src().count() * w;
-                }
-            }
-        }
-        return sent;
+        return s.bytesSent(w);
     }
 
     /** For example {@code 45.2 us}, {@code 3.10 ms}, {@code 1.204 s}. */

@@ -31,6 +31,19 @@ public record Schedule(int rank, int size, List<List<Step>> rounds, long scratch
         return new Builder(rank, size);
     }
 
+    /** Payload bytes this rank sends in all (frame headers not counted), with elements of {@code w} bytes. */
+    public long bytesSent(int w) {
+        long sent = 0;
+        for (List<Step> round : rounds) {
+            for (Step st : round) {
+                if (st instanceof Step.Send x) {
+                    sent += x.src().count() * w;
+                }
+            }
+        }
+        return sent;
+    }
+
     /** Number of rounds. */
     public int roundCount() {
         return rounds.size();

@@ -657,6 +657,29 @@ public final class TransportCommunicator implements Communicator {
     }
 
     @Override
+    public void allReduce(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op) {
+        run(Operation.ALL_REDUCE, c -> c.allReduce(buckets, type, op, false));
+    }
+
+    @Override
+    public CollectiveHandle allReduceAsync(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op) {
+        return async(Operation.ALL_REDUCE, c -> c.allReduce(buckets, type, op, true));
+    }
+
+    @Override
+    public void allReduceCompressed(MemorySegment data, DataType type, long count, ReduceOp op,
+                                    io.nexar.Compressor compressor, MemorySegment residual) {
+        run(Operation.ALL_REDUCE, c -> c.allReduceCompressed(data, type, count, op, compressor, residual, false));
+    }
+
+    @Override
+    public CollectiveHandle allReduceCompressedAsync(MemorySegment data, DataType type, long count, ReduceOp op,
+                                                     io.nexar.Compressor compressor, MemorySegment residual) {
+        return async(Operation.ALL_REDUCE,
+                c -> c.allReduceCompressed(data, type, count, op, compressor, residual, true));
+    }
+
+    @Override
     public void broadcast(MemorySegment data, DataType type, long count, int root) {
         run(Operation.BROADCAST, c -> c.broadcast(data, type, count, root, false));
     }
