@@ -6,6 +6,7 @@ module io.nexar {
     exports io.nexar;
     exports io.nexar.device;
     exports io.nexar.spi;
+    exports io.nexar.rpc;
 
     exports io.nexar.internal.protocol to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.transport to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;

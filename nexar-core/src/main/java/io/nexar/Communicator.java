@@ -1,6 +1,7 @@
 package io.nexar;
 
 import io.nexar.device.DeviceBuffer;
+import io.nexar.rpc.Rpc;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -201,6 +202,14 @@ public interface Communicator extends AutoCloseable {
      */
     long recv(int src, int tag, DeviceBuffer buffer);
 
+
+    /**
+     * Remote procedure calls on this communicator: register functions by id, call them on any rank (in this
+     * communicator's numbering), blocking or asynchronously. See {@link Rpc}.
+     *
+     * @throws UnsupportedOperationException if this communicator was built without RPC (by hand, in tests)
+     */
+    Rpc rpc();
 
     // ------------------------------------------------------------------------------------------------ collectives
 

@@ -125,7 +125,16 @@ public enum ConfigKey {
     /** {@code join.elastic}, read into {@link NexarConfig#joinElastic()}. */
     JOIN_ELASTIC("join.elastic", Type.BOOLEAN, "false", any(),
             "Join a running cluster: the seed holds this worker until the members' next grow() admits it (set by "
-                    + "`nexar worker --elastic`). See docs/failure-model.md.");
+                    + "`nexar worker --elastic`). See docs/failure-model.md."),
+    /** {@code rpc.timeout}, read into {@link NexarConfig#rpcTimeout()}. */
+    RPC_TIMEOUT("rpc.timeout", Type.DURATION, "30s", greaterThan("0s"),
+            "Deadline of one remote call, from its call to its response; the caller then fails it with"
+                    + " OperationTimeoutException and tells the callee, which interrupts the handler."),
+    /** {@code rpc.max.in.flight}, read into {@link NexarConfig#rpcMaxInFlight()}. */
+    RPC_MAX_IN_FLIGHT("rpc.max.in.flight", Type.INT, "64", between("1", "65536"),
+            "Most remote calls from this process to one rank in flight at once (all communicators); a further call"
+                    + " waits for one to end (back-pressure). A callee answers a caller that exceeds its own value with"
+                    + " RpcException OVERLOADED.");
 
     /** The kind of value a key takes, which decides how its text is parsed and formatted. */
     public enum Type {

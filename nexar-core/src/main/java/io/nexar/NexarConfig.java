@@ -54,6 +54,8 @@ import java.util.Properties;
  * @param recoveryTimeout {@link ConfigKey#RECOVERY_TIMEOUT}
  * @param worldMaxSize {@link ConfigKey#WORLD_MAX_SIZE}; at least {@code worldMinSize}
  * @param joinElastic {@link ConfigKey#JOIN_ELASTIC}
+ * @param rpcTimeout {@link ConfigKey#RPC_TIMEOUT}
+ * @param rpcMaxInFlight {@link ConfigKey#RPC_MAX_IN_FLIGHT}
  * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
  *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
  */
@@ -66,7 +68,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                           Duration pollWindow, String tlsEngine, Duration heartbeatInterval,
                           Duration heartbeatTimeout, String recoveryPolicy,
                           int worldMinSize, Duration recoveryTimeout, int worldMaxSize, boolean joinElastic,
-                          Map<ConfigKey, ConfigSource> sources) {
+                          Duration rpcTimeout, int rpcMaxInFlight, Map<ConfigKey, ConfigSource> sources) {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -112,6 +114,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         check(ConfigKey.WORLD_MIN_SIZE, worldMinSize, sources);
         check(ConfigKey.RECOVERY_TIMEOUT, Objects.requireNonNull(recoveryTimeout, "recoveryTimeout"), sources);
         check(ConfigKey.WORLD_MAX_SIZE, worldMaxSize, sources);
+        check(ConfigKey.RPC_TIMEOUT, Objects.requireNonNull(rpcTimeout, "rpcTimeout"), sources);
+        check(ConfigKey.RPC_MAX_IN_FLIGHT, rpcMaxInFlight, sources);
         if (worldMaxSize < worldMinSize) {
             throw new InvalidConfigurationException(setting(ConfigKey.WORLD_MAX_SIZE, sources),
                     String.valueOf(worldMaxSize), "a number of ranks of at least "
@@ -162,7 +166,9 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (Integer) ConfigKey.WORLD_MIN_SIZE.parsedDefault(),
                 (Duration) ConfigKey.RECOVERY_TIMEOUT.parsedDefault(),
                 (Integer) ConfigKey.WORLD_MAX_SIZE.parsedDefault(),
-                (Boolean) ConfigKey.JOIN_ELASTIC.parsedDefault(), sources);
+                (Boolean) ConfigKey.JOIN_ELASTIC.parsedDefault(),
+                (Duration) ConfigKey.RPC_TIMEOUT.parsedDefault(),
+                (Integer) ConfigKey.RPC_MAX_IN_FLIGHT.parsedDefault(), sources);
     }
 
     /** {@link #recoveryPolicy()} as the enum. */
@@ -282,6 +288,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
             case RECOVERY_TIMEOUT -> recoveryTimeout;
             case WORLD_MAX_SIZE -> worldMaxSize;
             case JOIN_ELASTIC -> joinElastic;
+            case RPC_TIMEOUT -> rpcTimeout;
+            case RPC_MAX_IN_FLIGHT -> rpcMaxInFlight;
         };
     }
 
@@ -551,6 +559,24 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
+         * Sets {@link ConfigKey#RPC_TIMEOUT}: the deadline of one remote call.
+         *
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder rpcTimeout(Duration timeout) {
+            return typed(ConfigKey.RPC_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#RPC_MAX_IN_FLIGHT}: the most remote calls to one rank in flight at once.
+         *
+         * @throws InvalidConfigurationException if not in [1, 65536]
+         */
+        public Builder rpcMaxInFlight(int calls) {
+            return typed(ConfigKey.RPC_MAX_IN_FLIGHT, calls);
+        }
+
+        /**
          * Resolves every key and validates the result.
          *
          * @return the configuration
@@ -604,6 +630,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     (Duration) resolved.get(ConfigKey.RECOVERY_TIMEOUT),
                     (Integer) resolved.get(ConfigKey.WORLD_MAX_SIZE),
                     (Boolean) resolved.get(ConfigKey.JOIN_ELASTIC),
+                    (Duration) resolved.get(ConfigKey.RPC_TIMEOUT),
+                    (Integer) resolved.get(ConfigKey.RPC_MAX_IN_FLIGHT),
                     sources);
         }
 

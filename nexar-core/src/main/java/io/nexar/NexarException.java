@@ -12,7 +12,7 @@ import java.util.OptionalInt;
 public abstract sealed class NexarException extends RuntimeException
         permits PeerFailedException, OperationTimeoutException, ProtocolException, ClusterFormationException,
         CommunicatorClosedException, MessageSizeMismatchException, InvalidConfigurationException,
-        InternalNexarException, OperationCancelledException, CollectiveMismatchException {
+        InternalNexarException, OperationCancelledException, CollectiveMismatchException, RpcException {
 
     private final ErrorContext context;
 

@@ -59,6 +59,26 @@ class ErrorsTest {
     }
 
     @Test
+    void shouldNameTheCalleeFunctionAndRemoteExceptionOfAFailedCall() {
+        var context = new ErrorContext(Operation.RPC, 0, 4, 0, -1, -1, 2);
+        var failed = new RpcException(context, RpcException.Reason.HANDLER_FAILED, ErrorCode.FAILED_PRECONDITION, 7,
+                "java.lang.IllegalStateException", "no such key");
+        assertThat(failed).hasMessage("rpc on rank 0 (world 4, comm 0) failed on rank 2: function 7 threw"
+                + " java.lang.IllegalStateException: no such key");
+        assertThat(failed.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+        assertThat(failed.functionId()).isEqualTo(7);
+        assertThat(failed.peer()).hasValue(2);
+        assertThat(new RpcException(context, RpcException.Reason.HANDLER_FAILED, ErrorCode.ABORTED, 7,
+                "java.io.IOException", "")).hasMessageEndingWith("function 7 threw java.io.IOException");
+        assertThat(new RpcException(context, RpcException.Reason.UNKNOWN_FUNCTION, ErrorCode.FAILED_PRECONDITION, 9,
+                "", "function 9 is not registered on communicator 0 of rank 2"))
+                .hasMessage("rpc on rank 0 (world 4, comm 0) failed on rank 2: function 9 is not registered on"
+                        + " communicator 0 of rank 2");
+        assertThat(new RpcException(context, RpcException.Reason.OVERLOADED, ErrorCode.UNAVAILABLE, 9, "", "busy"))
+                .hasMessage("rpc on rank 0 (world 4, comm 0) was refused by rank 2: busy");
+    }
+
+    @Test
     void shouldKeepTheCause() {
         var cause = new IllegalStateException("root cause");
         assertThat(new PeerFailedException(COLLECTIVE, "x", cause)).hasCause(cause);

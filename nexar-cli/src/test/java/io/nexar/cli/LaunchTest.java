@@ -54,6 +54,21 @@ class LaunchTest {
         }
     }
 
+    /** Issue 15's RPC example across four processes: every rank calls every rank and checks every answer. */
+    @Test
+    void shouldCallRemoteFunctionsAcrossProcesses() {
+        int code = run("launch", "-n", "4", "io.nexar.examples.Rpc");
+        assertThat(code).as(out() + err.toString(StandardCharsets.UTF_8)).isZero();
+        for (int r = 0; r < 4; r++) {
+            for (int peer = 0; peer < 4; peer++) {
+                long square = (r + 10L) * (r + 10L) + peer;
+                assertThat(out()).contains("[rank " + r + "] rank " + r + " -> rank " + peer + ": " + square
+                        + ", \"rank " + peer + " greets rank " + r + ": hello\"");
+            }
+            assertThat(out()).contains("[rank " + r + "] rank " + r + ": as expected, ");
+        }
+    }
+
     @Test
     void shouldFormAClusterOverIpv6Loopback() throws Exception {
         Assumptions.assumeTrue(hasIpv6Loopback(), "no ::1 on this machine");

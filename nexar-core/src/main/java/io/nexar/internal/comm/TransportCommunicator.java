@@ -14,6 +14,8 @@ import io.nexar.PeerFailedException;
 import io.nexar.RecoveryPolicy;
 import io.nexar.ReduceOp;
 import io.nexar.device.DeviceBuffer;
+import io.nexar.rpc.Rpc;
+import io.nexar.rpc.RpcHandler;
 import io.nexar.internal.cluster.Admissions;
 import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
@@ -25,6 +27,7 @@ import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.rpc.RpcEngine;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
@@ -59,6 +62,12 @@ public final class TransportCommunicator implements Communicator {
     private final Mailbox mailbox;
     private final NexarConfig config;
     private final CollectiveEngine engine;
+    /** Null when built by hand without one: no RPC. */
+    private final RpcEngine rpcEngine;
+    /** This communicator's functions, bound in {@link #rpcEngine} under each id the communicator has. */
+    private final ConcurrentHashMap<Integer, RpcHandler<MemorySegment, MemorySegment>> rpcHandlers =
+            new ConcurrentHashMap<>();
+    private final CommunicatorRpc rpc;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Runnable onClose;
     /** Null when built by hand without one: no shrink, no events, no recovery policy. */
@@ -114,15 +123,17 @@ public final class TransportCommunicator implements Communicator {
     /** A communicator of {@code group} (the world, or a sub-communicator sharing the process's receive sides). */
     private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
                                   Group group, Runnable onClose) {
-        this(transport, mailbox, engine, config, group, 0, null, false, false, onClose);
+        this(transport, mailbox, engine, null, config, group, 0, null, false, false, onClose);
     }
 
-    private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, NexarConfig config,
-                                  Group group, int generation, Membership membership, boolean followsWorld,
-                                  boolean world, Runnable onClose) {
+    private TransportCommunicator(Transport transport, Mailbox mailbox, CollectiveEngine engine, RpcEngine rpcEngine,
+                                  NexarConfig config, Group group, int generation, Membership membership,
+                                  boolean followsWorld, boolean world, Runnable onClose) {
         this.transport = transport;
         this.mailbox = mailbox;
         this.engine = engine;
+        this.rpcEngine = rpcEngine;
+        this.rpc = rpcEngine == null ? null : new CommunicatorRpc(this, rpcEngine, config, rpcHandlers);
         this.config = config;
         this.onClose = onClose;
         this.membership = membership;
@@ -146,10 +157,11 @@ public final class TransportCommunicator implements Communicator {
     public static TransportCommunicator world(Transport transport, InboundRouter router, NexarConfig config,
                                               Runnable onClose) {
         installHangReports(transport, router, config);
+        router.rpc().start(transport, config);
         var membership = new Membership(transport, router, config);
         Group world = Group.world(transport.rank(), transport.worldSize());
-        return new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world, 0, membership,
-                config.policy() == RecoveryPolicy.AUTOMATIC, true, onClose);
+        return new TransportCommunicator(transport, router.mailbox(), router.engine(), router.rpc(), config, world, 0,
+                membership, config.policy() == RecoveryPolicy.AUTOMATIC, true, onClose);
     }
 
     /**
@@ -174,8 +186,9 @@ public final class TransportCommunicator implements Communicator {
             throw new IllegalStateException("communicator id " + world.id() + " is already used on this process");
         }
         installHangReports(transport, router, config);
+        router.rpc().start(transport, config);
         var membership = new Membership(transport, router, config, world, ticket.generation());
-        var c = new TransportCommunicator(transport, router.mailbox(), router.engine(), config, world,
+        var c = new TransportCommunicator(transport, router.mailbox(), router.engine(), router.rpc(), config, world,
                 ticket.generation(), membership, config.policy() == RecoveryPolicy.AUTOMATIC, true, onClose);
         c.admitted = new Growth(members.length, ranks.length, true);
         return c;
@@ -198,6 +211,13 @@ public final class TransportCommunicator implements Communicator {
 
     private void adopt(Group group, int generation) {
         lineage.add(group.id());
+        if (rpcEngine != null) {
+            View old = view;
+            rpcEngine.bind(group, rpcHandlers);
+            if (old != null && old.group().id() != group.id()) {
+                rpcEngine.unbind(old.group().id());
+            }
+        }
         view = new View(group, generation, engine == null ? null
                 : new Collectives(engine, transport, config, group), new ConcurrentHashMap<>());
     }
@@ -541,10 +561,14 @@ public final class TransportCommunicator implements Communicator {
     /** A sub-communicator of {@code g} sharing this process's transport, receive sides and membership service. */
     private TransportCommunicator child(Group g) {
         String reason = "the communicator was closed";
-        return new TransportCommunicator(transport, mailbox, engine, config, g, 0, membership, false, false, () -> {
-            engine.closeCommunicator(g.id(), reason);
-            mailbox.closeCommunicator(g.id(), reason);
-        });
+        return new TransportCommunicator(transport, mailbox, engine, rpcEngine, config, g, 0, membership, false, false,
+                () -> {
+                    engine.closeCommunicator(g.id(), reason);
+                    mailbox.closeCommunicator(g.id(), reason);
+                    if (rpcEngine != null) {
+                        rpcEngine.closeCommunicator(g.id(), reason);
+                    }
+                });
     }
 
     @Override
@@ -813,6 +837,37 @@ public final class TransportCommunicator implements Communicator {
     public CollectiveHandle exclusiveScanAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                                ReduceOp op) {
         return async(Operation.EXCLUSIVE_SCAN, c -> c.scan(in, out, type, count, op, true, true));
+    }
+
+    // ------------------------------------------------------------------------------------------------ rpc
+
+    @Override
+    public Rpc rpc() {
+        if (rpc == null) {
+            throw new UnsupportedOperationException("this communicator was built without RPC");
+        }
+        return rpc;
+    }
+
+    /** The group and generation a remote call to {@code rank} runs on, once it may run. */
+    record RpcTarget(Group group, int generation) {
+    }
+
+    /**
+     * Where a remote call to {@code rank} (in this communicator's numbering, already checked against its size) goes:
+     * after an automatic recovery in progress, on an open communicator.
+     */
+    RpcTarget rpcTarget(int rank, Deadline deadline) {
+        View v = current(Operation.RPC, deadline);
+        Group g = v.group();
+        Checks.rank("rank", rank, g.size());
+        checkOpen(new ErrorContext(Operation.RPC, g.rank(), g.size(), g.id(), -1, -1, rank));
+        return new RpcTarget(g, v.generation());
+    }
+
+    /** A remote call failed by a lost peer: announced with the rebuild it caused (policy automatic). */
+    PeerFailedException rpcPeerFailed(PeerFailedException e, int generation) {
+        return afterFailure(e, generation);
     }
 
     @Override

@@ -7,7 +7,8 @@ import java.lang.foreign.MemorySegment;
  * {@link MessageCodec} encodes and decodes them; docs/protocol.md lists every byte.
  */
 public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
-        Message.Collective, Message.CollectiveAbort, Message.Agree, Message.Status,
+        Message.Collective, Message.CollectiveAbort, Message.Agree, Message.Status, Message.RpcRequest,
+        Message.RpcResponse, Message.RpcCancel,
         EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
@@ -155,6 +156,59 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.STATUS;
+        }
+    }
+
+    /**
+     * A remote call (RPC lane): run function {@code functionId} of communicator {@code communicator} on the receiver
+     * with {@code payload} and answer with an {@link RpcResponse} carrying the same {@code requestId}.
+     *
+     * @param communicator the communicator id the caller called on, {@code >= 0}; the callee looks the function up in
+     *                     that communicator's registry and names the caller by its rank there
+     * @param requestId chosen by the caller, unique among its calls in flight to this receiver
+     * @param functionId the registered function, {@code >= 0}
+     * @param timeoutNanos what was left of the caller's deadline when it sent the request, {@code >= 0} (the caller
+     *                     gives up then and sends an {@link RpcCancel})
+     * @param payload the request; on decode a view of the frame, valid only while the frame is
+     */
+    record RpcRequest(int communicator, long requestId, int functionId, long timeoutNanos, MemorySegment payload)
+            implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.RPC_REQUEST;
+        }
+    }
+
+    /**
+     * How a remote call ended (RPC lane).
+     *
+     * @param requestId the request's id
+     * @param status OK, or why the call failed
+     * @param code OK: null; otherwise the failure's {@link io.nexar.ErrorCode}
+     * @param remoteClass FAILED: the class name of the exception the handler threw; otherwise empty; at most
+     *                    {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     * @param detail OK: empty; otherwise the exception's message or the reason, at most
+     *               {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     * @param payload OK: the handler's response; otherwise empty. On decode a view of the frame
+     */
+    record RpcResponse(long requestId, RpcStatus status, io.nexar.ErrorCode code, String remoteClass, String detail,
+                       MemorySegment payload) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.RPC_RESPONSE;
+        }
+    }
+
+    /**
+     * The caller gave up on call {@code requestId} (cancelled, interrupted or timed out): the callee interrupts the
+     * handler's thread and sends no response (RPC lane).
+     *
+     * @param requestId the request's id
+     */
+    record RpcCancel(long requestId) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.RPC_CANCEL;
         }
     }
 }

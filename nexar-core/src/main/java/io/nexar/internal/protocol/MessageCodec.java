@@ -30,6 +30,10 @@ import java.util.Objects;
  * COLLECTIVE_ABORT | communicator i32 | opSeq u64 | reason u8 | field u8 | detail length u16 | detail (UTF-8) |
  * AGREE            | communicator i32 | generation i32 | kind u8 | hasAccepted u8 | nFailed u16 | nBallot u16 |
  *                  | nValue u16 | ranks i32 x (nFailed + nBallot + nValue) |
+ * RPC_REQUEST      | communicator i32 | requestId u64 | functionId i32 | timeoutNanos i64 | payload ... |
+ * RPC_RESPONSE     | requestId u64 | status u8 | code u8 | class length u16 | detail length u16 | class (UTF-8) |
+ *                  | detail (UTF-8) | payload ... |
+ * RPC_CANCEL       | requestId u64 |
  * JOIN_* (0x40-0x47), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
@@ -76,6 +80,10 @@ public final class MessageCodec {
             case Message.Agree a -> AGREE_RANKS_OFFSET + 4L * (a.failed().length + ballot(a).length
                     + a.value().length);
             case Message.Status st -> STATUS_RANKS_OFFSET + 4L * st.waitingFor().length + utf8Length(st.text());
+            case Message.RpcRequest r -> RPC_REQUEST_PAYLOAD_OFFSET + r.payload().byteSize();
+            case Message.RpcResponse r -> RPC_RESPONSE_TEXT_OFFSET + utf8Length(r.remoteClass()) + utf8Length(r.detail())
+                    + r.payload().byteSize();
+            case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -201,6 +209,27 @@ public final class MessageCodec {
                 }
                 MemorySegment.copy(text, 0, dst, BYTE, at, text.length);
             }
+            case Message.RpcRequest r -> {
+                dst.set(INT_LE, RPC_REQUEST_COMMUNICATOR_OFFSET, r.communicator());
+                dst.set(LONG_LE, RPC_REQUEST_ID_OFFSET, r.requestId());
+                dst.set(INT_LE, RPC_REQUEST_FUNCTION_OFFSET, r.functionId());
+                dst.set(LONG_LE, RPC_REQUEST_TIMEOUT_OFFSET, r.timeoutNanos());
+                MemorySegment.copy(r.payload(), 0, dst, RPC_REQUEST_PAYLOAD_OFFSET, r.payload().byteSize());
+            }
+            case Message.RpcResponse r -> {
+                byte[] cls = r.remoteClass().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
+                byte[] detail = r.detail().getBytes(StandardCharsets.UTF_8);
+                dst.set(LONG_LE, RPC_RESPONSE_ID_OFFSET, r.requestId());
+                dst.set(BYTE, RPC_RESPONSE_STATUS_OFFSET, (byte) r.status().code());
+                dst.set(BYTE, RPC_RESPONSE_CODE_OFFSET, (byte) (r.code() == null ? 0 : RpcStatus.wireCode(r.code())));
+                dst.set(SHORT_LE, RPC_RESPONSE_CLASS_LENGTH_OFFSET, (short) cls.length);
+                dst.set(SHORT_LE, RPC_RESPONSE_DETAIL_LENGTH_OFFSET, (short) detail.length);
+                MemorySegment.copy(cls, 0, dst, BYTE, RPC_RESPONSE_TEXT_OFFSET, cls.length);
+                MemorySegment.copy(detail, 0, dst, BYTE, RPC_RESPONSE_TEXT_OFFSET + cls.length, detail.length);
+                MemorySegment.copy(r.payload(), 0, dst, RPC_RESPONSE_TEXT_OFFSET + cls.length + detail.length,
+                        r.payload().byteSize());
+            }
+            case Message.RpcCancel c -> dst.set(LONG_LE, RPC_CANCEL_ID_OFFSET, c.requestId());
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return written;
@@ -268,6 +297,17 @@ public final class MessageCodec {
             case COLLECTIVE_ABORT -> decodeAbort(peer, frame);
             case AGREE -> decodeAgree(peer, frame);
             case STATUS -> decodeStatus(peer, frame);
+            case RPC_REQUEST -> {
+                requireSize(peer, type, frame, RPC_REQUEST_PAYLOAD_OFFSET, false);
+                yield new Message.RpcRequest(frame.get(INT_LE, RPC_REQUEST_COMMUNICATOR_OFFSET),
+                        frame.get(LONG_LE, RPC_REQUEST_ID_OFFSET), frame.get(INT_LE, RPC_REQUEST_FUNCTION_OFFSET),
+                        frame.get(LONG_LE, RPC_REQUEST_TIMEOUT_OFFSET), frame.asSlice(RPC_REQUEST_PAYLOAD_OFFSET));
+            }
+            case RPC_RESPONSE -> decodeRpcResponse(peer, frame);
+            case RPC_CANCEL -> {
+                requireSize(peer, type, frame, RPC_CANCEL_FRAME_BYTES, true);
+                yield new Message.RpcCancel(frame.get(LONG_LE, RPC_CANCEL_ID_OFFSET));
+            }
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
                  GROW_POLL, ADMISSION ->
                     EnrolmentCodec.decode(peer, type, frame);
@@ -455,6 +495,60 @@ public final class MessageCodec {
         }
     }
 
+    private static Message.RpcResponse decodeRpcResponse(int peer, MemorySegment frame) {
+        requireSize(peer, MessageType.RPC_RESPONSE, frame, RPC_RESPONSE_TEXT_OFFSET, false);
+        int statusCode = frame.get(BYTE, RPC_RESPONSE_STATUS_OFFSET) & 0xFF;
+        RpcStatus status = RpcStatus.fromCode(statusCode);
+        if (status == null) {
+            throw error(peer, "unknown RPC_RESPONSE status " + hex(statusCode) + " from " + source(peer));
+        }
+        int wireCode = frame.get(BYTE, RPC_RESPONSE_CODE_OFFSET) & 0xFF;
+        io.nexar.ErrorCode code = wireCode == 0 ? null : RpcStatus.errorCode(wireCode);
+        if (wireCode != 0 && code == null) {
+            throw error(peer, "unknown RPC_RESPONSE error code " + hex(wireCode) + " from " + source(peer));
+        }
+        int classBytes = frame.get(SHORT_LE, RPC_RESPONSE_CLASS_LENGTH_OFFSET) & 0xFFFF;
+        int detailBytes = frame.get(SHORT_LE, RPC_RESPONSE_DETAIL_LENGTH_OFFSET) & 0xFFFF;
+        if (classBytes > MAX_TEXT_BYTES || detailBytes > MAX_TEXT_BYTES) {
+            throw error(peer, "RPC_RESPONSE text of " + Math.max(classBytes, detailBytes) + " bytes from "
+                    + source(peer) + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
+        }
+        long payloadAt = RPC_RESPONSE_TEXT_OFFSET + (long) classBytes + detailBytes;
+        requireSize(peer, MessageType.RPC_RESPONSE, frame, payloadAt, false);
+        String remoteClass = utf8(peer, MessageType.RPC_RESPONSE, frame, RPC_RESPONSE_TEXT_OFFSET, classBytes);
+        String detail = utf8(peer, MessageType.RPC_RESPONSE, frame, RPC_RESPONSE_TEXT_OFFSET + classBytes,
+                detailBytes);
+        return new Message.RpcResponse(frame.get(LONG_LE, RPC_RESPONSE_ID_OFFSET), status, code, remoteClass, detail,
+                frame.asSlice(payloadAt));
+    }
+
+    /** Strict UTF-8 text of a frame field. */
+    private static String utf8(int peer, MessageType type, MemorySegment frame, long at, int bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(frame.asSlice(at, bytes).asByteBuffer())
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw error(peer, type + " text from " + source(peer) + " is not valid UTF-8", e);
+        }
+    }
+
+    /** Null if {@code s} fits a text field: well-formed and at most MAX_TEXT_BYTES of UTF-8. */
+    private static String textProblem(String name, String s) {
+        if (s == null) {
+            return name + " is null";
+        }
+        long bytes = utf8Length(s);
+        if (bytes < 0) {
+            return name + " contains an unpaired surrogate";
+        } else if (bytes > MAX_TEXT_BYTES) {
+            return name + " of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
+        }
+        return null;
+    }
+
     /** An AGREE's accepted ballot as it travels: empty when there is none. */
     private static int[] ballot(Message.Agree a) {
         return a.acceptedBallot() == null ? new int[0] : a.acceptedBallot();
@@ -618,6 +712,45 @@ public final class MessageCodec {
                 }
                 yield null;
             }
+            case Message.RpcRequest r -> {
+                if (r.communicator() < 0) {
+                    yield "communicator " + r.communicator() + " is negative";
+                } else if (r.functionId() < 0) {
+                    yield "functionId " + r.functionId() + " is negative";
+                } else if (r.timeoutNanos() < 0) {
+                    yield "timeoutNanos " + r.timeoutNanos() + " is negative";
+                } else if (r.payload() == null) {
+                    yield "payload is null";
+                } else if (r.payload().byteSize() > MAX_FRAME_LENGTH - (RPC_REQUEST_PAYLOAD_OFFSET - LENGTH_PREFIX_BYTES)) {
+                    yield "payload of " + r.payload().byteSize() + " bytes does not fit in one frame";
+                }
+                yield null;
+            }
+            case Message.RpcResponse r -> {
+                if (r.status() == null) {
+                    yield "status is null";
+                } else if (r.payload() == null) {
+                    yield "payload is null";
+                } else if ((r.status() == RpcStatus.OK) != (r.code() == null)) {
+                    yield r.status() == RpcStatus.OK ? "an OK response carries no error code"
+                            : "a " + r.status() + " response needs an error code";
+                } else if (r.status() != RpcStatus.OK && r.payload().byteSize() > 0) {
+                    yield "a " + r.status() + " response carries no payload";
+                } else if (r.status() == RpcStatus.OK && r.remoteClass() != null && r.detail() != null
+                        && (!r.remoteClass().isEmpty() || !r.detail().isEmpty())) {
+                    yield "an OK response carries no class or detail";
+                } else if (r.status() != RpcStatus.FAILED && r.remoteClass() != null && !r.remoteClass().isEmpty()) {
+                    yield "only a FAILED response names a class";
+                }
+                String p = textProblem("remoteClass", r.remoteClass());
+                p = p != null ? p : textProblem("detail", r.detail());
+                if (p == null && r.payload().byteSize() > MAX_FRAME_LENGTH - (RPC_RESPONSE_TEXT_OFFSET
+                        - LENGTH_PREFIX_BYTES) - utf8Length(r.remoteClass()) - utf8Length(r.detail())) {
+                    p = "payload of " + r.payload().byteSize() + " bytes does not fit in one frame";
+                }
+                yield p;
+            }
+            case Message.RpcCancel _ -> null;
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
     }

@@ -21,6 +21,12 @@ public enum MessageType {
     STATUS(0x21),
     /** {@link Message.Goodbye}: the sender is leaving. */
     GOODBYE(0x2F),
+    /** {@link Message.RpcRequest}: a remote call of a registered function (RPC lane). */
+    RPC_REQUEST(0x30),
+    /** {@link Message.RpcResponse}: how a remote call ended, with its response or failure (RPC lane). */
+    RPC_RESPONSE(0x31),
+    /** {@link Message.RpcCancel}: the caller gave up on a call (cancelled or timed out; RPC lane). */
+    RPC_CANCEL(0x32),
 
     // Enrolment (0x40-0x4F): only on the seed's TLS enrolment connection, never on a peer link; see EnrolmentCodec.
     /** {@link EnrolmentMessage.JoinChallenge}: the seed's nonce, first frame of an enrolment connection. */

@@ -46,6 +46,15 @@ import java.nio.ByteOrder;
  * 45 u64 offset
  * 53 payload ... to end of frame
  *
+ * RPC_REQUEST (0x30)             RPC_RESPONSE (0x31)                  RPC_CANCEL (0x32)
+ *  6 i32 communicator             6 u64 requestId                       6 u64 requestId
+ * 10 u64 requestId               14 u8  status                         14 end
+ * 18 i32 functionId              15 u8  error code (0 when OK)
+ * 22 i64 timeoutNanos            16 u16 class length c
+ * 30 payload ... to end          18 u16 detail length d
+ *                                20 c bytes UTF-8 class, d bytes UTF-8 detail
+ *                              20+c+d payload ... to end of frame
+ *
  * STATUS (0x21)
  *  6 u8  kind: 0 question, 1 answer
  *  7 u64 requestId
@@ -63,7 +72,7 @@ import java.nio.ByteOrder;
 public final class WireFormat {
 
     /** The protocol version this node speaks; a Hello with any other version is refused. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /**
      * The first four body bytes of every Hello: the ASCII characters {@code N X A R} in wire order, which is
@@ -246,4 +255,39 @@ public final class WireFormat {
 
     /** AGREE: most ranks in one set. */
     public static final int AGREE_MAX_SET = 0xFFFF;
+
+    // ---------------------------------------------------------------- RPC_REQUEST (0x30)
+
+    /** RPC request: i32 communicator id. */
+    public static final int RPC_REQUEST_COMMUNICATOR_OFFSET = FRAME_HEADER_BYTES;
+    /** RPC request: u64 request id. */
+    public static final int RPC_REQUEST_ID_OFFSET = RPC_REQUEST_COMMUNICATOR_OFFSET + 4;
+    /** RPC request: i32 function id. */
+    public static final int RPC_REQUEST_FUNCTION_OFFSET = RPC_REQUEST_ID_OFFSET + 8;
+    /** RPC request: i64 nanoseconds left of the caller's deadline. */
+    public static final int RPC_REQUEST_TIMEOUT_OFFSET = RPC_REQUEST_FUNCTION_OFFSET + 4;
+    /** RPC request: the payload, which runs to the end of the frame; also the request's framing overhead (30). */
+    public static final int RPC_REQUEST_PAYLOAD_OFFSET = RPC_REQUEST_TIMEOUT_OFFSET + 8;
+
+    // ---------------------------------------------------------------- RPC_RESPONSE (0x31)
+
+    /** RPC response: u64 request id. */
+    public static final int RPC_RESPONSE_ID_OFFSET = FRAME_HEADER_BYTES;
+    /** RPC response: u8 {@link RpcStatus} code. */
+    public static final int RPC_RESPONSE_STATUS_OFFSET = RPC_RESPONSE_ID_OFFSET + 8;
+    /** RPC response: u8 error code ({@link RpcStatus#wireCode}), 0 when the status is OK. */
+    public static final int RPC_RESPONSE_CODE_OFFSET = RPC_RESPONSE_STATUS_OFFSET + 1;
+    /** RPC response: u16 length of the UTF-8 class name. */
+    public static final int RPC_RESPONSE_CLASS_LENGTH_OFFSET = RPC_RESPONSE_CODE_OFFSET + 1;
+    /** RPC response: u16 length of the UTF-8 detail. */
+    public static final int RPC_RESPONSE_DETAIL_LENGTH_OFFSET = RPC_RESPONSE_CLASS_LENGTH_OFFSET + 2;
+    /** RPC response: the class name, then the detail, then the payload to the end of the frame. */
+    public static final int RPC_RESPONSE_TEXT_OFFSET = RPC_RESPONSE_DETAIL_LENGTH_OFFSET + 2;
+
+    // ---------------------------------------------------------------- RPC_CANCEL (0x32)
+
+    /** RPC cancel: u64 request id. */
+    public static final int RPC_CANCEL_ID_OFFSET = FRAME_HEADER_BYTES;
+    /** Size of a whole RPC cancel frame, length prefix included (14). */
+    public static final int RPC_CANCEL_FRAME_BYTES = RPC_CANCEL_ID_OFFSET + 8;
 }

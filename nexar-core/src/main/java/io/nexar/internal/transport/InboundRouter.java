@@ -4,15 +4,17 @@ import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.rpc.RpcEngine;
 
 /**
  * The process's one {@link InboundHandler}: point-to-point traffic goes to the {@link Mailbox}, collective traffic
- * to the {@link CollectiveEngine}; Goodbye and peer failures reach both. Every transport hands its inbound messages
+ * to the {@link CollectiveEngine}, remote calls to the {@link RpcEngine}; Goodbye and peer failures reach all three. Every transport hands its inbound messages
  * here, so the {@link Transport} and {@link InboundHandler} interfaces stay as they are.
  */
 public final class InboundRouter implements InboundHandler {
     private final Mailbox mailbox;
     private final CollectiveEngine engine;
+    private final RpcEngine rpc = new RpcEngine();
     private volatile Membership membership;
     private volatile HangReports hangs;
 
@@ -62,12 +64,14 @@ public final class InboundRouter implements InboundHandler {
     public void abortAll(int peer, String why) {
         engine.abortAll(peer, why);
         mailbox.abortAll(why);
+        rpc.abortAll(why);
     }
 
     /** Fails the pending receives and collectives of a communicator its members abandoned (automatic recovery). */
     public void failCommunicator(int comm, String why) {
         engine.failCommunicator(comm, why);
         mailbox.failCommunicator(comm, why);
+        rpc.failCommunicator(comm, why);
     }
 
     /** The point-to-point receive side. */
@@ -78,6 +82,11 @@ public final class InboundRouter implements InboundHandler {
     /** The collective receive side. */
     public CollectiveEngine engine() {
         return engine;
+    }
+
+    /** The remote procedure calls of this process. */
+    public RpcEngine rpc() {
+        return rpc;
     }
 
     @Override
@@ -99,8 +108,10 @@ public final class InboundRouter implements InboundHandler {
                 }
                 yield Delivery.ACCEPTED;
             }
+            case Message.RpcRequest _, Message.RpcResponse _, Message.RpcCancel _ -> rpc.onMessage(peer, message);
             case Message.Goodbye g -> {
                 engine.onPeerDown(peer, g.reason().describe(g.detail()));
+                rpc.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.onMessage(peer, g);
             }
             default -> mailbox.onMessage(peer, message);
@@ -114,8 +125,11 @@ public final class InboundRouter implements InboundHandler {
             case Message.CollectiveAbort a -> engine.deliverWaiting(peer, a, deadlineNanos);
             case Message.Agree a -> onMessage(peer, a) == Delivery.ACCEPTED;
             case Message.Status st -> onMessage(peer, st) == Delivery.ACCEPTED;
+            case Message.RpcRequest _, Message.RpcResponse _, Message.RpcCancel _ ->
+                    rpc.onMessage(peer, message) == Delivery.ACCEPTED;
             case Message.Goodbye g -> {
                 engine.onPeerDown(peer, g.reason().describe(g.detail()));
+                rpc.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
             }
             default -> mailbox.deliverWaiting(peer, message, deadlineNanos);
@@ -130,6 +144,7 @@ public final class InboundRouter implements InboundHandler {
         }
         engine.onPeerDown(peer, why);
         mailbox.onPeerDown(peer, why, cause);
+        rpc.onPeerDown(peer, why);
         if (m != null) {
             m.onPeerDown(peer, why, cause);
         }
@@ -143,6 +158,7 @@ public final class InboundRouter implements InboundHandler {
         }
         engine.close(reason);
         mailbox.close(reason);
+        rpc.close(reason);
         HangReports h = hangs;
         if (h != null) {
             h.close();

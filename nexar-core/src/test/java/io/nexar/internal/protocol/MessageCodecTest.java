@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.nexar.ErrorCode;
 import io.nexar.ProtocolException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -53,7 +54,7 @@ class MessageCodecTest {
 
     static List<Fixture> fixtures() {
         return List.of(
-                fixture("hello", new Message.Hello(2, 3, 4, 0x0123456789ABCDEFL)),
+                fixture("hello", new Message.Hello(3, 3, 4, 0x0123456789ABCDEFL)),
                 fixture("data", new Message.Data(2, 7, 5, 16, 8, segment(0xde, 0xad, 0xbe, 0xef, 0x01))),
                 fixture("data-empty", new Message.Data(0, 0, 0, 0, 0, MemorySegment.ofArray(new byte[0]))),
                 fixture("heartbeat", new Message.Heartbeat(42, 0x0102030405060708L)),
@@ -62,7 +63,15 @@ class MessageCodecTest {
                         segment(0xde, 0xad, 0xbe, 0xef))),
                 fixture("collective-abort", new Message.CollectiveAbort(0, 5, AbortReason.MISMATCH, 2, -1, "count")),
                 fixture("status-question", new Message.Status(false, 7, new int[0], "")),
-                fixture("status-answer", new Message.Status(true, 7, new int[] {3}, "idle")));
+                fixture("status-answer", new Message.Status(true, 7, new int[] {3}, "idle")),
+                fixture("rpc-request", new Message.RpcRequest(2, 9, 7, 1_000_000_000L,
+                        segment('p', 'i', 'n', 'g'))),
+                fixture("rpc-response", new Message.RpcResponse(9, RpcStatus.OK, null, "", "",
+                        segment('p', 'o', 'n', 'g'))),
+                fixture("rpc-response-failed", new Message.RpcResponse(9, RpcStatus.FAILED,
+                        ErrorCode.FAILED_PRECONDITION, "java.lang.IllegalStateException", "boom",
+                        MemorySegment.ofArray(new byte[0]))),
+                fixture("rpc-cancel", new Message.RpcCancel(9)));
     }
 
     static Fixture fixture(String name) {
@@ -107,6 +116,16 @@ class MessageCodecTest {
             assertEquals(e.offset(), a.offset(), "offset");
             assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
                     "payload");
+        } else if (expected instanceof Message.RpcRequest e && actual instanceof Message.RpcRequest a) {
+            assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
+                    "payload");
+            assertEquals(e.toString().replaceAll("payload=.*", ""), a.toString().replaceAll("payload=.*", ""),
+                    "header fields");
+        } else if (expected instanceof Message.RpcResponse e && actual instanceof Message.RpcResponse a) {
+            assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
+                    "payload");
+            assertEquals(e.toString().replaceAll("payload=.*", ""), a.toString().replaceAll("payload=.*", ""),
+                    "header fields");
         } else if (expected instanceof Message.Status e && actual instanceof Message.Status a) {
             assertEquals(e.reply(), a.reply(), "reply");
             assertEquals(e.requestId(), a.requestId(), "requestId");
@@ -119,10 +138,21 @@ class MessageCodecTest {
 
     /** A copy of {@code m} that does not reference decoder or frame memory, for use after a callback returns. */
     static Message detach(Message m) {
-        return m instanceof Message.Data d
-                ? new Message.Data(d.communicator(), d.tag(), d.messageSeq(), d.totalBytes(), d.offset(),
-                        MemorySegment.ofArray(d.payload().toArray(ValueLayout.JAVA_BYTE)))
-                : m;
+        return switch (m) {
+            case Message.Data d -> new Message.Data(d.communicator(), d.tag(), d.messageSeq(), d.totalBytes(),
+                    d.offset(), copy(d.payload()));
+            case Message.Collective c -> new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(),
+                    c.dataType(), c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(), copy(c.payload()));
+            case Message.RpcRequest r -> new Message.RpcRequest(r.communicator(), r.requestId(), r.functionId(),
+                    r.timeoutNanos(), copy(r.payload()));
+            case Message.RpcResponse r -> new Message.RpcResponse(r.requestId(), r.status(), r.code(),
+                    r.remoteClass(), r.detail(), copy(r.payload()));
+            default -> m;
+        };
+    }
+
+    private static MemorySegment copy(MemorySegment s) {
+        return MemorySegment.ofArray(s.toArray(ValueLayout.JAVA_BYTE));
     }
 
     static byte[] encode(Message m) {
@@ -263,6 +293,23 @@ class MessageCodecTest {
     static Stream<Arguments> corruptions() {
         return Stream.of(
                 corrupt("status-answer", 6, new int[] {2}, "STATUS from rank 3 has kind 0x02, expected 0 or 1"),
+                corrupt("rpc-request", 6, new int[] {0xff, 0xff, 0xff, 0xff},
+                        "invalid RPC_REQUEST from rank 3: communicator -1 is negative"),
+                corrupt("rpc-request", 18, new int[] {0xff, 0xff, 0xff, 0xff},
+                        "invalid RPC_REQUEST from rank 3: functionId -1 is negative"),
+                corrupt("rpc-request", 29, new int[] {0x80}, "timeoutNanos -9223372035854775808 is negative"),
+                corrupt("rpc-response", 14, new int[] {9}, "unknown RPC_RESPONSE status 0x09 from rank 3"),
+                corrupt("rpc-response", 15, new int[] {4}, "invalid RPC_RESPONSE from rank 3: an OK response carries"
+                        + " no error code"),
+                corrupt("rpc-response-failed", 15, new int[] {0}, "a FAILED response needs an error code"),
+                corrupt("rpc-response-failed", 15, new int[] {0x63}, "unknown RPC_RESPONSE error code 0x63"),
+                corrupt("rpc-response-failed", 16, new int[] {0x01, 0x04}, "RPC_RESPONSE text of 1025 bytes"),
+                corrupt("rpc-response-failed", 18, new int[] {0x05}, "RPC_RESPONSE frame from rank 3 has 55 bytes,"
+                        + " expected at least 56"),
+                corrupt("rpc-response-failed", 51, new int[] {0xc3, 0x28}, "RPC_RESPONSE text from rank 3 is not"
+                        + " valid UTF-8"),
+                corrupt("rpc-response", 16, new int[] {0x02}, "an OK response carries no class or detail"),
+                corrupt("rpc-response-failed", 14, new int[] {0x02}, "only a FAILED response names a class"),
                 corrupt("status-answer", 17, new int[] {0x01, 0x04}, "STATUS text of 1025 bytes from rank 3 exceeds"),
                 corrupt("status-answer", 17, new int[] {5}, "STATUS frame from rank 3 has 27 bytes, expected 28"),
                 corrupt("status-answer", 19, new int[] {0xff, 0xff, 0xff, 0xff},
@@ -271,7 +318,7 @@ class MessageCodecTest {
                 corrupt("hello", 4, new int[] {0x2a}, "decode unknown message type 0x2a from rank 3"),
                 corrupt("heartbeat", 4, new int[] {0xff}, "unknown message type 0xff from rank 3"),
                 corrupt("hello", 10, new int[] {7},
-                        "unsupported protocol version 7 from rank 3 (this node speaks 2)"),
+                        "unsupported protocol version 7 from rank 3 (this node speaks 3)"),
                 corrupt("hello", 6, new int[] {'M'}, "bad magic 0x5241584d in HELLO from rank 3"),
                 corrupt("hello", 5, new int[] {0x01}, "HELLO from rank 3 has flags 0x01, expected 0x00"),
                 corrupt("data", 5, new int[] {0x80}, "DATA from rank 3 has flags 0x80"),
@@ -316,9 +363,9 @@ class MessageCodecTest {
     void aFutureHelloWithALongerBodyIsAVersionMismatch() {
         byte[] hello = Arrays.copyOf(fixture("hello").bytes(), 40);
         hello[0] = 36;
-        hello[10] = 3;
+        hello[10] = 4;
         assertThatThrownBy(() -> decode(hello)).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("unsupported protocol version 3 from rank 3 (this node speaks 2)");
+                .hasMessageContaining("unsupported protocol version 4 from rank 3 (this node speaks 3)");
     }
 
     @Test
@@ -377,7 +424,23 @@ class MessageCodecTest {
                         Arbitraries.longs().greaterOrEqual(0), Arbitraries.of(AbortReason.class),
                         Arbitraries.integers().between(0, 255), Arbitraries.integers().between(-1, 1 << 20), text)
                 .as(Message.CollectiveAbort::new);
-        return Arbitraries.oneOf(hellos, data, heartbeats, goodbyes, collectives, aborts);
+        Arbitrary<Message> rpcRequests = Arbitraries.bytes().array(byte[].class).ofMaxSize(300).flatMap(payload ->
+                Combinators.combine(Arbitraries.integers().greaterOrEqual(0), Arbitraries.longs(),
+                                Arbitraries.integers().greaterOrEqual(0), Arbitraries.longs().greaterOrEqual(0))
+                        .as((comm, id, fn, timeout) -> (Message) new Message.RpcRequest(comm, id, fn, timeout,
+                                MemorySegment.ofArray(payload))));
+        Arbitrary<Message> rpcOk = Combinators.combine(Arbitraries.longs(),
+                        Arbitraries.bytes().array(byte[].class).ofMaxSize(300))
+                .as((id, payload) -> new Message.RpcResponse(id, RpcStatus.OK, null, "", "",
+                        MemorySegment.ofArray(payload)));
+        Arbitrary<Message> rpcFailed = Combinators.combine(Arbitraries.longs(),
+                        Arbitraries.of(RpcStatus.FAILED, RpcStatus.UNKNOWN_FUNCTION, RpcStatus.OVERLOADED),
+                        Arbitraries.of(ErrorCode.class), text, text)
+                .as((id, status, code, cls, detail) -> new Message.RpcResponse(id, status, code,
+                        status == RpcStatus.FAILED ? cls : "", detail, MemorySegment.ofArray(new byte[0])));
+        Arbitrary<Message> rpcCancels = Arbitraries.longs().map(Message.RpcCancel::new);
+        return Arbitraries.oneOf(hellos, data, heartbeats, goodbyes, collectives, aborts, rpcRequests, rpcOk,
+                rpcFailed, rpcCancels);
     }
 
     @Property(tries = 2000)
