@@ -56,7 +56,7 @@ class ModulePathIT {
                     assertThat(code).as("exit code of rank %d\n%s", r, rank.output()).hasValue(0);
                     assertThat(lines(rank)).as(rank.output()).contains(
                             "modules app=io.nexar.it.consumer nexar=io.nexar transport=io.nexar.transport.quic",
-                            "exports io.nexar=io.nexar,io.nexar.device,io.nexar.spi",
+                            "exports io.nexar=io.nexar,io.nexar.device,io.nexar.rpc,io.nexar.spi",
                             "exports io.nexar.transport.quic=",
                             "rank=" + r + " size=" + WORLD + " sum=3");
                 }

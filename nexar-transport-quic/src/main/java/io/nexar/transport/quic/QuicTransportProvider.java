@@ -18,12 +18,9 @@ import io.nexar.transport.quic.formation.SeedPoll;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
 import io.nexar.transport.quic.security.JoinString;
 import io.netty.handler.codec.quic.Quic;
-import java.io.IOException;
-import java.net.DatagramSocket;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
@@ -34,9 +31,10 @@ import java.util.List;
  * lane, connects to every other member and returns the world communicator.
  *
  * <p>Enrolment must publish this member's addresses before it has a rank or a certificate, which the transport
- * needs before it binds; so the ports are reserved first (bound once and released) and bound again by the
- * transport. On a busy machine another process could take a port in between; the transport then fails to bind with
- * a clear {@link ClusterFormationException} and the job can be restarted.
+ * needs before it binds; so the ports are picked first (bound once and released, {@link PortReservation}: at random
+ * below the kernel's ephemeral range, where no other process gets them automatically) and bound again by the
+ * transport. A process that asks for that very port in between makes the transport fail to bind with a clear
+ * {@link ClusterFormationException}; the job can then be restarted.
  */
 public final class QuicTransportProvider implements TransportProvider {
 
@@ -68,9 +66,9 @@ public final class QuicTransportProvider implements TransportProvider {
         Deadline deadline = Deadline.after(formationTimeout);
         JoinString join = JoinString.parse(joinString);
         InetAddress bindHost = bindHost(join);
-        InetSocketAddress quic = new InetSocketAddress(bindHost, reserveUdpPort(bindHost));
+        InetSocketAddress quic = new InetSocketAddress(bindHost, PortReservation.udp(bindHost));
         BulkLaneOptions bulk = bulkOptions(config);
-        bulk = bulk.mode() == BulkLaneOptions.Mode.OFF ? bulk : bulk.withPort(reserveTcpPort(bindHost));
+        bulk = bulk.mode() == BulkLaneOptions.Mode.OFF ? bulk : bulk.withPort(PortReservation.tcp(bindHost));
         InetSocketAddress bulkAddress = bulk.mode() == BulkLaneOptions.Mode.OFF ? null
                 : new InetSocketAddress(bindHost, bulk.port());
         Duration left = Duration.ofNanos(deadline.remainingNanos());
@@ -160,26 +158,6 @@ public final class QuicTransportProvider implements TransportProvider {
         } catch (UnknownHostException e) {
             throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot resolve the seed"
                     + " host " + join.host() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static int reserveUdpPort(InetAddress host) {
-        try (var socket = new DatagramSocket(new InetSocketAddress(host, 0))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot bind a UDP port on "
-                    + host.getHostAddress() + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static int reserveTcpPort(InetAddress host) {
-        try (var socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(host, 0));
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot bind a TCP port on "
-                    + host.getHostAddress() + ": " + e.getMessage(), e);
         }
     }
 }
