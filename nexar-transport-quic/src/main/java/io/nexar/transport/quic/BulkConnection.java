@@ -144,6 +144,27 @@ final class BulkConnection {
         return lane;
     }
 
+    /** The transport's poll window ({@code poll.window}): how long a blocked sender reads its lane itself. */
+    long pollWindowNanos() {
+        return transport.pollNanos();
+    }
+
+    /** A sender waiting for this socket reads its lane's connections meanwhile ({@link BulkWriter#sendDirect}). */
+    void pollOwnLane() {
+        Lane l = lane;
+        if (l != null) {
+            transport.poll(l);
+        }
+    }
+
+    /** A sender going to wait for this socket hands its lane back to the reader threads. */
+    void handBackOwnLane() {
+        Lane l = lane;
+        if (l != null) {
+            transport.handBack(l);
+        }
+    }
+
     /** The dialer's HELLO named the lane of an accepted connection (setup, reader thread). */
     void carries(Lane l) {
         lane = l;

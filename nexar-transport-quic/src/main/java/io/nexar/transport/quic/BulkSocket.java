@@ -496,6 +496,22 @@ final class BulkSocket {
         }
     }
 
+    /** True for plain TCP: bytes go to the socket as they are, so a frame can be written from where it lies. */
+    boolean isPlain() {
+        return engine == null;
+    }
+
+    /**
+     * Plain TCP only: one gathering write of {@code srcs} (direct buffers) straight to the socket, as much as it takes
+     * now, without waiting; saves the copy into an output buffer that {@link #fill} makes. The caller holds the
+     * socket's write turn.
+     *
+     * @return the bytes written, 0 if the socket's send buffer is full
+     */
+    long writeSome(ByteBuffer[] srcs) throws IOException {
+        return channel.write(srcs);
+    }
+
     /**
      * Writes what {@link #fill} put into {@code out} as far as the socket takes it now, without waiting (after
      * {@link #goNonBlocking}): a sender writes its own small frame this way, saving the hand-off to the writer thread.
@@ -539,6 +555,21 @@ final class BulkSocket {
     private void awaitWritable() throws IOException {
         if (writable != null) {
             await(writable);
+        }
+    }
+
+    /** Waits at most about {@code nanos} until the socket takes more bytes (non-blocking socket only). */
+    void awaitWritable(long nanos) throws IOException {
+        if (writable == null) {
+            return;
+        }
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+        writable.select(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos)));
+        writable.selectedKeys().clear();
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
         }
     }
 

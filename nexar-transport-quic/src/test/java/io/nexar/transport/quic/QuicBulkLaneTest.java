@@ -256,6 +256,16 @@ class QuicBulkLaneTest {
 
     @Test
     void shouldFinishAStartedFrameFromACopyAndRefuseTheNextAtTheDeadline() throws Exception {
+        finishAStartedFrameFromACopy(BulkLaneOptions.defaults(), false);
+    }
+
+    /** The same on plain TCP from direct memory, where a large frame is written from where it lies (no output buffer). */
+    @Test
+    void shouldFinishAStartedDirectFrameFromACopyOnPlainTcp() throws Exception {
+        finishAStartedFrameFromACopy(new BulkLaneOptions(BulkLaneOptions.Mode.TCP_PLAIN, 0), true);
+    }
+
+    private static void finishAStartedFrameFromACopy(BulkLaneOptions bulk, boolean direct) throws Exception {
         long store = 1 << 20;
         // Larger than both output buffers and the socket buffers together (loopback autotuning gives up to ~10 MiB),
         // so the lane stalls inside a frame, never at a frame's end, whatever the buffers: the frame in progress at
@@ -265,7 +275,7 @@ class QuicBulkLaneTest {
         var config = CONFIG.toBuilder().unexpectedMaxBytes(store).maxFrameBytes(2L * frame).chunkBytes(frame).build();
         var mailboxes = List.of(new Mailbox(store), new Mailbox(store));
         var transports = QuicTestCluster.form(2, config, LOOPBACK, QuicTestCluster::credentials, mailboxes::get,
-                BulkLaneOptions.defaults());
+                bulk);
         var receiver = new TransportCommunicator(transports.get(1), mailboxes.get(1), config, 0, () -> { });
         try {
             BulkConnection lane = transports.get(0).link(1).bulk();
@@ -278,7 +288,7 @@ class QuicBulkLaneTest {
                 // The caller reuses its buffer at once: what the writer still needs must have been copied.
                 byte[] buffer = Arrays.copyOfRange(pattern(size, message), offset, offset + frame);
                 try {
-                    sendFrame(transports.get(0), message, offset, buffer, size, Duration.ofSeconds(2));
+                    sendFrame(transports.get(0), message, offset, buffer, size, Duration.ofSeconds(2), direct);
                     sent++;
                 } catch (OperationTimeoutException e) {
                     timeout = e;
@@ -293,7 +303,7 @@ class QuicBulkLaneTest {
                 for (int f = refused; f < 2 * (refused / 2 + 1); f++) { // the lane goes on: send the rest again
                     int offset = (f % 2) * frame;
                     sendFrame(transports.get(0), f / 2, offset, Arrays.copyOfRange(pattern(size, f / 2), offset,
-                            offset + frame), size, Duration.ofSeconds(20));
+                            offset + frame), size, Duration.ofSeconds(20), direct);
                 }
             });
             var got = new byte[size];
@@ -307,10 +317,24 @@ class QuicBulkLaneTest {
         }
     }
 
+    /** Sends one frame from {@code payload}, or from a native copy of it ({@code direct}) overwritten after. */
     private static void sendFrame(QuicTransport t, int message, int offset, byte[] payload, int size,
-                                  Duration timeout) {
-        t.send(1, Lane.P2P, new Message.Data(0, 7, message, size, offset, MemorySegment.ofArray(payload)),
-                Deadline.after(timeout), ErrorContext.of(Operation.SEND));
+                                  Duration timeout, boolean direct) {
+        if (!direct) {
+            t.send(1, Lane.P2P, new Message.Data(0, 7, message, size, offset, MemorySegment.ofArray(payload)),
+                    Deadline.after(timeout), ErrorContext.of(Operation.SEND));
+            return;
+        }
+        try (var arena = java.lang.foreign.Arena.ofShared()) {
+            MemorySegment copy = arena.allocate(payload.length);
+            copy.copyFrom(MemorySegment.ofArray(payload));
+            try {
+                t.send(1, Lane.P2P, new Message.Data(0, 7, message, size, offset, copy), Deadline.after(timeout),
+                        ErrorContext.of(Operation.SEND));
+            } finally {
+                copy.fill((byte) 0); // the caller reuses its memory at once: what is left must have been copied
+            }
+        }
     }
 
     @Test
