@@ -14,8 +14,11 @@ import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
 import io.nexar.spi.TransportProvider;
 import io.nexar.transport.quic.formation.Enrolment;
+import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedPoll;
+import io.nexar.transport.quic.formation.SeedServer;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
+import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
 import io.netty.handler.codec.quic.Quic;
 import java.io.IOException;
@@ -65,6 +68,53 @@ public final class QuicTransportProvider implements TransportProvider {
 
     @Override
     public Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout) {
+        return join(joinString, requestedRank, config, formationTimeout, null);
+    }
+
+    /**
+     * Starts the seed in this process, listening at the join string's host and port (that address if it is this
+     * host's, else the wildcard of its family), with the join string's token and a fresh CA, and joins it as rank 0
+     * over the network like every other rank. The seed closes with the communicator.
+     */
+    @Override
+    public Communicator joinHostingSeed(String joinString, int worldSize, NexarConfig config,
+                                        Duration formationTimeout) {
+        JoinString js = JoinString.parse(joinString);
+        InetSocketAddress bind = seedBindAddress(js);
+        SeedServer seed;
+        try {
+            seed = SeedServer.start(SeedOptions.builder(worldSize).bindAddress(bind).token(js.token())
+                    .formationDeadline(formationTimeout).advertisedHost(js.host()).build());
+        } catch (IOException e) {
+            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: rank 0 cannot start the"
+                    + " seed at " + js.hostPort() + " (MASTER_ADDR:MASTER_PORT): " + e.getMessage(), e);
+        }
+        try {
+            return join(seed.joinString(), 0, config, formationTimeout, seed);
+        } catch (RuntimeException e) {
+            seed.close();
+            throw e;
+        }
+    }
+
+    /** The seed host's own address if it is one of this host's, otherwise the wildcard of its family. */
+    private static InetSocketAddress seedBindAddress(JoinString js) {
+        try {
+            InetAddress host = InetAddress.getByName(js.host());
+            if (host.isLoopbackAddress() || host.isAnyLocalAddress()
+                    || java.net.NetworkInterface.getByInetAddress(host) != null) {
+                return new InetSocketAddress(host, js.port());
+            }
+            return new InetSocketAddress(InetAddress.getByName(host instanceof Inet6Address ? "::" : "0.0.0.0"),
+                    js.port());
+        } catch (IOException e) {
+            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot resolve the seed"
+                    + " host " + js.host() + " (MASTER_ADDR): " + e.getMessage(), e);
+        }
+    }
+
+    private Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout,
+                              SeedServer hostedSeed) {
         Deadline deadline = Deadline.after(formationTimeout);
         JoinString join = JoinString.parse(joinString);
         InetAddress bindHost = bindHost(join);
@@ -96,6 +146,9 @@ public final class QuicTransportProvider implements TransportProvider {
                 transport.close();
             }
             router.close("the communicator was closed");
+            if (hostedSeed != null) {
+                hostedSeed.close();
+            }
         };
         TransportCommunicator world;
         try {
@@ -115,7 +168,10 @@ public final class QuicTransportProvider implements TransportProvider {
             router.close("formation failed");
             throw e;
         }
-        world.admissions(new SeedAdmissions(joinString));
+        JoinString js = JoinString.parse(joinString);
+        // a token-only enrolment authenticated the seed's CA: later polls pin it
+        world.admissions(new SeedAdmissions(js.tokenOnly()
+                ? js.pinning(ClusterCa.fingerprint(enrolment.credentials().clusterCa())).format() : joinString));
         if (elastic) {
             try {
                 world.awaitAdmission();
