@@ -24,7 +24,8 @@ import java.util.OptionalInt;
  *   NEXAR_CA_FINGERPRINT, a token-only join string ({@code auth=token}): rank 0 starts the seed itself
  *   ({@link #hostsSeed()}) and every rank authenticates it by a proof of the token bound to its TLS session</td></tr>
  *   <tr><td>token</td><td>NEXAR_TOKEN, or the contents of the file NEXAR_TOKEN_FILE</td></tr>
- *   <tr><td>rank</td><td>NEXAR_RANK, RANK (torchrun), SLURM_PROCID, OMPI_COMM_WORLD_RANK</td></tr>
+ *   <tr><td>rank</td><td>NEXAR_RANK, RANK (torchrun), SLURM_PROCID, OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX
+ *   (a Kubernetes Indexed Job)</td></tr>
  *   <tr><td>world size</td><td>NEXAR_WORLD_SIZE, WORLD_SIZE (torchrun), SLURM_NTASKS, OMPI_COMM_WORLD_SIZE</td></tr>
  *   <tr><td>seed address</td><td>NEXAR_SEED (host:port), MASTER_ADDR + MASTER_PORT (torchrun); without
  *   MASTER_ADDR, the first host of SLURM_STEP_NODELIST or SLURM_JOB_NODELIST + MASTER_PORT</td></tr>
@@ -40,7 +41,8 @@ import java.util.OptionalInt;
 public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, OptionalInt worldSize,
                                 Optional<String> seedAddress, List<String> sources, boolean hostsSeed) {
 
-    private static final List<String> RANK_VARS = List.of("NEXAR_RANK", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK");
+    private static final List<String> RANK_VARS =
+            List.of("NEXAR_RANK", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX");
     private static final List<String> WORLD_VARS =
             List.of("NEXAR_WORLD_SIZE", "WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE");
 

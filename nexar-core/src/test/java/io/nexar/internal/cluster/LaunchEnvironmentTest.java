@@ -124,6 +124,16 @@ class LaunchEnvironmentTest {
         assertThat(e.worldSize()).hasValue(3);
     }
 
+    @Test
+    void shouldTakeTheRankOfAKubernetesIndexedJob() {
+        var e = LaunchEnvironment.from(Map.of("JOB_COMPLETION_INDEX", "2", "WORLD_SIZE", "4", "MASTER_ADDR",
+                "job-0.job", "MASTER_PORT", "29500", "NEXAR_TOKEN", "t"));
+        assertThat(e.rank()).hasValue(2);
+        assertThat(e.sources()).contains("rank 2 from JOB_COMPLETION_INDEX");
+        assertThat(e.joinString()).hasValue("nexar://job-0.job:29500?token=t&auth=token");
+        assertThat(LaunchEnvironment.from(Map.of("RANK", "1", "JOB_COMPLETION_INDEX", "2")).rank()).hasValue(1);
+    }
+
     private static Map<String, String> with(Map<String, String> env, String key, String value) {
         var m = new java.util.HashMap<>(env);
         m.put(key, value);
