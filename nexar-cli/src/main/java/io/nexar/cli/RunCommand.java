@@ -65,6 +65,7 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         main.setAccessible(true);
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
         Thread.currentThread().setContextClassLoader(loader);
         try {
             main.invoke(null, (Object) program.args().toArray(String[]::new));
@@ -74,6 +75,8 @@ final class RunCommand implements Callable<Integer> {
             context.err().println("nexar run: " + program.mainClass() + " failed: " + cause);
             cause.printStackTrace(context.err());
             return cause instanceof InvalidConfigurationException ? ExitCodes.CONFIG : ExitCodes.FAILED;
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous); // for in-process callers (tests)
         }
     }
 
