@@ -97,7 +97,10 @@ public final class QuicTransportProvider implements TransportProvider {
         }
     }
 
-    /** The seed host's own address if it is one of this host's, otherwise the wildcard of its family. */
+    /**
+     * The seed host's own address if it is one of this host's, otherwise the wildcard of its family; the wildcard too
+     * when the name does not resolve yet (a Kubernetes pod's DNS name may appear after the pod starts).
+     */
     private static InetSocketAddress seedBindAddress(JoinString js) {
         try {
             InetAddress host = InetAddress.getByName(js.host());
@@ -108,8 +111,7 @@ public final class QuicTransportProvider implements TransportProvider {
             return new InetSocketAddress(InetAddress.getByName(host instanceof Inet6Address ? "::" : "0.0.0.0"),
                     js.port());
         } catch (IOException e) {
-            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot resolve the seed"
-                    + " host " + js.host() + " (MASTER_ADDR): " + e.getMessage(), e);
+            return new InetSocketAddress(js.port());
         }
     }
 
@@ -205,7 +207,11 @@ public final class QuicTransportProvider implements TransportProvider {
         return new BulkLaneOptions(mode, config.bulkThresholdBytes());
     }
 
-    /** The seed's loopback address for a local cluster; otherwise the wildcard of the seed's address family. */
+    /**
+     * The seed's loopback address for a local cluster; otherwise the wildcard of the seed's address family, or the
+     * IPv4 wildcard while the seed's name does not resolve yet: enrolment retries the name until the formation
+     * deadline (a launch without a seed process may start workers before the seed host's DNS name exists).
+     */
     private static InetAddress bindHost(JoinString join) {
         try {
             InetAddress seed = InetAddress.getByName(join.host());
@@ -214,8 +220,11 @@ public final class QuicTransportProvider implements TransportProvider {
             }
             return InetAddress.getByName(seed instanceof Inet6Address ? "::" : "0.0.0.0");
         } catch (UnknownHostException e) {
-            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot resolve the seed"
-                    + " host " + join.host() + ": " + e.getMessage(), e);
+            try {
+                return InetAddress.getByAddress(new byte[4]);
+            } catch (UnknownHostException impossible) {
+                throw new IllegalStateException(impossible);
+            }
         }
     }
 
