@@ -14,6 +14,7 @@ import java.util.Objects;
  *   seed                                  worker
  *    | -- JOIN_CHALLENGE(nonce) ---------> |
  *    | <--------- JOIN_REQUEST(proof, rank, csr, addresses)
+ *    | -- SEED_PROOF(proof) -------------> |   (only to a token-only worker, whose proof is bound to the session)
  *    | -- JOIN_ACCEPTED(rank, world, id, chain) or JOIN_REFUSED(code, reason) --> |
  *    | -- PEER_TABLE(every rank's id and addresses) --> |   (once all workers joined)
  *
