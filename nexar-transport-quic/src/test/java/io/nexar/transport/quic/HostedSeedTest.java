@@ -63,6 +63,26 @@ class HostedSeedTest {
     }
 
     @Test
+    void shouldRefuseARankWithAnotherTokenAndFailRankZeroAtTheFormationTimeout() throws Exception {
+        int port = freePort();
+        String good = JoinString.tokenOnly("127.0.0.1", port, JoinToken.generate()).format();
+        String bad = JoinString.tokenOnly("127.0.0.1", port, JoinToken.generate()).format();
+        var provider = new QuicTransportProvider();
+        Duration formation = Duration.ofSeconds(4);
+        long start = System.nanoTime();
+        var rank0 = CompletableFuture.supplyAsync(() -> provider.joinHostingSeed(good, 2, CONFIG, formation),
+                r -> Thread.ofVirtual().start(r));
+        assertThatThrownBy(() -> provider.join(bad, 1, CONFIG, formation))
+                .isInstanceOf(ClusterFormationException.class)
+                .hasMessageContaining("(BAD_TOKEN): this worker's join token (NEXAR_TOKEN) differs from the seed's");
+        assertThatThrownBy(() -> rank0.get(20, TimeUnit.SECONDS)).cause()
+                .isInstanceOf(ClusterFormationException.class) // its own deadline, or the seed's: whichever is first
+                .hasMessageMatching("join failed: (deadline of .* passed waiting for the seed at .* to form the cluster"
+                        + "|.*formation deadline passed: 1 of 2 workers joined.*)");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(formation.plusSeconds(5));
+    }
+
+    @Test
     void shouldFailRankZeroClearlyWhenTheSeedPortIsTaken() throws Exception {
         try (var taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             String js = JoinString.tokenOnly("127.0.0.1", taken.getLocalPort(), JoinToken.generate()).format();
