@@ -16,7 +16,10 @@ import java.util.ServiceLoader;
  * }</pre>
  *
  * <p>{@link #join()} reads the join string and the requested rank from the environment ({@code NEXAR_JOIN},
- * {@code NEXAR_RANK}, or the torchrun, Slurm and Open MPI equivalents; see {@code docs/config.md}). A transport
+ * {@code NEXAR_RANK}, or the torchrun, Slurm and Open MPI equivalents; see {@code docs/config.md}). Without a
+ * separate seed ({@code MASTER_ADDR}, {@code MASTER_PORT}, {@code WORLD_SIZE}, {@code RANK} and {@code NEXAR_TOKEN},
+ * no {@code NEXAR_CA_FINGERPRINT}), rank 0 starts the seed in its own process and every rank enrols with it,
+ * authenticating it by a proof of the token bound to the TLS session (docs/security.md). A transport
  * (nexar-transport-quic) must be on the class path or the module path. On the module path it is the module
  * {@code io.nexar.transport.quic}, found through {@code uses io.nexar.spi.TransportProvider} (an application needs
  * only {@code requires io.nexar}), and Netty's native modules for the platform must be added with
@@ -41,8 +44,15 @@ public final class Nexar {
         String joinString = launch.joinString().orElseThrow(() -> new ClusterFormationException(
                 ErrorContext.of(Operation.JOIN), "failed: no join string: set NEXAR_JOIN to the line that"
                 + " `nexar seed` prints after 'join: ' (or NEXAR_SEED / MASTER_ADDR+MASTER_PORT with NEXAR_TOKEN and"
-                + " NEXAR_CA_FINGERPRINT), or start this program with `nexar launch` or `nexar worker`"));
-        return join(joinString, launch.rank().orElse(-1), NexarConfig.fromEnvironment());
+                + " NEXAR_CA_FINGERPRINT), or, without a seed process, MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and"
+                + " NEXAR_TOKEN on every rank (rank 0 then starts the seed), or start this program with"
+                + " `nexar launch` or `nexar worker`"));
+        NexarConfig config = NexarConfig.fromEnvironment();
+        if (launch.hostsSeed()) {
+            return transport().joinHostingSeed(joinString, launch.worldSize().orElseThrow(), config,
+                    DEFAULT_FORMATION_TIMEOUT);
+        }
+        return join(joinString, launch.rank().orElse(-1), config);
     }
 
     /**

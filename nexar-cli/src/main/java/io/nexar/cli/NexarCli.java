@@ -8,8 +8,8 @@ import picocli.CommandLine.Command;
 @Command(name = "nexar", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "nexar-java: collectives and point-to-point messaging for the JVM.",
         footer = ExitCodes.HELP,
-        subcommands = {SeedCommand.class, WorkerCommand.class, LaunchCommand.class, BenchCommand.class,
-            DemoCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {SeedCommand.class, WorkerCommand.class, LaunchCommand.class, RunCommand.class,
+            BenchCommand.class, DemoCommand.class, InfoCommand.class, CommandLine.HelpCommand.class})
 public final class NexarCli {
 
     private NexarCli() {
@@ -30,6 +30,7 @@ public final class NexarCli {
             return e instanceof InvalidConfigurationException ? ExitCodes.CONFIG : ExitCodes.FAILED;
         });
         cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
+        cli.getSubcommands().get("run").getCommandSpec().parser().stopAtPositional(true); // the rest is the program's
         cli.getSubcommands().values().forEach(sub -> sub.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE));
         return cli.execute(args);
     }

@@ -55,6 +55,38 @@ class NexarCliTest {
         assertThat(err()).contains("NEXAR_CHUNK_SIZE=\"lots\": expected a size such as 64KiB or 16MiB");
     }
 
+    /** A program for {@code nexar run}: records its arguments, and fails when asked to. */
+    public static final class RunTarget {
+        static volatile java.util.List<String> args;
+
+        public static void main(String[] args) {
+            RunTarget.args = java.util.List.of(args);
+            if (args.length > 0 && args[0].equals("fail")) {
+                throw new IllegalStateException("failed on purpose");
+            }
+        }
+    }
+
+    @Test
+    void shouldRunAMainClassInThisJvmPassingEveryArgumentAfterIt() {
+        assertThat(run(Map.of(), "run", RunTarget.class.getName(), "--bogus", "-cp", "x")).as(err()).isZero();
+        assertThat(RunTarget.args).containsExactly("--bogus", "-cp", "x");
+        assertThat(run(Map.of(), "run", "-cp", "/nonexistent", RunTarget.class.getName())).isZero();
+        assertThat(RunTarget.args).isEmpty();
+    }
+
+    @Test
+    void shouldReportAFailingOrMissingProgram() {
+        assertThat(run(Map.of(), "run", RunTarget.class.getName(), "fail")).isEqualTo(1);
+        assertThat(err()).contains("nexar run: " + RunTarget.class.getName() + " failed:"
+                + " java.lang.IllegalStateException: failed on purpose");
+        assertThat(run(Map.of(), "run", "no.such.Main")).isEqualTo(2);
+        assertThat(err()).contains("nexar run: no class no.such.Main with a main(String[]) on the class path (add it"
+                + " with -cp)");
+        assertThat(run(Map.of(), "run", "missing.jar")).isEqualTo(2);
+        assertThat(err()).contains("nexar run: jar missing.jar does not exist");
+    }
+
     @Test
     void shouldExitWithUsageCodeOnUnknownOption() {
         assertThat(run(Map.of(), "demo", "--bogus")).isEqualTo(2);

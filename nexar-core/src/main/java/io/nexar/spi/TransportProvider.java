@@ -33,4 +33,21 @@ public interface TransportProvider {
      * @throws io.nexar.ClusterFormationException if the cluster cannot be joined or formed in time
      */
     Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout);
+
+    /**
+     * Starts the seed in this process at the address of {@code joinString} and joins its cluster as rank 0, like
+     * every other rank: the launch without a separate seed ({@code MASTER_ADDR}, {@code MASTER_PORT},
+     * {@code WORLD_SIZE}, {@code RANK} and {@code NEXAR_TOKEN}, no CA fingerprint). The seed runs until the returned
+     * communicator is closed.
+     *
+     * @param joinString {@code nexar://HOST:PORT?token=SECRET&auth=token}: where to listen and the token to require
+     * @param worldSize how many ranks form the cluster
+     * @throws io.nexar.ClusterFormationException if the seed cannot listen there, or the cluster cannot be formed in
+     *         time
+     * @throws UnsupportedOperationException if this transport cannot host a seed
+     */
+    default Communicator joinHostingSeed(String joinString, int worldSize, NexarConfig config,
+                                         Duration formationTimeout) {
+        throw new UnsupportedOperationException("transport " + name() + " cannot host a seed");
+    }
 }

@@ -1,6 +1,10 @@
 package io.nexar.internal.cluster;
 
 import io.nexar.InvalidConfigurationException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +19,16 @@ import java.util.OptionalInt;
  * <table>
  *   <caption>Variables, highest precedence first</caption>
  *   <tr><th>value</th><th>variables</th></tr>
- *   <tr><td>join string</td><td>NEXAR_JOIN; or built from the seed address (below), NEXAR_TOKEN and
- *   NEXAR_CA_FINGERPRINT, so torchrun-style jobs need only those two extra variables</td></tr>
- *   <tr><td>rank</td><td>NEXAR_RANK, RANK (torchrun), SLURM_PROCID, OMPI_COMM_WORLD_RANK</td></tr>
+ *   <tr><td>join string</td><td>NEXAR_JOIN; or built from the seed address (below), the token and
+ *   NEXAR_CA_FINGERPRINT, so torchrun-style jobs need only those two extra variables; or, without
+ *   NEXAR_CA_FINGERPRINT, a token-only join string ({@code auth=token}): rank 0 starts the seed itself
+ *   ({@link #hostsSeed()}) and every rank authenticates it by a proof of the token bound to its TLS session</td></tr>
+ *   <tr><td>token</td><td>NEXAR_TOKEN, or the contents of the file NEXAR_TOKEN_FILE</td></tr>
+ *   <tr><td>rank</td><td>NEXAR_RANK, RANK (torchrun), SLURM_PROCID, OMPI_COMM_WORLD_RANK, JOB_COMPLETION_INDEX
+ *   (a Kubernetes Indexed Job)</td></tr>
  *   <tr><td>world size</td><td>NEXAR_WORLD_SIZE, WORLD_SIZE (torchrun), SLURM_NTASKS, OMPI_COMM_WORLD_SIZE</td></tr>
- *   <tr><td>seed address</td><td>NEXAR_SEED (host:port), MASTER_ADDR + MASTER_PORT (torchrun)</td></tr>
+ *   <tr><td>seed address</td><td>NEXAR_SEED (host:port), MASTER_ADDR + MASTER_PORT (torchrun); without
+ *   MASTER_ADDR, the first host of SLURM_STEP_NODELIST or SLURM_JOB_NODELIST + MASTER_PORT</td></tr>
  * </table>
  *
  * @param joinString the join string, if given
@@ -27,11 +36,13 @@ import java.util.OptionalInt;
  * @param worldSize the world size, if given
  * @param seedAddress the seed's {@code host:port} ({@code [v6]:port} for IPv6), if given
  * @param sources one line per value found, naming the variable it came from, for {@code nexar info} and errors
+ * @param hostsSeed whether this process starts the seed itself: a token-only launch (no CA fingerprint) on rank 0
  */
 public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, OptionalInt worldSize,
-                                Optional<String> seedAddress, List<String> sources) {
+                                Optional<String> seedAddress, List<String> sources, boolean hostsSeed) {
 
-    private static final List<String> RANK_VARS = List.of("NEXAR_RANK", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK");
+    private static final List<String> RANK_VARS =
+            List.of("NEXAR_RANK", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX");
     private static final List<String> WORLD_VARS =
             List.of("NEXAR_WORLD_SIZE", "WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE");
 
@@ -57,29 +68,62 @@ public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, O
                             + sources.getLast().replaceFirst(".* from ", "") + ")");
         }
         Optional<String> seed = seedAddress(env, sources);
+        boolean hostsSeed = false;
         if (join.isEmpty() && seed.isPresent()) {
-            join = composedJoin(env, seed.get(), sources);
+            String token = token(env);
+            String ca = env.get("NEXAR_CA_FINGERPRINT");
+            boolean hasCa = ca != null && !ca.isBlank();
+            if (token == null && hasCa) {
+                throw new InvalidConfigurationException("NEXAR_TOKEN", "", "a value: NEXAR_TOKEN (or"
+                        + " NEXAR_TOKEN_FILE) and NEXAR_CA_FINGERPRINT go together (the seed prints both in its join"
+                        + " string)");
+            }
+            if (token != null && hasCa) {
+                String fingerprint = ca.strip().startsWith("sha256:") ? ca.strip() : "sha256:" + ca.strip();
+                sources.add("join string from the seed address, the token and NEXAR_CA_FINGERPRINT");
+                join = Optional.of("nexar://" + seed.get() + "?token=" + token + "&ca=" + fingerprint);
+            } else if (token != null) {
+                requireForSeedless(rank, "RANK", "its rank");
+                requireForSeedless(world, "WORLD_SIZE", "the world size");
+                hostsSeed = rank.getAsInt() == 0;
+                sources.add("token-only join string from the seed address and the token (no NEXAR_CA_FINGERPRINT:"
+                        + " rank 0 starts the seed" + (hostsSeed ? ", and this is rank 0)" : ")"));
+                join = Optional.of("nexar://" + seed.get() + "?token=" + token + "&auth=token");
+            }
         }
-        return new LaunchEnvironment(join, rank, world, seed, sources);
+        return new LaunchEnvironment(join, rank, world, seed, sources, hostsSeed);
     }
 
-    /** {@code nexar://SEED?token=T&ca=F} from NEXAR_TOKEN and NEXAR_CA_FINGERPRINT, when both are set. */
-    private static Optional<String> composedJoin(Map<String, String> env, String seed, List<String> sources) {
+    /** NEXAR_TOKEN, or the stripped contents of NEXAR_TOKEN_FILE, or null if neither is set. */
+    private static String token(Map<String, String> env) {
         String token = env.get("NEXAR_TOKEN");
-        String ca = env.get("NEXAR_CA_FINGERPRINT");
-        boolean hasToken = token != null && !token.isBlank();
-        boolean hasCa = ca != null && !ca.isBlank();
-        if (!hasToken && !hasCa) {
-            return Optional.empty();
+        if (token != null && !token.isBlank()) {
+            return token.strip();
         }
-        if (!hasToken || !hasCa) {
-            String missing = hasToken ? "NEXAR_CA_FINGERPRINT" : "NEXAR_TOKEN";
-            throw new InvalidConfigurationException(missing, "", "a value: NEXAR_TOKEN and NEXAR_CA_FINGERPRINT go"
-                    + " together (the seed prints both in its join string)");
+        String file = env.get("NEXAR_TOKEN_FILE");
+        if (file == null || file.isBlank()) {
+            return null;
         }
-        String fingerprint = ca.strip().startsWith("sha256:") ? ca.strip() : "sha256:" + ca.strip();
-        sources.add("join string from the seed address, NEXAR_TOKEN and NEXAR_CA_FINGERPRINT");
-        return Optional.of("nexar://" + seed + "?token=" + token.strip() + "&ca=" + fingerprint);
+        String text;
+        try {
+            text = Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8).strip();
+        } catch (IOException | RuntimeException e) {
+            throw new InvalidConfigurationException("NEXAR_TOKEN_FILE", file, "a readable file holding the join"
+                    + " token (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")");
+        }
+        if (text.isEmpty()) {
+            throw new InvalidConfigurationException("NEXAR_TOKEN_FILE", file, "a file holding the join token, not"
+                    + " an empty one");
+        }
+        return text;
+    }
+
+    private static void requireForSeedless(OptionalInt value, String variable, String what) {
+        if (value.isEmpty()) {
+            throw new InvalidConfigurationException(variable, "", "a value: without NEXAR_CA_FINGERPRINT rank 0 starts"
+                    + " the seed, so every process needs " + what + " (" + variable + ", or the Slurm or Open MPI"
+                    + " equivalent)");
+        }
     }
 
     private static OptionalInt firstInt(Map<String, String> env, List<String> names, int min, String what,
@@ -113,6 +157,22 @@ public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, O
         }
         String host = env.get("MASTER_ADDR");
         String port = env.get("MASTER_PORT");
+        String hostSource = "MASTER_ADDR";
+        if ((host == null || host.isBlank()) && port != null && !port.isBlank()) {
+            for (String list : List.of("SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST")) {
+                String nodes = env.get(list);
+                if (nodes != null && !nodes.isBlank()) {
+                    try {
+                        host = SlurmNodeList.first(nodes);
+                    } catch (IllegalArgumentException e) {
+                        throw new InvalidConfigurationException(list, nodes, "a Slurm host list such as"
+                                + " node[01-04,07] (" + e.getMessage() + ")");
+                    }
+                    hostSource = "the first host of " + list;
+                    break;
+                }
+            }
+        }
         if (host == null || host.isBlank()) {
             return Optional.empty();
         }
@@ -123,7 +183,7 @@ public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, O
         checkPort("MASTER_PORT", port.strip());
         String h = host.strip();
         String address = (h.contains(":") && !h.startsWith("[") ? "[" + h + "]" : h) + ":" + port.strip();
-        sources.add("seed " + address + " from MASTER_ADDR and MASTER_PORT");
+        sources.add("seed " + address + " from " + hostSource + " and MASTER_PORT");
         return Optional.of(address);
     }
 

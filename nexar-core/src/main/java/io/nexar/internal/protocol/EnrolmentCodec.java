@@ -11,6 +11,7 @@ import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
@@ -38,6 +39,7 @@ import java.util.List;
  *                        | 54 count x worldRank i32                                        end of frame
  * ADMISSION      (0x47)  6 communicator i32 | 10 generation i32 | 14 count u32 | 18 count x worldRank i32
  *                        | newcomerCount u32 | newcomerCount x entry                       end of frame
+ * SEED_PROOF     (0x48)  6 proof[32]                                                       38 end
  *
  * entry   = rank i32 | idLength u8 | id | quic address | bulk address    (entries in increasing rank order)
  *
@@ -142,6 +144,7 @@ public final class EnrolmentCodec {
             case PeerTable t -> TABLE_ENTRIES_OFFSET + entriesSize(t.entries());
             case GrowPoll g -> POLL_MAX_OFFSET + 16L + 4L * g.members().length;
             case Admission a -> FRAME_HEADER_BYTES + 12L + 4L * a.members().length + 4 + entriesSize(a.newcomers());
+            case SeedProof _ -> FRAME_HEADER_BYTES + PROOF_BYTES;
         };
     }
 
@@ -168,6 +171,7 @@ public final class EnrolmentCodec {
         var w = new EnrolmentCursor.Writer(dst, FRAME_HEADER_BYTES);
         switch (m) {
             case JoinChallenge c -> w.bytes(c.nonce());
+            case SeedProof p -> w.bytes(p.proof());
             case JoinRequest r -> {
                 w.bytes(r.proof());
                 w.i32(r.requestedRank());
@@ -230,6 +234,7 @@ public final class EnrolmentCodec {
         var r = new EnrolmentCursor.Reader(peer, type, frame);
         EnrolmentMessage m = switch (type) {
             case JOIN_CHALLENGE -> new JoinChallenge(r.bytes(NONCE_BYTES, "nonce"));
+            case SEED_PROOF -> new SeedProof(r.bytes(PROOF_BYTES, "proof"));
             case JOIN_REQUEST, ELASTIC_JOIN_REQUEST -> {
                 byte[] proof = r.bytes(PROOF_BYTES, "proof");
                 int rank = r.i32();
@@ -314,6 +319,8 @@ public final class EnrolmentCodec {
         return switch (m) {
             case JoinChallenge c -> c.nonce() == null || c.nonce().length != NONCE_BYTES
                     ? "nonce must have " + NONCE_BYTES + " bytes" : null;
+            case SeedProof p -> p.proof() == null || p.proof().length != PROOF_BYTES
+                    ? "proof must have " + PROOF_BYTES + " bytes" : null;
             case JoinRequest r -> {
                 if (r.proof() == null || r.proof().length != PROOF_BYTES) {
                     yield "proof must have " + PROOF_BYTES + " bytes";

@@ -14,6 +14,7 @@ import java.util.Objects;
  *   seed                                  worker
  *    | -- JOIN_CHALLENGE(nonce) ---------> |
  *    | <--------- JOIN_REQUEST(proof, rank, csr, addresses)
+ *    | -- SEED_PROOF(proof) -------------> |   (only to a token-only worker, whose proof is bound to the session)
  *    | -- JOIN_ACCEPTED(rank, world, id, chain) or JOIN_REFUSED(code, reason) --> |
  *    | -- PEER_TABLE(every rank's id and addresses) --> |   (once all workers joined)
  *
@@ -27,7 +28,48 @@ import java.util.Objects;
  */
 public sealed interface EnrolmentMessage extends Message permits EnrolmentMessage.JoinChallenge,
         EnrolmentMessage.JoinRequest, EnrolmentMessage.JoinAccepted, EnrolmentMessage.JoinRefused,
-        EnrolmentMessage.PeerTable, EnrolmentMessage.GrowPoll, EnrolmentMessage.Admission {
+        EnrolmentMessage.PeerTable, EnrolmentMessage.GrowPoll, EnrolmentMessage.Admission,
+        EnrolmentMessage.SeedProof {
+
+    /**
+     * The seed's proof of the join token to a worker that has no CA fingerprint to authenticate it by (a token-only
+     * join string): sent after the worker's JOIN_REQUEST when that request carried a channel-bound proof, before
+     * JOIN_ACCEPTED. docs/security.md gives the argument; docs/protocol.md section 7.10 the bytes.
+     *
+     * @param proof {@code HMAC-SHA256(K, "nexar seed proof v1" || exporter || nonce || SHA-256(csr) ||
+     *              SHA-256(CA certificate))}, exactly {@link EnrolmentCodec#PROOF_BYTES}
+     */
+    record SeedProof(byte[] proof) implements EnrolmentMessage {
+        public SeedProof {
+            proof = copy(proof);
+        }
+
+        /** A copy of the proof. */
+        @Override
+        public byte[] proof() {
+            return copy(proof);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.SEED_PROOF;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SeedProof p && Arrays.equals(proof, p.proof);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(proof);
+        }
+
+        @Override
+        public String toString() {
+            return "SeedProof[proof=" + hex(proof) + "]";
+        }
+    }
 
     /**
      * The seed's first message on an enrolment connection: a fresh random nonce that the worker's proof must cover,

@@ -34,7 +34,7 @@ import java.util.Objects;
  * RPC_RESPONSE     | requestId u64 | status u8 | code u8 | class length u16 | detail length u16 | class (UTF-8) |
  *                  | detail (UTF-8) | payload ... |
  * RPC_CANCEL       | requestId u64 |
- * JOIN_* (0x40-0x47), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
+ * JOIN_* (0x40-0x48), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
  * <p>Rules checked by {@link #decode} (and, for the fields of a record, by {@link #encode} as well, so that every
@@ -309,7 +309,7 @@ public final class MessageCodec {
                 yield new Message.RpcCancel(frame.get(LONG_LE, RPC_CANCEL_ID_OFFSET));
             }
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
-                 GROW_POLL, ADMISSION ->
+                 GROW_POLL, ADMISSION, SEED_PROOF ->
                     EnrolmentCodec.decode(peer, type, frame);
         };
         String problem = problem(m);

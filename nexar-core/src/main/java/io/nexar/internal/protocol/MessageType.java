@@ -44,7 +44,9 @@ public enum MessageType {
     /** {@link EnrolmentMessage.GrowPoll}: rank 0 of a running cluster asks the seed for the waiting workers. */
     GROW_POLL(0x46),
     /** {@link EnrolmentMessage.Admission}: the grown world, to the admitted workers and the polling member. */
-    ADMISSION(0x47);
+    ADMISSION(0x47),
+    /** {@link EnrolmentMessage.SeedProof}: the seed proves the token to a worker that pins no CA (token-only join). */
+    SEED_PROOF(0x48);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

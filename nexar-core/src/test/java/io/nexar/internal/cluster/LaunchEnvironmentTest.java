@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.InvalidConfigurationException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class LaunchEnvironmentTest {
@@ -38,12 +41,103 @@ class LaunchEnvironmentTest {
         var e = LaunchEnvironment.from(Map.of("RANK", "1", "WORLD_SIZE", "2", "MASTER_ADDR", "10.0.0.5",
                 "MASTER_PORT", "29500", "NEXAR_TOKEN", "tok", "NEXAR_CA_FINGERPRINT", "ab12"));
         assertThat(e.joinString()).hasValue("nexar://10.0.0.5:29500?token=tok&ca=sha256:ab12");
-        assertThat(e.sources()).contains("join string from the seed address, NEXAR_TOKEN and NEXAR_CA_FINGERPRINT");
+        assertThat(e.sources()).contains("join string from the seed address, the token and NEXAR_CA_FINGERPRINT");
+        assertThat(e.hostsSeed()).isFalse();
         assertThat(LaunchEnvironment.from(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1")).joinString()).isEmpty();
-        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_TOKEN", "tok")))
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_CA_FINGERPRINT", "ab")))
                 .isInstanceOf(InvalidConfigurationException.class)
-                .hasMessage("configure failed: NEXAR_CA_FINGERPRINT=\"\": expected a value: NEXAR_TOKEN and"
-                        + " NEXAR_CA_FINGERPRINT go together (the seed prints both in its join string)");
+                .hasMessage("configure failed: NEXAR_TOKEN=\"\": expected a value: NEXAR_TOKEN (or NEXAR_TOKEN_FILE)"
+                        + " and NEXAR_CA_FINGERPRINT go together (the seed prints both in its join string)");
+    }
+
+    @Test
+    void shouldLaunchWithoutASeedWhenTheTokenComesWithoutAFingerprint() {
+        Map<String, String> env = Map.of("MASTER_ADDR", "127.0.0.1", "MASTER_PORT", "29500", "WORLD_SIZE", "4",
+                "RANK", "0", "NEXAR_TOKEN", "tok");
+        var rank0 = LaunchEnvironment.from(env);
+        assertThat(rank0.joinString()).hasValue("nexar://127.0.0.1:29500?token=tok&auth=token");
+        assertThat(rank0.hostsSeed()).isTrue();
+        assertThat(rank0.sources()).contains("token-only join string from the seed address and the token (no"
+                + " NEXAR_CA_FINGERPRINT: rank 0 starts the seed, and this is rank 0)");
+        var rank2 = LaunchEnvironment.from(with(env, "RANK", "2"));
+        assertThat(rank2.joinString()).hasValue("nexar://127.0.0.1:29500?token=tok&auth=token");
+        assertThat(rank2.hostsSeed()).isFalse();
+    }
+
+    @Test
+    void shouldNeedRankAndWorldSizeWithoutASeed() {
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1",
+                "WORLD_SIZE", "2", "NEXAR_TOKEN", "tok")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessage("configure failed: RANK=\"\": expected a value: without NEXAR_CA_FINGERPRINT rank 0 starts"
+                        + " the seed, so every process needs its rank (RANK, or the Slurm or Open MPI equivalent)");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("MASTER_ADDR", "h", "MASTER_PORT", "1",
+                "RANK", "1", "NEXAR_TOKEN", "tok")))
+                .hasMessageContaining("WORLD_SIZE=\"\": expected a value: without NEXAR_CA_FINGERPRINT");
+    }
+
+    @Test
+    void shouldReadTheTokenFromAFile(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("token");
+        Files.writeString(file, "secret-from-file\n");
+        var e = LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_TOKEN_FILE", file.toString(),
+                "RANK", "1", "WORLD_SIZE", "2"));
+        assertThat(e.joinString()).hasValue("nexar://h:1?token=secret-from-file&auth=token");
+        var preferred = LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_TOKEN_FILE", file.toString(),
+                "NEXAR_TOKEN", "direct", "NEXAR_CA_FINGERPRINT", "ab"));
+        assertThat(preferred.joinString()).hasValue("nexar://h:1?token=direct&ca=sha256:ab");
+        String missing = dir.resolve("absent").toString();
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_TOKEN_FILE", missing,
+                "RANK", "1", "WORLD_SIZE", "2")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("configure failed: NEXAR_TOKEN_FILE=\"" + missing + "\": expected a readable"
+                        + " file holding the join token (NoSuchFileException");
+        Files.writeString(file, " \n");
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("NEXAR_SEED", "h:1", "NEXAR_TOKEN_FILE",
+                file.toString(), "RANK", "1", "WORLD_SIZE", "2"))).hasMessageContaining("not an empty one");
+    }
+
+    @Test
+    void shouldTakeTheSeedHostFromTheSlurmNodeListWithoutMasterAddr() {
+        var e = LaunchEnvironment.from(Map.of("SLURM_PROCID", "3", "SLURM_NTASKS", "8", "MASTER_PORT", "29500",
+                "SLURM_JOB_NODELIST", "gpu[07-09,12]", "SLURM_STEP_NODELIST", "gpu[08-09]", "NEXAR_TOKEN", "t"));
+        assertThat(e.seedAddress()).hasValue("gpu08:29500");
+        assertThat(e.sources()).contains("seed gpu08:29500 from the first host of SLURM_STEP_NODELIST and MASTER_PORT");
+        assertThat(e.joinString()).hasValue("nexar://gpu08:29500?token=t&auth=token");
+        var job = LaunchEnvironment.from(Map.of("MASTER_PORT", "29500", "SLURM_JOB_NODELIST", "gpu[07-09,12]"));
+        assertThat(job.seedAddress()).hasValue("gpu07:29500");
+        var master = LaunchEnvironment.from(Map.of("MASTER_ADDR", "head", "MASTER_PORT", "29500",
+                "SLURM_JOB_NODELIST", "gpu[07-09,12]"));
+        assertThat(master.seedAddress()).hasValue("head:29500");
+        // without MASTER_PORT the node list names no seed (a job may use NEXAR_JOIN under Slurm)
+        assertThat(LaunchEnvironment.from(Map.of("SLURM_JOB_NODELIST", "gpu[07-09]")).seedAddress()).isEmpty();
+        assertThatThrownBy(() -> LaunchEnvironment.from(Map.of("MASTER_PORT", "1", "SLURM_JOB_NODELIST", "g[1-")))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageContaining("SLURM_JOB_NODELIST=\"g[1-\": expected a Slurm host list such as node[01-04,07]");
+    }
+
+    @Test
+    void shouldMapOpenMpiVariablesForALaunchWithoutASeed() {
+        var e = LaunchEnvironment.from(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "3",
+                "MASTER_ADDR", "10.0.0.1", "MASTER_PORT", "7000", "NEXAR_TOKEN", "t"));
+        assertThat(e.hostsSeed()).isTrue();
+        assertThat(e.worldSize()).hasValue(3);
+    }
+
+    @Test
+    void shouldTakeTheRankOfAKubernetesIndexedJob() {
+        var e = LaunchEnvironment.from(Map.of("JOB_COMPLETION_INDEX", "2", "WORLD_SIZE", "4", "MASTER_ADDR",
+                "job-0.job", "MASTER_PORT", "29500", "NEXAR_TOKEN", "t"));
+        assertThat(e.rank()).hasValue(2);
+        assertThat(e.sources()).contains("rank 2 from JOB_COMPLETION_INDEX");
+        assertThat(e.joinString()).hasValue("nexar://job-0.job:29500?token=t&auth=token");
+        assertThat(LaunchEnvironment.from(Map.of("RANK", "1", "JOB_COMPLETION_INDEX", "2")).rank()).hasValue(1);
+    }
+
+    private static Map<String, String> with(Map<String, String> env, String key, String value) {
+        var m = new java.util.HashMap<>(env);
+        m.put(key, value);
+        return m;
     }
 
     @Test

@@ -14,8 +14,11 @@ import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
 import io.nexar.spi.TransportProvider;
 import io.nexar.transport.quic.formation.Enrolment;
+import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedPoll;
+import io.nexar.transport.quic.formation.SeedServer;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
+import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
 import io.netty.handler.codec.quic.Quic;
 import java.net.Inet6Address;
@@ -63,6 +66,55 @@ public final class QuicTransportProvider implements TransportProvider {
 
     @Override
     public Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout) {
+        return join(joinString, requestedRank, config, formationTimeout, null);
+    }
+
+    /**
+     * Starts the seed in this process, listening at the join string's host and port (that address if it is this
+     * host's, else the wildcard of its family), with the join string's token and a fresh CA, and joins it as rank 0
+     * over the network like every other rank. The seed closes with the communicator.
+     */
+    @Override
+    public Communicator joinHostingSeed(String joinString, int worldSize, NexarConfig config,
+                                        Duration formationTimeout) {
+        JoinString js = JoinString.parse(joinString);
+        InetSocketAddress bind = seedBindAddress(js);
+        SeedServer seed;
+        try {
+            seed = SeedServer.start(SeedOptions.builder(worldSize).bindAddress(bind).token(js.token())
+                    .formationDeadline(formationTimeout).advertisedHost(js.host()).build());
+        } catch (IOException e) {
+            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: rank 0 cannot start the"
+                    + " seed at " + js.hostPort() + " (MASTER_ADDR:MASTER_PORT): " + e.getMessage(), e);
+        }
+        try {
+            return join(seed.joinString(), 0, config, formationTimeout, seed);
+        } catch (RuntimeException e) {
+            seed.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The seed host's own address if it is one of this host's, otherwise the wildcard of its family; the wildcard too
+     * when the name does not resolve yet (a Kubernetes pod's DNS name may appear after the pod starts).
+     */
+    private static InetSocketAddress seedBindAddress(JoinString js) {
+        try {
+            InetAddress host = InetAddress.getByName(js.host());
+            if (host.isLoopbackAddress() || host.isAnyLocalAddress()
+                    || java.net.NetworkInterface.getByInetAddress(host) != null) {
+                return new InetSocketAddress(host, js.port());
+            }
+            return new InetSocketAddress(InetAddress.getByName(host instanceof Inet6Address ? "::" : "0.0.0.0"),
+                    js.port());
+        } catch (IOException e) {
+            return new InetSocketAddress(js.port());
+        }
+    }
+
+    private Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout,
+                              SeedServer hostedSeed) {
         Deadline deadline = Deadline.after(formationTimeout);
         JoinString join = JoinString.parse(joinString);
         InetAddress bindHost = bindHost(join);
@@ -94,6 +146,9 @@ public final class QuicTransportProvider implements TransportProvider {
                 transport.close();
             }
             router.close("the communicator was closed");
+            if (hostedSeed != null) {
+                hostedSeed.close();
+            }
         };
         TransportCommunicator world;
         try {
@@ -113,7 +168,10 @@ public final class QuicTransportProvider implements TransportProvider {
             router.close("formation failed");
             throw e;
         }
-        world.admissions(new SeedAdmissions(joinString));
+        JoinString js = JoinString.parse(joinString);
+        // a token-only enrolment authenticated the seed's CA: later polls pin it
+        world.admissions(new SeedAdmissions(js.tokenOnly()
+                ? js.pinning(ClusterCa.fingerprint(enrolment.credentials().clusterCa())).format() : joinString));
         if (elastic) {
             try {
                 world.awaitAdmission();
@@ -147,7 +205,11 @@ public final class QuicTransportProvider implements TransportProvider {
         return new BulkLaneOptions(mode, config.bulkThresholdBytes());
     }
 
-    /** The seed's loopback address for a local cluster; otherwise the wildcard of the seed's address family. */
+    /**
+     * The seed's loopback address for a local cluster; otherwise the wildcard of the seed's address family, or the
+     * IPv4 wildcard while the seed's name does not resolve yet: enrolment retries the name until the formation
+     * deadline (a launch without a seed process may start workers before the seed host's DNS name exists).
+     */
     private static InetAddress bindHost(JoinString join) {
         try {
             InetAddress seed = InetAddress.getByName(join.host());
@@ -156,8 +218,11 @@ public final class QuicTransportProvider implements TransportProvider {
             }
             return InetAddress.getByName(seed instanceof Inet6Address ? "::" : "0.0.0.0");
         } catch (UnknownHostException e) {
-            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: cannot resolve the seed"
-                    + " host " + join.host() + ": " + e.getMessage(), e);
+            try {
+                return InetAddress.getByAddress(new byte[4]);
+            } catch (UnknownHostException impossible) {
+                throw new IllegalStateException(impossible);
+            }
         }
     }
 }

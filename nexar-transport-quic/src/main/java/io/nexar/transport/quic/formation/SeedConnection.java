@@ -9,6 +9,7 @@ import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
 import io.nexar.internal.protocol.JoinRefusal;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
@@ -17,6 +18,7 @@ import io.nexar.transport.quic.formation.FormationState.Accepted;
 import io.nexar.transport.quic.formation.FormationState.Candidate;
 import io.nexar.transport.quic.formation.FormationState.Outcome;
 import io.nexar.transport.quic.formation.FormationState.Refused;
+import io.nexar.transport.quic.security.JoinToken;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -42,7 +44,9 @@ import org.slf4j.LoggerFactory;
  *   TLS 1.3 handshake (the seed presents its CA-issued certificate; the worker pins the CA)
  *   -&gt; JOIN_CHALLENGE(fresh nonce)
  *   &lt;- JOIN_REQUEST(proof, requested rank, CSR, addresses)        within ioTimeout, at most 64 KiB
- *      verify the proof (constant time), the CSR, the rank, the key's novelty; issue the certificate
+ *      verify the proof (constant time); a token-only worker's proof is bound to this TLS session:
+ *   -&gt; SEED_PROOF(the seed's proof of the token on this session, covering the CA)     token-only workers only
+ *      verify the CSR, the rank, the key's novelty; issue the certificate
  *      wait for formation, watching for the worker leaving
  *   -&gt; JOIN_ACCEPTED + PEER_TABLE, or JOIN_REFUSED(code, reason); close
  * </pre>
@@ -113,7 +117,7 @@ final class SeedConnection implements Runnable {
             refuse(out, new Refused(JoinRefusal.PROTOCOL_ERROR, "expected JOIN_REQUEST, got " + m.type()));
             return;
         }
-        Outcome outcome = enrol(request, nonce, in);
+        Outcome outcome = enrol(request, nonce, in, out);
         switch (outcome) {
             case Refused r -> refuse(out, r);
             case Accepted a -> accept(out, a);
@@ -160,11 +164,23 @@ final class SeedConnection implements Runnable {
         }
     }
 
-    private Outcome enrol(JoinRequest request, byte[] nonce, InputStream in)
+    private Outcome enrol(JoinRequest request, byte[] nonce, InputStream in, OutputStream out)
             throws InterruptedException, IOException {
-        if (!seed.options().token().verify(request.proof(), nonce, request.csr())) {
-            return new Refused(JoinRefusal.BAD_TOKEN, "join token proof does not verify: wrong token, or a proof"
-                    + " made for another connection or CSR");
+        JoinToken token = seed.options().token();
+        if (!token.verify(request.proof(), nonce, request.csr())) {
+            // a token-only worker (no CA pin) binds its proof to this TLS session and needs the seed's proof back
+            byte[] exporter = JoinToken.exporter(socket.getSession());
+            if (!token.verifyWorkerProof(request.proof(), exporter, nonce, request.csr())) {
+                return new Refused(JoinRefusal.BAD_TOKEN, "join token proof does not verify: wrong token, or a proof"
+                        + " made for another connection or CSR");
+            }
+            byte[] caDer;
+            try {
+                caDer = seed.options().ca().certificate().getEncoded();
+            } catch (CertificateEncodingException e) {
+                throw new IOException("cannot encode the CA certificate", e);
+            }
+            FrameIo.write(out, new SeedProof(token.seedProof(exporter, nonce, request.csr(), caDer)));
         }
         String memberId = HexFormat.of().formatHex(randomBytes(16));
         X509Certificate leaf;

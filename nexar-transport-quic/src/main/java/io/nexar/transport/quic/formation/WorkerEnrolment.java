@@ -11,11 +11,14 @@ import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
+import io.nexar.internal.protocol.JoinRefusal;
 import io.nexar.internal.protocol.Message;
 import io.nexar.transport.quic.MemberCredentials;
 import io.nexar.transport.quic.PeerInfo;
 import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
+import io.nexar.transport.quic.security.JoinToken;
 import io.nexar.transport.quic.security.MemberKeys;
 import io.nexar.transport.quic.security.PeerVerifier;
 import io.nexar.transport.quic.security.PinnedCaTrustManager;
@@ -42,7 +45,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A worker's side of enrolment: connect to the seed named by a join string (retrying with backoff while it is
  * unreachable), authenticate it by the pinned CA fingerprint, prove the join token, send a CSR for a key generated
- * here, and receive the rank, the certificate chain and the peer table.
+ * here, and receive the rank, the certificate chain and the peer table. With a token-only join string (no CA
+ * fingerprint) the seed is authenticated instead by its SEED_PROOF: a proof of the token bound to this TLS session
+ * and covering the CA it presented (docs/security.md).
  *
  * <p>Every failure is a {@link ClusterFormationException} whose message says what happened: the seed presented
  * another CA than the join string pins, the seed refused the join (with its reason), the seed stayed unreachable,
@@ -138,7 +143,8 @@ public final class WorkerEnrolment {
             int attempts = 0;
             while (true) {
                 attempts++;
-                var tm = new PinnedCaTrustManager(js.caFingerprint(), ClusterCa.SEED_MEMBER_ID);
+                var tm = js.tokenOnly() ? PinnedCaTrustManager.forTokenProof(ClusterCa.SEED_MEMBER_ID)
+                        : new PinnedCaTrustManager(js.caFingerprint(), ClusterCa.SEED_MEMBER_ID);
                 SSLSocket socket = null;
                 try {
                     socket = connect(tm);
@@ -181,9 +187,15 @@ public final class WorkerEnrolment {
                 if (!(first instanceof JoinChallenge challenge)) {
                     throw refusedOrUnexpected(first, "JOIN_CHALLENGE");
                 }
-                byte[] proof = js.token().proof(challenge.nonce(), csr);
+                byte[] exporter = js.tokenOnly() ? JoinToken.exporter(socket.getSession()) : null;
+                byte[] proof = js.tokenOnly() ? js.token().workerProof(exporter, challenge.nonce(), csr)
+                        : js.token().proof(challenge.nonce(), csr);
                 FrameIo.write(out, new JoinRequest(proof, requestedRank, csr, quicAddress, bulkAddress, elastic));
                 socket.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis()));
+                if (js.tokenOnly()) {
+                    authenticateByToken(FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES), exporter,
+                            challenge.nonce(), tm.pinnedCa());
+                }
                 Message answer = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
                 if (!(answer instanceof JoinAccepted accepted)) {
                     throw refusedOrUnexpected(answer, "JOIN_ACCEPTED");
@@ -222,9 +234,35 @@ public final class WorkerEnrolment {
             }
         }
 
+        /**
+         * Token-only join: the seed's answer to the request must be its channel-bound proof of the token, covering
+         * the CA it presented; only then is that CA trusted (it is the cluster CA every later check pins).
+         */
+        private void authenticateByToken(Message m, byte[] exporter, byte[] nonce, X509Certificate ca) {
+            if (!(m instanceof SeedProof p)) {
+                throw refusedOrUnexpected(m, "SEED_PROOF");
+            }
+            byte[] caDer;
+            try {
+                caDer = ca.getEncoded();
+            } catch (CertificateException e) {
+                throw failure("seed at " + seed + " presented a CA certificate that cannot be encoded", e);
+            }
+            if (!js.token().verifySeedProof(p.proof(), exporter, nonce, csr, caDer)) {
+                throw failure("seed at " + seed + " did not prove that it knows the join token (NEXAR_TOKEN): the"
+                        + " seed has another token, or something between this worker and the seed answered in its"
+                        + " place; its CA " + ClusterCa.fingerprint(ca) + " is not trusted");
+            }
+            LOG.debug("seed at {} proved the join token on this TLS session; pinning its CA {}", seed,
+                    ClusterCa.fingerprint(ca));
+        }
+
         private ClusterFormationException refusedOrUnexpected(Message m, String expected) {
             if (m instanceof JoinRefused r) {
-                return failure("seed at " + seed + " refused the join: " + r.reason() + " (" + r.code() + ")");
+                String hint = r.code() == JoinRefusal.BAD_TOKEN && js.tokenOnly()
+                        ? ": this worker's join token (NEXAR_TOKEN) differs from the seed's" : "";
+                return failure("seed at " + seed + " refused the join: " + r.reason() + " (" + r.code() + ")"
+                        + hint);
             }
             return failure("seed at " + seed + " sent " + m.type() + ", expected " + expected);
         }
@@ -241,8 +279,9 @@ public final class WorkerEnrolment {
                 for (byte[] der : a.certChain()) {
                     chain.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(der)));
                 }
-                if (!ClusterCa.fingerprint(chain.getLast()).equals(js.caFingerprint())) {
-                    throw new CertificateException("the chain does not end with the pinned CA " + js.caFingerprint());
+                String pinned = ClusterCa.fingerprint(ca);
+                if (!ClusterCa.fingerprint(chain.getLast()).equals(pinned)) {
+                    throw new CertificateException("the chain does not end with the pinned CA " + pinned);
                 }
                 new PeerVerifier(ca).verify(chain, a.memberId());
             } catch (GeneralSecurityException | ClassCastException e) {

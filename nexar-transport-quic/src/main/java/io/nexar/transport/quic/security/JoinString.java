@@ -11,18 +11,24 @@ import java.util.Objects;
  * nexar://HOST:PORT?token=SECRET&amp;ca=sha256:FINGERPRINT
  * nexar://10.0.0.5:7400?token=q7Xv...43 chars...&amp;ca=sha256:3f2a...64 hex digits...
  * nexar://[::1]:7400?token=...&amp;ca=sha256:...
+ * nexar://HOST:PORT?token=SECRET&amp;auth=token
  * </pre>
  *
  * HOST is a host name, an IPv4 address or a bracketed IPv6 address; PORT is 1 to 65535; SECRET is the
  * {@link JoinToken} in base64url; FINGERPRINT is the SHA-256 of the cluster CA certificate
  * ({@link ClusterCa#fingerprint()}), which the worker pins: it accepts the seed only if the seed presents that CA.
  *
+ * <p>The token-only form ({@code auth=token}, no {@code ca}) is for launches without a separate seed, where no one
+ * knows the CA before rank 0 starts the seed: the worker then authenticates the seed by a proof of the token bound
+ * to the TLS session ({@link JoinToken#seedProof}, docs/security.md), and pins the CA the seed proved. It must be
+ * asked for explicitly: a join string that lost its {@code ca} is still an error.
+ *
  * <p>{@link #toString()} hides the token; {@link #format()} gives the whole string. Immutable.
  *
  * @param host the seed's host name or IP address, without brackets
  * @param port the seed's TCP port
  * @param token the join secret
- * @param caFingerprint {@code sha256:} and 64 lowercase hex digits
+ * @param caFingerprint {@code sha256:} and 64 lowercase hex digits, or null for a token-only join string
  */
 public record JoinString(String host, int port, JoinToken token, String caFingerprint) {
 
@@ -42,7 +48,22 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("join string port " + port + " is not in [1, 65535]");
         }
-        caFingerprint = checkFingerprint(caFingerprint);
+        caFingerprint = caFingerprint == null ? null : checkFingerprint(caFingerprint);
+    }
+
+    /** A token-only join string ({@code auth=token}): the seed is authenticated by its proof of the token. */
+    public static JoinString tokenOnly(String host, int port, JoinToken token) {
+        return new JoinString(host, port, token, null);
+    }
+
+    /** Whether this join string pins no CA and authenticates the seed by the token ({@code auth=token}). */
+    public boolean tokenOnly() {
+        return caFingerprint == null;
+    }
+
+    /** This join string pinning {@code fingerprint}: the seed's CA, once a token-only enrolment authenticated it. */
+    public JoinString pinning(String fingerprint) {
+        return new JoinString(host, port, token, fingerprint);
     }
 
     /**
@@ -91,6 +112,7 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
         }
         String token = null;
         String ca = null;
+        String auth = null;
         for (String param : s.substring(q + 1).split("&", -1)) {
             int eq = param.indexOf('=');
             String name = eq < 0 ? param : param.substring(0, eq);
@@ -108,23 +130,40 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
                     }
                     ca = value;
                 }
+                case "auth" -> {
+                    if (auth != null) {
+                        throw new IllegalArgumentException("join string has two auth parameters");
+                    }
+                    auth = value;
+                }
                 default -> throw new IllegalArgumentException("join string has an unknown parameter \"" + name
-                        + "\"; only token and ca are defined");
+                        + "\"; only token, ca and auth are defined");
             }
         }
         if (token == null || token.isEmpty()) {
             throw new IllegalArgumentException("join string is missing the token parameter (token=SECRET)");
         }
+        if (auth != null) {
+            if (!auth.equals("token")) {
+                throw new IllegalArgumentException("join string auth=" + auth + " is unknown; only auth=token is"
+                        + " defined");
+            }
+            if (ca != null) {
+                throw new IllegalArgumentException("join string has both ca and auth=token; give one");
+            }
+            return new JoinString(host, port, JoinToken.parse(token), null);
+        }
         if (ca == null || ca.isEmpty()) {
             throw new IllegalArgumentException("join string is missing the ca parameter (ca=sha256:FINGERPRINT):"
-                    + " without it the seed cannot be authenticated");
+                    + " without it the seed cannot be authenticated (auth=token asks for a proof of the token"
+                    + " instead, for launches without a separate seed)");
         }
         return new JoinString(host, port, JoinToken.parse(token), ca);
     }
 
     /** The whole join string, secret included. */
     public String format() {
-        return PREFIX + hostPort() + "?token=" + token.encoded() + "&ca=" + caFingerprint;
+        return PREFIX + hostPort() + "?token=" + token.encoded() + authParameter();
     }
 
     /** The seed as {@code HOST:PORT} ({@code [V6]:PORT} for an IPv6 address), for messages. */
@@ -140,7 +179,11 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
     /** The join string with the token replaced by {@code ***}, safe to log. */
     @Override
     public String toString() {
-        return PREFIX + hostPort() + "?token=***&ca=" + caFingerprint;
+        return PREFIX + hostPort() + "?token=***" + authParameter();
+    }
+
+    private String authParameter() {
+        return caFingerprint == null ? "&auth=token" : "&ca=" + caFingerprint;
     }
 
     private static void checkHost(String host) {

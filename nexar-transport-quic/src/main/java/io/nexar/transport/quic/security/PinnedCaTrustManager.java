@@ -12,6 +12,12 @@ import java.util.Objects;
  * and the leaf is a valid server certificate issued by that CA for the expected member ({@link PeerVerifier}). There
  * is no trust on first use and no way to skip the check.
  *
+ * <p>For a token-only join string ({@link #forTokenProof}) there is no fingerprint yet: the chain must still contain a
+ * CA certificate that issued a valid leaf for the expected member, but which CA is trusted is decided after the
+ * handshake, by the seed's channel-bound proof of the token, which covers that CA ({@link JoinToken#seedProof}). Until
+ * that proof verifies, {@link #pinnedCa()} is only a candidate, and the worker sends nothing but its own proof and
+ * CSR.
+ *
  * <p>After a handshake the manager remembers the CA it matched ({@link #pinnedCa()}), or why it refused
  * ({@link #failure()}), so the caller can report the precise reason rather than the TLS alert. One manager serves
  * one connection attempt at a time.
@@ -34,6 +40,19 @@ public final class PinnedCaTrustManager extends ChainOnlyTrustManager {
         this.expectedMemberId = Objects.requireNonNull(expectedMemberId, "expectedMemberId");
     }
 
+    private PinnedCaTrustManager(String expectedMemberId) {
+        this.fingerprint = null;
+        this.expectedMemberId = Objects.requireNonNull(expectedMemberId, "expectedMemberId");
+    }
+
+    /**
+     * A trust manager for a token-only enrolment: it accepts a well-formed chain of any CA (see the class comment);
+     * the caller must then authenticate that CA by the seed's proof of the token before trusting it.
+     */
+    public static PinnedCaTrustManager forTokenProof(String expectedMemberId) {
+        return new PinnedCaTrustManager(expectedMemberId);
+    }
+
     /** The CA certificate of the last accepted chain, or null if none was accepted. */
     public X509Certificate pinnedCa() {
         return pinnedCa;
@@ -48,6 +67,11 @@ public final class PinnedCaTrustManager extends ChainOnlyTrustManager {
     public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
         try {
             List<X509Certificate> certs = PeerVerifier.x509(chain);
+            if (fingerprint == null) {
+                pinnedCa = candidate(certs);
+                failure = null;
+                return;
+            }
             X509Certificate ca = null;
             String presented = null;
             for (X509Certificate c : certs) {
@@ -71,6 +95,23 @@ public final class PinnedCaTrustManager extends ChainOnlyTrustManager {
             failure = e;
             throw e;
         }
+    }
+
+    /** The CA certificate of {@code certs} that issued a valid leaf for the expected member. */
+    private X509Certificate candidate(List<X509Certificate> certs) throws CertificateException {
+        CertificateException last = null;
+        for (X509Certificate c : certs) {
+            if (c.getBasicConstraints() < 0) {
+                continue;
+            }
+            try {
+                new PeerVerifier(c).check(certs, expectedMemberId, PeerVerifier.SERVER_AUTH, Instant.now());
+                return c;
+            } catch (CertificateException e) {
+                last = e;
+            }
+        }
+        throw last != null ? last : new CertificateException("presented no CA certificate in its chain");
     }
 
     /** Always refuses: this manager is for the client end of enrolment only. */

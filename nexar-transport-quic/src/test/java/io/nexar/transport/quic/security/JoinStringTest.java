@@ -87,6 +87,9 @@ class JoinStringTest {
         "nexar://h:5?token=&ca=F | missing the token parameter",
         "nexar://h:5?token=T | missing the ca parameter",
         "nexar://h:5?token=T&ca=F&x=1 | unknown parameter \"x\"",
+        "nexar://h:5?token=T&ca=F&auth=token | has both ca and auth=token",
+        "nexar://h:5?token=T&auth=tofu | auth=tofu is unknown",
+        "nexar://h:5?token=T&auth=token&auth=token | two auth parameters",
         "nexar://h:5?token=T&token=T&ca=F | two token parameters",
         "nexar://h:5?token=T&ca=md5:00 | must start with sha256:, not md5:",
         "nexar://h:5?token=T&ca=sha256:abcd | has 4 hex digits; a SHA-256 fingerprint has 64",
@@ -98,6 +101,18 @@ class JoinStringTest {
         String fullText = text.replace("token=T", "token=" + token).replace("ca=F", "ca=" + FP);
         assertThatThrownBy(() -> JoinString.parse(fullText)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(expected).hasMessageNotContaining(token);
+    }
+
+    @Test
+    void aTokenOnlyJoinStringRoundTripsAndHidesItsToken() {
+        JoinToken t = JoinToken.generate();
+        var js = JoinString.parse("nexar://10.0.0.5:29500?token=" + t.encoded() + "&auth=token");
+        assertThat(js.tokenOnly()).isTrue();
+        assertThat(js.caFingerprint()).isNull();
+        assertThat(js.format()).isEqualTo("nexar://10.0.0.5:29500?token=" + t.encoded() + "&auth=token");
+        assertThat(js.toString()).isEqualTo("nexar://10.0.0.5:29500?token=***&auth=token");
+        assertThat(js.pinning(FP).format()).isEqualTo("nexar://10.0.0.5:29500?token=" + t.encoded() + "&ca=" + FP);
+        assertThat(JoinString.tokenOnly("::1", 1, t).format()).startsWith("nexar://[::1]:1?token=");
     }
 
     @Test
