@@ -21,6 +21,7 @@ import io.nexar.transport.quic.formation.WorkerEnrolment;
 import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
 import io.netty.handler.codec.quic.Quic;
+import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
