@@ -31,6 +31,13 @@ import java.util.OptionalInt;
 public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, OptionalInt worldSize,
                                 Optional<String> seedAddress, List<String> sources) {
 
+    /**
+     * nexar's own variables read here; they are not settings of {@code NexarConfig}, which accepts them beside its
+     * keys' variables (any other {@code NEXAR_*} variable is an error).
+     */
+    public static final List<String> VARIABLES =
+            List.of("NEXAR_JOIN", "NEXAR_RANK", "NEXAR_WORLD_SIZE", "NEXAR_SEED", "NEXAR_TOKEN", "NEXAR_CA_FINGERPRINT");
+
     private static final List<String> RANK_VARS = List.of("NEXAR_RANK", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK");
     private static final List<String> WORLD_VARS =
             List.of("NEXAR_WORLD_SIZE", "WORLD_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE");
