@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -153,6 +154,34 @@ class CliErrorsTest {
         assertThat(lines.get(2)).contains("?token=***&ca=").endsWith("; join string port 99999 is not in [1, 65535]")
                 .doesNotContain(token);
         assertThat(out()).doesNotContain("pid=");
+    }
+
+    @Test
+    void shouldCheckAWorkersConfigurationBeforeStartingIt() {
+        String join = "nexar://127.0.0.1:7000?token=" + JoinToken.generate().encoded() + "&ca=" + CA;
+        assertThat(run(Map.of("NEXAR_CHUNK_SIZE", "lots"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
+                "x")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(errLines()).containsExactly("nexar worker: configure failed: NEXAR_CHUNK_SIZE=\"lots\": expected a"
+                + " size such as 64KiB or 16MiB");
+        assertThat(out()).doesNotContain("pid=");
+    }
+
+    /** A program run without the CLI: Nexar.join() names the variable the malformed join string came from. */
+    @Test
+    void shouldNameNexarJoinWhenAProgramJoinsWithAMalformedJoinString() throws Exception {
+        var pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "io.nexar.examples.AllReduce").redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("NEXAR_"));
+        pb.environment().put("NEXAR_JOIN", "garbage");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(output).isNotZero();
+        assertThat(output).contains("InvalidConfigurationException: configure failed: NEXAR_JOIN=\"garbage\": expected"
+                + " the nexar://HOST:PORT?token=SECRET&ca=sha256:FINGERPRINT line that `nexar seed` prints; join"
+                + " string must start with nexar://");
     }
 
     @Test

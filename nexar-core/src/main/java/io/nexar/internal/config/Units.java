@@ -167,8 +167,8 @@ public final class Units {
     /**
      * Formats a duration for a person reading a message, rounded to a few digits: zero is {@code 0s}; below 1 s in whole {@code ns},
      * {@code us} or {@code ms} ({@code 200ms}); below 1 min in seconds with at most one decimal ({@code 1.5s},
-     * {@code 59.99s} is {@code 60s}); from 1 min on in whole seconds, or minutes or hours when they divide it
-     * ({@code 90s}, {@code 2m}). Never the ISO-8601 form of {@link Duration#toString()} ({@code PT59.99S}). Not
+     * {@code 59.99s} is {@code 60s}); below 10 min in whole seconds ({@code 60s}, {@code 90s}); from then on in
+     * whole seconds, or minutes or hours when they divide it ({@code 30m}, {@code 2h}). Never the ISO-8601 form of {@link Duration#toString()} ({@code PT59.99S}). Not
      * meant to be parsed back: configuration values use {@link #formatDuration}.
      *
      * @param duration the duration, not null; a negative one is formatted with a sign
@@ -198,7 +198,7 @@ public final class Units {
             return tenths % 10 == 0 ? tenths / 10 + "s" : tenths / 10 + "." + tenths % 10 + "s";
         }
         long whole = seconds + (nanos >= 500_000_000 ? 1 : 0);
-        return formatDuration(Duration.ofSeconds(whole));
+        return whole < 600 ? whole + "s" : formatDuration(Duration.ofSeconds(whole));
     }
 
     /**
