@@ -2,6 +2,7 @@ package io.nexar.cli;
 
 import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
+import io.nexar.internal.cluster.LaunchEnvironment;
 import io.nexar.transport.quic.QuicTransportProvider;
 import io.nexar.transport.quic.security.JoinString;
 import java.time.Duration;
@@ -70,6 +71,7 @@ final class WorkerCommand implements Callable<Integer> {
         var workerEnv = new java.util.HashMap<>(context.env());
         workerEnv.putAll(env);
         NexarConfig.builder().environment(workerEnv).systemProperties(context.systemProperties()).build();
+        LaunchEnvironment.from(workerEnv);
         UserProgram program = UserProgram.of(classPath, command);
         try (var child = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5), "")) {
             child.start(1, r -> program.command(), r -> env);

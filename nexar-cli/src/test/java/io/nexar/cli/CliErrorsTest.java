@@ -161,8 +161,11 @@ class CliErrorsTest {
         String join = "nexar://127.0.0.1:7000?token=" + JoinToken.generate().encoded() + "&ca=" + CA;
         assertThat(run(Map.of("NEXAR_CHUNK_SIZE", "lots"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
                 "x")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(run(Map.of("NEXAR_WORLD_SIZE", "none"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
+                "x")).isEqualTo(ExitCodes.CONFIG);
         assertThat(errLines()).containsExactly("nexar worker: configure failed: NEXAR_CHUNK_SIZE=\"lots\": expected a"
-                + " size such as 64KiB or 16MiB");
+                + " size such as 64KiB or 16MiB", "nexar worker: configure failed: NEXAR_WORLD_SIZE=\"none\": expected"
+                + " an integer >= 1");
         assertThat(out()).doesNotContain("pid=");
     }
 
