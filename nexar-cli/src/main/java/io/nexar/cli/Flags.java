@@ -4,7 +4,6 @@ import io.nexar.InvalidConfigurationException;
 import io.nexar.internal.config.Units;
 import io.nexar.internal.config.ValueFormatException;
 import io.nexar.transport.quic.formation.SeedOptions;
-import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -38,10 +37,6 @@ final class Flags {
 
     /** {@code host:port}, or {@code [v6]:port} for IPv6. */
     static String address(InetSocketAddress a) {
-        if (a == null) {
-            return "-";
-        }
-        String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-        return (a.getAddress() instanceof Inet6Address ? "[" + host + "]" : host) + ":" + a.getPort();
+        return a == null ? "-" : SeedOptions.format(a);
     }
 }

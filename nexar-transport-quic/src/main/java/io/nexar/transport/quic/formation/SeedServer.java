@@ -111,8 +111,8 @@ public final class SeedServer implements AutoCloseable {
         var seed = new SeedServer(options, listener);
         seed.acceptor.start();
         seed.deadline.start();
-        LOG.info("seed listening on {} for {} workers; CA {}; join: {}", seed.boundAddress(), options.worldSize(),
-                options.ca().fingerprint(), seed.joinString); // JoinString.toString hides the token
+        LOG.info("seed listening on {} for {} workers; CA {}; join: {}", SeedOptions.format(seed.boundAddress()),
+                options.worldSize(), options.ca().fingerprint(), seed.joinString); // JoinString.toString hides the token
         return seed;
     }
 
