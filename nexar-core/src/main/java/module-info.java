@@ -15,7 +15,7 @@ module io.nexar {
     exports io.nexar.internal.collective to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.util to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
-    exports io.nexar.internal.config to io.nexar.testkit, io.nexar.cli;
+    exports io.nexar.internal.config to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.jfr to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
 
     requires jdk.jfr;

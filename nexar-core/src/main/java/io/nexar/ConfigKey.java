@@ -9,9 +9,8 @@ import java.util.Optional;
 
 /**
  * The one table of nexar's settings. Each constant declares, once, its key name, type, default, allowed values and
- * description; its environment variable, system property and CLI flag are derived from the key name. The table drives
- * parsing in {@link NexarConfig.Builder}, {@link NexarConfig#describe()}, the CLI flags and the generated
- * {@code docs/config.md}.
+ * description; its environment variable and system property are derived from the key name. The table drives
+ * parsing in {@link NexarConfig.Builder}, {@link NexarConfig#describe()} and the generated {@code docs/config.md}.
  *
  * <p>Adding a setting takes one constant here, one component of {@link NexarConfig} (with its line in the compact
  * constructor, {@code value(ConfigKey)} and the builder), and regenerating {@code docs/config.md}.
@@ -284,7 +283,11 @@ public enum ConfigKey {
         return "nexar." + key;
     }
 
-    /** The CLI flag: {@code --} and the key with dashes ({@code --p2p-timeout}). */
+    /**
+     * The name a command-line flag for this key takes: {@code --} and the key with dashes ({@code --p2p-timeout}).
+     * The {@code nexar} commands have no flag per key (their workers read the environment); a program with its own
+     * command line can use this name.
+     */
     public String flag() {
         return "--" + key.replace('.', '-');
     }

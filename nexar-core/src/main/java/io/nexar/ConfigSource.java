@@ -11,7 +11,7 @@ public enum ConfigSource {
     ENVIRONMENT,
     /** A system property ({@link ConfigKey#systemProperty()}). */
     SYSTEM_PROPERTY,
-    /** A {@link NexarConfig.Builder} call (a typed setter or {@link NexarConfig.Builder#set}), or a CLI flag. */
+    /** A {@link NexarConfig.Builder} call (a typed setter or {@link NexarConfig.Builder#set}), or a {@code nexar} flag that sets one key ({@code bench --algo}). */
     BUILDER;
 
     /** The name the user wrote the key's value under, as error messages show it. */

@@ -1,14 +1,17 @@
 package io.nexar;
 
 /**
- * A configuration value is invalid. The message names where it came from (environment variable, system property or
+ * A configuration value is invalid, or a {@code NEXAR_*} environment variable or {@code nexar.*} system property is
+ * not a setting nexar knows. The message names where it came from (environment variable, system property or
  * builder), the value and the expected form, for example
- * {@code NEXAR_P2P_TIMEOUT="30x": expected a duration such as 500ms or 30s}.
+ * {@code NEXAR_P2P_TIMEOUT="30x": expected a duration such as 500ms or 30s}; for an unknown name it names the closest
+ * known one, for example {@code nexar.p2p.timout is not a nexar setting; did you mean nexar.p2p.timeout?}.
  */
 public final class InvalidConfigurationException extends NexarException {
     private static final long serialVersionUID = 1L;
     private final String setting;
     private final String value;
+    private final String expected;
 
     /**
      * @param setting the name as the user wrote it: an environment variable, a system property or a builder method
@@ -20,6 +23,28 @@ public final class InvalidConfigurationException extends NexarException {
                 null);
         this.setting = setting;
         this.value = value;
+        this.expected = expected;
+    }
+
+    private InvalidConfigurationException(String setting, String value, String detail, Void unknownName) {
+        super(ErrorContext.of(Operation.CONFIGURE), "failed: " + detail, null);
+        this.setting = setting;
+        this.value = value;
+        this.expected = null;
+    }
+
+    /**
+     * An environment variable or system property in nexar's namespace that is not one of its settings.
+     *
+     * @param kind {@code environment variable} or {@code system property}, for the message
+     * @param setting the name as written
+     * @param value its value
+     * @param suggestion the closest known name, or null
+     */
+    static InvalidConfigurationException unknownName(String kind, String setting, String value, String suggestion) {
+        return new InvalidConfigurationException(setting, value, kind + " " + setting + " is not a nexar setting"
+                + (suggestion == null ? "" : "; did you mean " + suggestion + "?")
+                + " (docs/config.md lists them)", null);
     }
 
     /** The setting's name as the user wrote it. */
@@ -30,6 +55,11 @@ public final class InvalidConfigurationException extends NexarException {
     /** The offending value. */
     public String value() {
         return value;
+    }
+
+    /** What was expected, or null for an unknown name. */
+    String expected() {
+        return expected;
     }
 
     @Override

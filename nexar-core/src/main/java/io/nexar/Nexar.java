@@ -37,29 +37,45 @@ public final class Nexar {
      * Joins the cluster described by the environment, with the configuration from the environment.
      *
      * @throws ClusterFormationException if no join string is set, no transport is available, or joining fails
-     * @throws InvalidConfigurationException if a variable has a bad value
+     * @throws InvalidConfigurationException if a variable has a bad value (a malformed join string names the
+     *         variable it came from, {@code NEXAR_JOIN}), or a {@code NEXAR_*} variable or {@code nexar.*}
+     *         property is not a setting
      */
     public static Communicator join() {
         var launch = LaunchEnvironment.from(System.getenv());
+        NexarConfig config = NexarConfig.fromEnvironment();
         String joinString = launch.joinString().orElseThrow(() -> new ClusterFormationException(
                 ErrorContext.of(Operation.JOIN), "failed: no join string: set NEXAR_JOIN to the line that"
                 + " `nexar seed` prints after 'join: ' (or NEXAR_SEED / MASTER_ADDR+MASTER_PORT with NEXAR_TOKEN and"
                 + " NEXAR_CA_FINGERPRINT), or, without a seed process, MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and"
                 + " NEXAR_TOKEN on every rank (rank 0 then starts the seed), or start this program with"
                 + " `nexar launch` or `nexar worker`"));
-        NexarConfig config = NexarConfig.fromEnvironment();
-        if (launch.hostsSeed()) {
-            return transport().joinHostingSeed(joinString, launch.worldSize().orElseThrow(), config,
-                    DEFAULT_FORMATION_TIMEOUT);
+        try {
+            if (launch.hostsSeed()) {
+                return transport().joinHostingSeed(joinString, launch.worldSize().orElseThrow(), config,
+                        DEFAULT_FORMATION_TIMEOUT);
+            }
+            return join(joinString, launch.rank().orElse(-1), config);
+        } catch (InvalidConfigurationException e) {
+            if (!JOIN_STRING_SETTING.equals(e.setting()) || e.expected() == null) {
+                throw e;
+            }
+            String variable = launch.sources().stream().filter(s -> s.startsWith("join string from "))
+                    .map(s -> s.substring("join string from ".length())).findFirst().orElse("NEXAR_JOIN");
+            throw new InvalidConfigurationException(variable, e.value(), e.expected());
         }
-        return join(joinString, launch.rank().orElse(-1), config);
     }
+
+    /** The setting a malformed join string is reported under by {@link #join(String, int, NexarConfig)}. */
+    private static final String JOIN_STRING_SETTING = "joinString";
 
     /**
      * Joins the cluster of {@code joinString}.
      *
      * @param requestedRank the rank to ask for, or -1 for any
      * @throws ClusterFormationException if no transport is available or joining fails
+     * @throws InvalidConfigurationException if {@code joinString} is malformed (setting {@code joinString}; the
+     *         message shows it with the token replaced by {@code ***})
      */
     public static Communicator join(String joinString, int requestedRank, NexarConfig config) {
         if (joinString == null || joinString.isBlank()) {

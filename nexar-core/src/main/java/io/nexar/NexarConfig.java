@@ -14,10 +14,14 @@ import java.util.Properties;
  * component is one {@link ConfigKey}; {@code docs/config.md} lists them all with their defaults and bounds.
  *
  * <p>Values are resolved with this precedence, lowest first: the key's default, its environment variable
- * ({@code NEXAR_P2P_TIMEOUT}), its system property ({@code nexar.p2p.timeout}), then {@link Builder} calls (which is
- * where CLI flags go). Only the winning value of a key is read. A malformed or out-of-range value is fatal: building
- * throws {@link InvalidConfigurationException} naming the variable as the user wrote it, the value and the expected
- * form, for example {@code configure failed: NEXAR_P2P_TIMEOUT="30x": expected a duration such as 500ms or 30s}.
+ * ({@code NEXAR_P2P_TIMEOUT}), its system property ({@code nexar.p2p.timeout}), then {@link Builder} calls. Only the
+ * winning value of a key is read. A malformed or out-of-range value is fatal: building throws
+ * {@link InvalidConfigurationException} naming the variable as the user wrote it, the value and the expected form,
+ * for example {@code configure failed: NEXAR_P2P_TIMEOUT="30x": expected a duration such as 500ms or 30s}.
+ * Names are strict too: a {@code NEXAR_*} environment variable or {@code nexar.*} system property that is not a
+ * setting (nor one of the launch variables such as {@code NEXAR_JOIN}) fails the build naming it and the closest
+ * setting, for example {@code system property nexar.p2p.timout is not a nexar setting; did you mean
+ * nexar.p2p.timeout?}.
  *
  * <p>Instances are immutable and safe to share between threads. Two configurations are equal when their values
  * <em>and</em> sources are equal.
@@ -185,7 +189,9 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * The defaults, overridden by {@code NEXAR_*} environment variables ({@link System#getenv()}), overridden by
      * {@code nexar.*} system properties ({@link System#getProperties()}).
      *
-     * @throws InvalidConfigurationException if a variable or property of a key is malformed or out of range
+     * @throws InvalidConfigurationException if a variable or property of a key is malformed or out of range, or a
+     *         {@code NEXAR_*} variable or {@code nexar.*} property is not a setting (a misspelling): the message names
+     *         it and the closest setting
      */
     public static NexarConfig fromEnvironment() {
         return builder().build();
@@ -380,7 +386,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         }
 
         /**
-         * Sets a key from text, as a CLI flag does, for example {@code set(ConfigKey.CHUNK_SIZE, "1MiB")}.
+         * Sets a key from text, as a command-line flag would, for example {@code set(ConfigKey.CHUNK_SIZE, "1MiB")}.
          *
          * @param key the key
          * @param text the value in the key's syntax ({@code docs/config.md})
@@ -581,9 +587,11 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
          *
          * @return the configuration
          * @throws InvalidConfigurationException if an environment variable or system property of a key is malformed
-         *         or out of range, or the values break an invariant between keys
+         *         or out of range, the values break an invariant between keys, or a {@code NEXAR_*} variable or
+         *         {@code nexar.*} property is not a setting (nor one of the launch variables docs/config.md lists)
          */
         public NexarConfig build() {
+            SettingNames.check(environment, systemProperties);
             var resolved = new EnumMap<ConfigKey, Object>(ConfigKey.class);
             var sources = new EnumMap<ConfigKey, ConfigSource>(ConfigKey.class);
             for (var key : ConfigKey.values()) {

@@ -130,9 +130,9 @@ final class BenchCommand implements Callable<Integer> {
         try {
             plan = plan();
         } catch (IllegalArgumentException e) {
-            context.err().println("nexar bench: " + e.getMessage());
-            return ExitCodes.USAGE;
+            throw new UsageException(e.getMessage());
         }
+        LaunchCommand.checkConfiguration(context);
         var out = context.out();
         out.printf("# nexar bench: %s on %d ranks %s; %s %s; %d timed iterations after %d warm-up%n",
                 plan.ops().stream().map(BenchOp::cliName).collect(Collectors.joining(",")), ranks,

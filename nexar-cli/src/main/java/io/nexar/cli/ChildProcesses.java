@@ -1,5 +1,6 @@
 package io.nexar.cli;
 
+import io.nexar.internal.config.Units;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -174,7 +175,7 @@ final class ChildProcesses implements AutoCloseable {
             timedOut = true;
         }
         if (timedOut) {
-            err.println("nexar: ranks still running after " + timeout + ": stopping them");
+            err.println("nexar: ranks still running after " + Units.formatRounded(timeout) + ": stopping them");
             stopAll();
         } else if (failed.isDone()) {
             int r = failed.getNow(-1);

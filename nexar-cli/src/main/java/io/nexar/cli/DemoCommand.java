@@ -42,9 +42,9 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (ranks < 2) {
-            context.err().println("nexar demo: --np must be at least 2, got " + ranks);
-            return ExitCodes.USAGE;
+            throw new UsageException("--np must be at least 2, got " + ranks);
         }
+        LaunchCommand.checkConfiguration(context);
         if (inProcess) {
             return inProcess();
         }

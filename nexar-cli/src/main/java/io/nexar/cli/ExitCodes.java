@@ -6,18 +6,19 @@ final class ExitCodes {
     static final int OK = 0;
     /** The job ran and failed: a check did not pass, a rank failed, an operation timed out. */
     static final int FAILED = 1;
-    /** Bad command line (unknown flag, missing argument). */
+    /** Bad command line (unknown flag, missing argument, no such jar or main class). */
     static final int USAGE = 2;
-    /** Bad configuration value (environment variable, system property or flag). */
+    /** Bad or unknown configuration (environment variable, system property) or a bad flag value. */
     static final int CONFIG = 3;
 
     static final String HELP = """
             Exit codes:
               0  success
               1  the job failed: a check did not pass, a rank failed, a timeout
-              2  usage error: unknown option, missing argument
-              3  invalid configuration: a bad NEXAR_* variable, nexar.* property
-                 or flag value""";
+              2  usage error: unknown option, missing argument, no such jar
+                 or main class
+              3  invalid configuration: a bad or unknown NEXAR_* variable or
+                 nexar.* property, or a bad flag value""";
 
     private ExitCodes() {
     }

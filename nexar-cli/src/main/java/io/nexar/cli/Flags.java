@@ -3,7 +3,7 @@ package io.nexar.cli;
 import io.nexar.InvalidConfigurationException;
 import io.nexar.internal.config.Units;
 import io.nexar.internal.config.ValueFormatException;
-import java.net.Inet6Address;
+import io.nexar.transport.quic.formation.SeedOptions;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -21,12 +21,22 @@ final class Flags {
         }
     }
 
+    /**
+     * Parses a {@code HOST:PORT} flag ({@code [V6]:PORT} for IPv6; port 0 picks a free one); a bad value names the
+     * flag, for example {@code --bind="127.0.0.1:99999": expected HOST:PORT ...; port 99999 is not in [0, 65535]}.
+     */
+    static InetSocketAddress bindAddress(String flag, String value) {
+        try {
+            return SeedOptions.parseAddress(value);
+        } catch (IllegalArgumentException e) {
+            String why = e.getMessage().replaceFirst("^address \"[^\"]*\": ", "");
+            throw new InvalidConfigurationException(flag, value, "HOST:PORT or [V6]:PORT with a port in [0, 65535]"
+                    + (why.startsWith("expected") ? "" : "; " + why));
+        }
+    }
+
     /** {@code host:port}, or {@code [v6]:port} for IPv6. */
     static String address(InetSocketAddress a) {
-        if (a == null) {
-            return "-";
-        }
-        String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
-        return (a.getAddress() instanceof Inet6Address ? "[" + host + "]" : host) + ":" + a.getPort();
+        return a == null ? "-" : SeedOptions.format(a);
     }
 }

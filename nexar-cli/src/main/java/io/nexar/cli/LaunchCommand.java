@@ -1,5 +1,6 @@
 package io.nexar.cli;
 
+import io.nexar.NexarConfig;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedServer;
 import java.time.Duration;
@@ -53,14 +54,25 @@ final class LaunchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (ranks < 1) {
-            context.err().println("nexar launch: -n must be at least 1, got " + ranks);
-            return ExitCodes.USAGE;
+            throw new UsageException("-n must be at least 1, got " + ranks);
         }
         Duration limit = Flags.duration("--timeout", timeout);
+        checkConfiguration(context);
         UserProgram program = UserProgram.of(classPath, command);
         String policy = context.env().getOrDefault(io.nexar.ConfigKey.RECOVERY_POLICY.envVar(), "abort").strip();
         boolean recovers = policy.equalsIgnoreCase("manual") || policy.equalsIgnoreCase("automatic");
         return run(context, ranks, host, limit, program, keepGoing || recovers, elastic);
+    }
+
+    /**
+     * Builds the workers' configuration from this process's environment and system properties, which they inherit,
+     * so that a bad or unknown {@code NEXAR_*} variable stops the command with one line and exit code 3 before any
+     * worker JVM starts (rather than one stack trace per rank).
+     *
+     * @throws InvalidConfigurationException naming the variable
+     */
+    static void checkConfiguration(CliContext context) {
+        NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
@@ -75,6 +87,7 @@ final class LaunchCommand implements Callable<Integer> {
      */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
                    boolean keepGoing, boolean elastic) throws Exception {
+        checkConfiguration(context);
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
         var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60)).build();
         try (SeedServer seed = SeedServer.start(options);

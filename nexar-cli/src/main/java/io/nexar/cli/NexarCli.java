@@ -22,17 +22,38 @@ public final class NexarCli {
         cli.setErr(new java.io.PrintWriter(context.err(), true));
         cli.setExitCodeExceptionMapper(e -> switch (e) {
             case CommandLine.ParameterException p -> ExitCodes.USAGE;
+            case UsageException u -> ExitCodes.USAGE;
             case InvalidConfigurationException c -> ExitCodes.CONFIG;
             default -> ExitCodes.FAILED;
         });
+        // usage errors: the error and one hint line, not the whole usage (that is what --help is for)
+        cli.setParameterExceptionHandler((e, unparsed) -> {
+            var cmd = e.getCommandLine();
+            String message = e.getMessage();
+            if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+                message += "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
+            }
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + message);
+            cmd.getErr().println(hint(cmd));
+            return ExitCodes.USAGE;
+        });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            cmd.getErr().println("nexar: " + e.getMessage());
+            cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+            if (e instanceof UsageException) {
+                cmd.getErr().println(hint(cmd));
+                return ExitCodes.USAGE;
+            }
             return e instanceof InvalidConfigurationException ? ExitCodes.CONFIG : ExitCodes.FAILED;
         });
         cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
         cli.getSubcommands().get("run").getCommandSpec().parser().stopAtPositional(true); // the rest is the program's
         cli.getSubcommands().values().forEach(sub -> sub.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE));
         return cli.execute(args);
+    }
+
+    /** The line after a usage error: {@code Run 'nexar seed --help' for usage.} */
+    static String hint(CommandLine cmd) {
+        return "Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.";
     }
 
     public static void main(String[] args) {

@@ -4,6 +4,7 @@ import io.nexar.transport.quic.PeerInfo;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedServer;
 import io.nexar.transport.quic.security.ClusterCa;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,16 +51,15 @@ final class SeedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (worldSize < 1) {
-            context.err().println("nexar seed: --world-size must be at least 1, got " + worldSize);
-            return ExitCodes.USAGE;
+            throw new UsageException("--world-size must be at least 1, got " + worldSize);
         }
         if ((caCert == null) != (caKey == null)) {
-            context.err().println("nexar seed: --ca-cert and --ca-key go together");
-            return ExitCodes.USAGE;
+            throw new UsageException("--ca-cert and --ca-key go together");
         }
         Duration deadline = Flags.duration("--formation-timeout", formationTimeout);
+        InetSocketAddress address = Flags.bindAddress("--bind", bind);
         ClusterCa ca = caCert == null ? ClusterCa.generate() : ClusterCa.load(caCert, caKey);
-        var options = SeedOptions.builder(worldSize).bind(bind).ca(ca).formationDeadline(deadline).build();
+        var options = SeedOptions.builder(worldSize).bindAddress(address).ca(ca).formationDeadline(deadline).build();
         try (SeedServer seed = SeedServer.start(options)) {
             context.out().println("join: " + seed.joinString());
             context.out().flush();

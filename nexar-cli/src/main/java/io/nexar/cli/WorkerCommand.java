@@ -1,5 +1,10 @@
 package io.nexar.cli;
 
+import io.nexar.InvalidConfigurationException;
+import io.nexar.NexarConfig;
+import io.nexar.internal.cluster.LaunchEnvironment;
+import io.nexar.transport.quic.QuicTransportProvider;
+import io.nexar.transport.quic.security.JoinString;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -44,17 +49,16 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!join.startsWith("nexar://")) {
-            context.err().println("nexar worker: --join must be the nexar://... string that `nexar seed` printed");
-            return ExitCodes.USAGE;
-        }
         if (elastic && rank >= 0) {
-            context.err().println("nexar worker: --elastic joins a running cluster, which assigns the rank;"
-                    + " drop --rank");
-            return ExitCodes.USAGE;
+            throw new UsageException("--elastic joins a running cluster, which assigns the rank; drop --rank");
+        }
+        try {
+            JoinString.parse(join);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationException("--join", JoinString.redact(join.strip()),
+                    QuicTransportProvider.EXPECTED_JOIN_STRING + "; " + e.getMessage());
         }
         Duration limit = Flags.duration("--timeout", timeout);
-        UserProgram program = UserProgram.of(classPath, command);
         var env = new java.util.HashMap<String, String>();
         env.put("NEXAR_JOIN", join);
         if (rank >= 0) {
@@ -63,6 +67,12 @@ final class WorkerCommand implements Callable<Integer> {
         if (elastic) {
             env.put(io.nexar.ConfigKey.JOIN_ELASTIC.envVar(), "true");
         }
+        // the worker's configuration, checked here once rather than by the program after its JVM started
+        var workerEnv = new java.util.HashMap<>(context.env());
+        workerEnv.putAll(env);
+        NexarConfig.builder().environment(workerEnv).systemProperties(context.systemProperties()).build();
+        LaunchEnvironment.from(workerEnv);
+        UserProgram program = UserProgram.of(classPath, command);
         try (var child = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5), "")) {
             child.start(1, r -> program.command(), r -> env);
             int code = child.await(limit)[0];

@@ -31,6 +31,8 @@ public interface TransportProvider {
      * @param requestedRank the rank to ask for, or -1 to let the seed assign one
      * @param formationTimeout how long joining and connecting may take in all
      * @throws io.nexar.ClusterFormationException if the cluster cannot be joined or formed in time
+     * @throws io.nexar.InvalidConfigurationException if the join string is malformed: its setting is
+     *         {@code joinString}, its value the join string with the token replaced by {@code ***}
      */
     Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout);
 

@@ -1,6 +1,7 @@
 package io.nexar.testkit;
 
 import io.nexar.Communicator;
+import io.nexar.internal.config.Units;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -87,7 +88,7 @@ public final class RankRunner {
 
     private static RankFailedException timedOut(String name, Duration timeout, Thread[] threads,
                                                  ConcurrentLinkedQueue<Failure> failures) {
-        var sb = new StringBuilder(name).append(" run did not finish within ").append(timeout)
+        var sb = new StringBuilder(name).append(" run did not finish within ").append(Units.formatRounded(timeout))
                 .append("; still running:");
         for (int rank = 0; rank < threads.length; rank++) {
             if (threads[rank].isAlive()) {

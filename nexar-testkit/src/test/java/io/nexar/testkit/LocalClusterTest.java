@@ -60,7 +60,7 @@ class LocalClusterTest {
                 }
                 return null;
             })).isInstanceOf(RankFailedException.class)
-                    .hasMessageStartingWith("LocalCluster run did not finish within PT0.3S; still running:\n  rank 1 at")
+                    .hasMessageStartingWith("LocalCluster run did not finish within 300ms; still running:\n  rank 1 at")
                     .hasMessageContaining("CountDownLatch.await");
         }
     }

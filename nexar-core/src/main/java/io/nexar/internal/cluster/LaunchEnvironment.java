@@ -41,6 +41,13 @@ import java.util.OptionalInt;
 public record LaunchEnvironment(Optional<String> joinString, OptionalInt rank, OptionalInt worldSize,
                                 Optional<String> seedAddress, List<String> sources, boolean hostsSeed) {
 
+    /**
+     * nexar's own variables read here; they are not settings of {@code NexarConfig}, which accepts them beside its
+     * keys' variables (any other {@code NEXAR_*} variable is an error).
+     */
+    public static final List<String> VARIABLES = List.of("NEXAR_JOIN", "NEXAR_RANK", "NEXAR_WORLD_SIZE",
+            "NEXAR_SEED", "NEXAR_TOKEN", "NEXAR_TOKEN_FILE", "NEXAR_CA_FINGERPRINT");
+
     private static final List<String> RANK_VARS =
             List.of("NEXAR_RANK", "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "JOB_COMPLETION_INDEX");
     private static final List<String> WORLD_VARS =

@@ -5,6 +5,7 @@ import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.collective.Group;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.rpc.RpcCallHandle;
 import io.nexar.internal.rpc.RpcEngine;
 import io.nexar.internal.util.Checks;
@@ -117,7 +118,7 @@ final class CommunicatorRpc implements Rpc {
         Checks.notNull("request", request);
         Checks.notNull("timeout", timeout);
         if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout " + timeout + " is not positive");
+            throw new IllegalArgumentException("timeout " + Units.formatRounded(timeout) + " is not positive");
         }
         if (request.byteSize() > engine.maxPayloadBytes()) {
             throw new IllegalArgumentException("request of " + request.byteSize() + " bytes exceeds the largest RPC"

@@ -3,7 +3,9 @@ package io.nexar.internal.config;
 import io.nexar.ConfigKey;
 import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
+import io.nexar.internal.cluster.LaunchEnvironment;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Renders {@code docs/config.md} from the {@link ConfigKey} table, so the documentation cannot drift from the code.
@@ -24,13 +26,16 @@ public final class ConfigDocs {
                 # Configuration
 
                 nexar reads its settings into one immutable `NexarConfig`. Every setting has a key, an environment
-                variable, a system property and a `nexar` CLI flag, all derived from the key name: `p2p.timeout` is
-                `NEXAR_P2P_TIMEOUT`, `-Dnexar.p2p.timeout` and `--p2p-timeout`.
+                variable and a system property, derived from the key name: `p2p.timeout` is `NEXAR_P2P_TIMEOUT` and
+                `-Dnexar.p2p.timeout`. The `nexar` commands have no flag per setting: the workers that `nexar launch`,
+                `nexar worker`, `nexar demo` and `nexar bench` start inherit the environment, so set `NEXAR_*`
+                variables (the command checks them before it starts any worker). A few flags set one setting each:
+                `nexar bench --algo` and `--bulk`, `nexar worker --elastic` (`join.elastic`).
 
                 ## Precedence
 
                 From lowest to highest: the built-in default, the environment variable, the system property, then
-                `NexarConfig.Builder` calls and CLI flags. `NexarConfig.defaults()` uses the defaults only;
+                `NexarConfig.Builder` calls. `NexarConfig.defaults()` uses the defaults only;
                 `NexarConfig.fromEnvironment()` and `NexarConfig.builder()` read the environment and the system
                 properties. Only the winning value of a key is read. `NexarConfig.describe()`, printed by `nexar info`,
                 shows each effective value and where it came from.
@@ -60,12 +65,28 @@ public final class ConfigDocs {
                 `chunk.size` must also be at most `max.frame.size` minus %s of frame headers; the error names both
                 settings and their values.
 
+                Names are strict as well: a `NEXAR_*` environment variable or `nexar.*` system property that is not a
+                setting below is an error naming it and, when one is close, the setting it was probably meant to be:
+
+                ```
+                %s
+                ```
+
+                The only other `NEXAR_*` variables are `NEXAR_WORKER_JAVA_OPTS` (JVM options of the workers the `nexar`
+                command starts), `NEXAR_JAVA_OPTS` (JVM options of the `nexar` command itself) and those that tell
+                `Nexar.join()` where a process joins:
+                %s.
+                The only other `nexar.*` properties are those of nexar's own test suites: `nexar.test.*`,
+                `nexar.netns.*` and `nexar.regenerateDocs`.
+
                 ## Settings
 
                 | Key | Environment variable | System property | Type | Default | Allowed | Description |
                 |---|---|---|---|---|---|---|
                 """.formatted(Units.formatDuration(Units.MAX_DURATION), Units.formatSize(Units.MAX_SIZE_BYTES),
-                exampleError(), Units.formatSize(NexarConfig.FRAME_HEADROOM_BYTES)));
+                exampleError(Map.of("NEXAR_P2P_TIMEOUT", "30x")), Units.formatSize(NexarConfig.FRAME_HEADROOM_BYTES),
+                exampleError(Map.of("NEXAR_P2P_TIMOUT", "5s")), LaunchEnvironment.VARIABLES.stream()
+                        .map(v -> "`" + v + "`").collect(Collectors.joining(", "))));
         for (var key : ConfigKey.values()) {
             sb.append("| `").append(key.key())
                     .append("` | `").append(key.envVar())
@@ -80,13 +101,13 @@ public final class ConfigDocs {
     }
 
     /** The message of a real failure, so the example cannot drift from the code. */
-    private static String exampleError() {
+    private static String exampleError(Map<String, String> environment) {
         try {
-            NexarConfig.builder().ignoreEnvironment().environment(Map.of("NEXAR_P2P_TIMEOUT", "30x")).build();
+            NexarConfig.builder().ignoreEnvironment().environment(environment).build();
         } catch (InvalidConfigurationException e) {
             return e.getMessage();
         }
-        throw new AssertionError("NEXAR_P2P_TIMEOUT=30x was accepted");
+        throw new AssertionError(environment + " was accepted");
     }
 
     /** Escapes a table cell. */

@@ -165,6 +165,43 @@ public final class Units {
     }
 
     /**
+     * Formats a duration for a person reading a message, rounded to a few digits: zero is {@code 0s}; below 1 s in whole {@code ns},
+     * {@code us} or {@code ms} ({@code 200ms}); below 1 min in seconds with at most one decimal ({@code 1.5s},
+     * {@code 59.99s} is {@code 60s}); below 10 min in whole seconds ({@code 60s}, {@code 90s}); from then on in
+     * whole seconds, or minutes or hours when they divide it ({@code 30m}, {@code 2h}). Never the ISO-8601 form of {@link Duration#toString()} ({@code PT59.99S}). Not
+     * meant to be parsed back: configuration values use {@link #formatDuration}.
+     *
+     * @param duration the duration, not null; a negative one is formatted with a sign
+     * @return the rounded duration
+     */
+    public static String formatRounded(Duration duration) {
+        if (duration.isZero()) {
+            return "0s";
+        }
+        if (duration.isNegative()) {
+            return "-" + formatRounded(duration.negated());
+        }
+        long seconds = duration.getSeconds();
+        int nanos = duration.getNano();
+        if (seconds == 0) {
+            if (nanos < 1_000) {
+                return nanos + "ns";
+            }
+            if (nanos < 1_000_000) {
+                return Math.round(nanos / 1e3) + "us";
+            }
+            long millis = Math.round(nanos / 1e6);
+            return millis < 1000 ? millis + "ms" : "1s";
+        }
+        if (seconds < 60) {
+            long tenths = Math.round((seconds * 1e9 + nanos) / 1e8);
+            return tenths % 10 == 0 ? tenths / 10 + "s" : tenths / 10 + "." + tenths % 10 + "s";
+        }
+        long whole = seconds + (nanos >= 500_000_000 ? 1 : 0);
+        return whole < 600 ? whole + "s" : formatDuration(Duration.ofSeconds(whole));
+    }
+
+    /**
      * Formats a size in its shortest exact binary form, for example {@code 16MiB}, {@code 4KiB} or {@code 1000B}
      * when no binary unit divides it; zero is {@code 0B}. Decimal units are never produced. The result of a size in
      * the parseable range parses back to the same size.

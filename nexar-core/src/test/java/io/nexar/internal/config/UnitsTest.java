@@ -187,4 +187,16 @@ class UnitsTest {
         var unit = Arbitraries.of("", "B", "KiB", "MiB", "GiB", "TiB", "KB", "MB", "GB", "TB", "mib");
         return unit.flatMap(u -> Arbitraries.longs().between(0, 8_388_607).map(n -> n + u));
     }
+
+    /** Issue 18 item 5: durations in messages read {@code 60s}, {@code 1.5s}, {@code 200ms}, never {@code PT59.99S}. */
+    @ParameterizedTest
+    @Timeout(10)
+    @CsvSource({
+        "0, 0s", "999, 999ns", "1500, 2us", "200000000, 200ms", "999600000, 1s", "1000000000, 1s",
+        "1500000000, 1.5s", "59990000000, 60s", "12340000000, 12.3s", "60000000000, 60s", "90000000000, 90s",
+        "120400000000, 120s", "600000000000, 10m", "1800000000000, 30m", "7200000000000, 2h", "-1500000000, -1.5s"
+    })
+    void shouldFormatDurationsRoundedForPeople(long nanos, String text) {
+        assertThat(Units.formatRounded(Duration.ofNanos(nanos))).isEqualTo(text);
+    }
 }

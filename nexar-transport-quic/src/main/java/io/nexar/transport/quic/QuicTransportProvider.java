@@ -1,8 +1,10 @@
 package io.nexar.transport.quic;
 
+import io.netty.handler.codec.quic.Quic;
 import io.nexar.ClusterFormationException;
 import io.nexar.Communicator;
 import io.nexar.ErrorContext;
+import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.internal.cluster.Admissions;
@@ -20,7 +22,6 @@ import io.nexar.transport.quic.formation.SeedServer;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
 import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
-import io.netty.handler.codec.quic.Quic;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -117,7 +118,7 @@ public final class QuicTransportProvider implements TransportProvider {
     private Communicator join(String joinString, int requestedRank, NexarConfig config, Duration formationTimeout,
                               SeedServer hostedSeed) {
         Deadline deadline = Deadline.after(formationTimeout);
-        JoinString join = JoinString.parse(joinString);
+        JoinString join = parse(joinString);
         InetAddress bindHost = bindHost(join);
         InetSocketAddress quic = new InetSocketAddress(bindHost, PortReservation.udp(bindHost));
         BulkLaneOptions bulk = bulkOptions(config);
@@ -185,6 +186,25 @@ public final class QuicTransportProvider implements TransportProvider {
         }
         return world;
     }
+
+    /**
+     * Parses the join string.
+     *
+     * @throws InvalidConfigurationException (setting {@code joinString}, as the SPI says) naming what is wrong, with
+     *         the token hidden
+     */
+    static JoinString parse(String joinString) {
+        try {
+            return JoinString.parse(joinString);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationException("joinString", JoinString.redact(joinString.strip()),
+                    EXPECTED_JOIN_STRING + "; " + e.getMessage());
+        }
+    }
+
+    /** What a join string looks like, completing "expected ...". */
+    public static final String EXPECTED_JOIN_STRING =
+            "the nexar://HOST:PORT?token=SECRET&ca=sha256:FINGERPRINT line that `nexar seed` prints";
 
     /** Rank 0's source of waiting workers at a grow(): the seed, asked with the join string's token. */
     private record SeedAdmissions(String joinString) implements Admissions {

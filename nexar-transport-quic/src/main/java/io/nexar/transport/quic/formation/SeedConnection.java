@@ -1,6 +1,7 @@
 package io.nexar.transport.quic.formation;
 
 import io.nexar.ProtocolException;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.protocol.EnrolmentCodec;
 import io.nexar.internal.protocol.EnrolmentMessage.Admission;
 import io.nexar.internal.protocol.EnrolmentMessage.GrowPoll;
@@ -86,7 +87,7 @@ final class SeedConnection implements Runnable {
                 refuseQuietly(new Refused(JoinRefusal.PROTOCOL_ERROR, e.getMessage()));
             } catch (SocketTimeoutException e) {
                 seed.recordRefusal(remote, JoinRefusal.PROTOCOL_ERROR, "no join request within "
-                        + seed.options().ioTimeout());
+                        + Units.formatRounded(seed.options().ioTimeout()));
                 socket.setSoTimeout(CLOSE_WAIT_MILLIS);
             }
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.nexar.transport.quic.formation;
 
+import io.nexar.internal.config.Units;
 import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinToken;
 import java.net.InetSocketAddress;
@@ -60,6 +61,15 @@ public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterC
     }
 
     /**
+     * An address as {@code HOST:PORT}, {@code [V6]:PORT} for IPv6, for messages: the IP address when resolved, else
+     * the host name as given (never {@link InetSocketAddress#toString()}'s {@code /127.0.0.1:47012}).
+     */
+    public static String format(InetSocketAddress a) {
+        String host = a.getAddress() == null ? a.getHostString() : a.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /**
      * Parses {@code HOST:PORT} or {@code [IPV6]:PORT} (port 0 allowed) into an address, resolving the host.
      *
      * @throws IllegalArgumentException naming what is wrong
@@ -101,7 +111,8 @@ public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterC
 
     private static void positive(String name, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException(name + " " + d + " is not a positive duration");
+            throw new IllegalArgumentException(name + " " + (d == null ? null : Units.formatRounded(d))
+                    + " is not a positive duration");
         }
     }
 

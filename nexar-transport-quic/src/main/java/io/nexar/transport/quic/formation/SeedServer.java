@@ -3,6 +3,7 @@ package io.nexar.transport.quic.formation;
 import io.nexar.ClusterFormationException;
 import io.nexar.ErrorContext;
 import io.nexar.Operation;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.protocol.JoinRefusal;
 import io.nexar.transport.quic.MemberCredentials;
 import io.nexar.transport.quic.PeerInfo;
@@ -104,13 +105,14 @@ public final class SeedServer implements AutoCloseable {
             listener.bind(options.bindAddress(), Math.max(50, options.worldSize()));
         } catch (IOException | RuntimeException e) {
             listener.close();
-            throw new IOException("seed cannot listen on " + options.bindAddress() + ": " + e.getMessage(), e);
+            throw new IOException("seed cannot listen on " + SeedOptions.format(options.bindAddress()) + ": "
+                    + e.getMessage(), e);
         }
         var seed = new SeedServer(options, listener);
         seed.acceptor.start();
         seed.deadline.start();
-        LOG.info("seed listening on {} for {} workers; CA {}; join: {}", seed.boundAddress(), options.worldSize(),
-                options.ca().fingerprint(), seed.joinString); // JoinString.toString hides the token
+        LOG.info("seed listening on {} for {} workers; CA {}; join: {}", SeedOptions.format(seed.boundAddress()),
+                options.worldSize(), options.ca().fingerprint(), seed.joinString); // JoinString.toString hides the token
         return seed;
     }
 
@@ -158,7 +160,7 @@ public final class SeedServer implements AutoCloseable {
         } catch (ExecutionException e) {
             throw (ClusterFormationException) e.getCause();
         } catch (TimeoutException e) {
-            throw failure("cluster not formed within " + timeout + ": " + state.joined() + " of "
+            throw failure("cluster not formed within " + Units.formatRounded(timeout) + ": " + state.joined() + " of "
                     + options.worldSize() + " workers joined");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -246,7 +248,7 @@ public final class SeedServer implements AutoCloseable {
         } catch (TimeoutException e) {
             FormationState.Refused r = state.fail(JoinRefusal.DEADLINE_PASSED, "formation deadline passed");
             if (r != null) {
-                LOG.warn("seed: {} (deadline {})", r.reason(), options.formationDeadline());
+                LOG.warn("seed: {} (deadline {})", r.reason(), Units.formatRounded(options.formationDeadline()));
                 result.completeExceptionally(failure(r.reason()));
             }
         } catch (InterruptedException | ExecutionException e) {

@@ -4,6 +4,7 @@ import io.nexar.ClusterFormationException;
 import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.ProtocolException;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.protocol.EnrolmentCodec;
 import io.nexar.internal.protocol.EnrolmentMessage.Admission;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
@@ -36,6 +37,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
@@ -59,6 +61,8 @@ public final class WorkerEnrolment {
     private static final Logger LOG = LoggerFactory.getLogger(WorkerEnrolment.class);
     private static final long FIRST_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 2000;
+    /** How often a worker that cannot reach its seed says that it is still trying. */
+    static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
     private static final int CONNECT_TIMEOUT_MILLIS = 5000;
 
     private WorkerEnrolment() {
@@ -82,7 +86,8 @@ public final class WorkerEnrolment {
         if (requestedRank < -1) {
             throw new IllegalArgumentException("requestedRank " + requestedRank + " is less than -1 (any rank)");
         }
-        return attempt(joinString, requestedRank, quicAddress, bulkAddress, deadline, false);
+        return attempt(joinString, requestedRank, quicAddress, bulkAddress, deadline, false, PROGRESS_EVERY,
+                LOG::warn);
     }
 
     /**
@@ -95,22 +100,32 @@ public final class WorkerEnrolment {
      */
     public static Enrolment joinRunning(String joinString, InetSocketAddress quicAddress,
                                         InetSocketAddress bulkAddress, Duration deadline) {
-        return attempt(joinString, -1, quicAddress, bulkAddress, deadline, true);
+        return attempt(joinString, -1, quicAddress, bulkAddress, deadline, true, PROGRESS_EVERY, LOG::warn);
     }
 
-    /** Checks the arguments both joins share and runs the attempt. */
-    private static Enrolment attempt(String joinString, int requestedRank, InetSocketAddress quicAddress,
-                                     InetSocketAddress bulkAddress, Duration deadline, boolean elastic) {
+    /**
+     * Checks the arguments both joins share and runs the attempt; while the seed is unreachable, says so to
+     * {@code progress} every {@code progressEvery}: {@code waiting for seed 127.0.0.1:7000 (10s of 60s): ...}.
+     */
+    static Enrolment attempt(String joinString, int requestedRank, InetSocketAddress quicAddress,
+                             InetSocketAddress bulkAddress, Duration deadline, boolean elastic,
+                             Duration progressEvery, Consumer<String> progress) {
         JoinString js = JoinString.parse(joinString);
         Objects.requireNonNull(quicAddress, "quicAddress");
         if (quicAddress.isUnresolved() || bulkAddress != null && bulkAddress.isUnresolved()) {
             throw new IllegalArgumentException("advertised addresses must be resolved IP addresses");
         }
         if (deadline == null || deadline.isNegative() || deadline.isZero()) {
-            throw new IllegalArgumentException("deadline " + deadline + " is not a positive duration");
+            throw new IllegalArgumentException("deadline " + (deadline == null ? null : Units.formatRounded(deadline))
+                    + " is not a positive duration");
         }
         return new WorkerAttempt(js, requestedRank, quicAddress, bulkAddress, deadline,
-                System.nanoTime() + deadline.toNanos(), elastic).run();
+                System.nanoTime() + deadline.toNanos(), elastic, progressEvery.toNanos(), progress).run();
+    }
+
+    /** The message of a failure to reach the seed, or its class when it has none. */
+    private static String describe(Throwable t) {
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
     }
 
     /** One join, with its retries. */
@@ -125,10 +140,15 @@ public final class WorkerEnrolment {
         private final MemberKeys keys = MemberKeys.generate();
         private final byte[] csr = keys.csr();
         private final boolean elastic;
+        private final long progressEveryNanos;
+        private final Consumer<String> progress;
 
         WorkerAttempt(JoinString js, int requestedRank, InetSocketAddress quicAddress, InetSocketAddress bulkAddress,
-                      Duration deadline, long endNanos, boolean elastic) {
+                      Duration deadline, long endNanos, boolean elastic, long progressEveryNanos,
+                      Consumer<String> progress) {
             this.elastic = elastic;
+            this.progressEveryNanos = progressEveryNanos;
+            this.progress = progress;
             this.js = js;
             this.requestedRank = requestedRank;
             this.quicAddress = quicAddress;
@@ -141,6 +161,8 @@ public final class WorkerEnrolment {
         Enrolment run() {
             long backoff = FIRST_BACKOFF_MILLIS;
             int attempts = 0;
+            long startNanos = endNanos - deadline.toNanos();
+            long nextProgressNanos = startNanos + progressEveryNanos;
             while (true) {
                 attempts++;
                 var tm = js.tokenOnly() ? PinnedCaTrustManager.forTokenProof(ClusterCa.SEED_MEMBER_ID)
@@ -153,7 +175,14 @@ public final class WorkerEnrolment {
                     long leftMillis = (endNanos - System.nanoTime()) / 1_000_000;
                     if (leftMillis <= 0) {
                         throw failure("seed at " + seed + " unreachable after " + attempts + " attempts within "
-                                + deadline + ": " + e.getCause().getMessage(), e.getCause());
+                                + Units.formatRounded(deadline) + ": " + describe(e.getCause()), e.getCause());
+                    }
+                    long now = System.nanoTime();
+                    if (now - nextProgressNanos >= 0) {
+                        progress.accept("waiting for seed " + seed + " (" + Units.formatRounded(Duration.ofSeconds(
+                                (now - startNanos) / 1_000_000_000L)) + " of " + Units.formatRounded(deadline) + "): "
+                                + describe(e.getCause()));
+                        nextProgressNanos = now + progressEveryNanos;
                     }
                     LOG.debug("seed at {} unreachable (attempt {}): {}; retrying in {} ms", seed, attempts,
                             e.getCause().toString(), Math.min(backoff, leftMillis));
@@ -220,7 +249,7 @@ public final class WorkerEnrolment {
                         accepted.worldSize(), accepted.memberId(), elastic ? " while it was running" : "");
                 return new Enrolment(accepted.rank(), accepted.worldSize(), credentials, infos, admission);
             } catch (SocketTimeoutException e) {
-                throw failure("deadline of " + deadline + " passed waiting for the seed at " + seed
+                throw failure("deadline of " + Units.formatRounded(deadline) + " passed waiting for the seed at " + seed
                         + (elastic ? " to admit this worker (no grow() of the running cluster admitted it)"
                         : " to form the cluster"), e);
             } catch (EOFException e) {

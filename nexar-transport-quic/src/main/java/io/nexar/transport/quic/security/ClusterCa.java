@@ -1,5 +1,6 @@
 package io.nexar.transport.quic.security;
 
+import io.nexar.internal.config.Units;
 import io.nexar.transport.quic.MemberCredentials;
 import io.nexar.transport.quic.MemberIdentity;
 import java.io.IOException;
@@ -307,7 +308,8 @@ public final class ClusterCa {
 
     private static void requirePositive(Duration validity) {
         if (validity == null || validity.isNegative() || validity.isZero()) {
-            throw new IllegalArgumentException("validity " + validity + " is not a positive duration");
+            throw new IllegalArgumentException("validity " + (validity == null ? null : Units.formatRounded(validity))
+                    + " is not a positive duration");
         }
     }
 }

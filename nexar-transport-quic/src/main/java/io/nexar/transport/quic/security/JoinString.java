@@ -161,6 +161,14 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
         return new JoinString(host, port, JoinToken.parse(token), ca);
     }
 
+    /**
+     * {@code text} with the value of every {@code token=} parameter replaced by {@code ***}, for messages about a join
+     * string that may not parse.
+     */
+    public static String redact(String text) {
+        return text.replaceAll("(?i)(token=)[^&\\s]*", "$1***");
+    }
+
     /** The whole join string, secret included. */
     public String format() {
         return PREFIX + hostPort() + "?token=" + token.encoded() + authParameter();

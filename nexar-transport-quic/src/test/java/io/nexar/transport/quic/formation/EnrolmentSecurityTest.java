@@ -172,7 +172,7 @@ class EnrolmentSecurityTest {
             assertThatThrownBy(client::read).isInstanceOf(IOException.class); // closed by the seed
             awaitRefusals(seed, 1);
             assertThat(seed.refusals()).singleElement()
-                    .satisfies(r -> assertThat(r.reason()).isEqualTo("no join request within PT0.3S"));
+                    .satisfies(r -> assertThat(r.reason()).isEqualTo("no join request within 300ms"));
         }
     }
 

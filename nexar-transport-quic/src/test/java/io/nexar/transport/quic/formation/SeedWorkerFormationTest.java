@@ -154,7 +154,7 @@ class SeedWorkerFormationTest {
                 Duration.ofMillis(800)))
                 .isInstanceOf(ClusterFormationException.class)
                 .hasMessageMatching("join failed: seed at 127\\.0\\.0\\.1:" + port
-                        + " unreachable after [2-9]\\d* attempts within PT0\\.8S: .*");
+                        + " unreachable after [2-9]\\d* attempts within 800ms: .*");
     }
 
     @Test
