@@ -29,6 +29,21 @@ for f in "$golden"/*.hex; do
             hex2bin "$f" > "$stream/golden-$name" ;;
     esac
 done
+# Types without a golden fixture, encoded by MessageCodec (the records named in each comment):
+extra() { # name hex [enrolment]
+    for d in "$core/messageCodec" "$core/frameDecoder" ${3:+"$core/enrolmentCodec" "$stream"}; do
+        echo "$2" | xxd -r -p > "$d/golden-$1"
+    done
+}
+# Agree(0, 1, PROPOSE, failed [2], acceptedBallot [2], value [2]); Agree(1, 2, DECIDE, [1 3], null, [1 3])
+extra agree 1e000000130000000000010000000101010001000100020000000200000002000000
+extra agree-decide 2200000013000100000002000000040002000000020001000000030000000100000003000000
+# JoinRequest(proof 0x11 x 32, -1, csr 3003020100, 10.0.0.5:7401, [::1]:7402, elastic)
+extra elastic-join-request 4700000045001111111111111111111111111111111111111111111111111111111111111111ffffffff05003003020100040a000005e91c0600000000000000000000000000000001ea1c yes
+# GrowPoll(proof 0x11 x 32, max 8, communicator 0, generation 1, members [0 1 2 3])
+extra grow-poll 42000000460011111111111111111111111111111111111111111111111111111111111111110800000000000000010000000400000000000000010000000200000003000000 yes
+# Admission(0, 1, [0 1 2 3], [Entry(4, "member-4", 10.0.0.5:7401, [::1]:7402)])
+extra admission 490000004700000000000100000004000000000000000100000002000000030000000100000004000000086d656d6265722d34040a000005e91c0600000000000000000000000000000001ea1c yes
 # A stream of every golden frame back to back, and one frame cut short after the first.
 for f in "${all[@]}"; do hex2bin "$f"; done > "$core/frameDecoder/golden-all"
 { hex2bin "$golden/hello.hex"; hex2bin "$golden/data.hex" | head -c 20; } > "$core/frameDecoder/golden-hello-then-cut"
