@@ -30,6 +30,8 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
     public static final String PREFIX = "nexar://";
     private static final String FINGERPRINT_PREFIX = "sha256:";
     private static final int FINGERPRINT_HEX_DIGITS = 64;
+    /** Characters of the shortest token in base64url. */
+    private static final int MIN_TOKEN_TEXT = (JoinToken.MIN_BYTES * 8 + 5) / 6;
 
     /**
      * Checks every field; the fingerprint is normalised to lowercase.
@@ -108,8 +110,11 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
                     }
                     ca = value;
                 }
-                default -> throw new IllegalArgumentException("join string has an unknown parameter \"" + name
-                        + "\"; only token and ca are defined");
+                // A long name may be a token whose '=' was lost ("tokenSECRET"): the shortest token has 22
+                // characters, so longer names are not quoted (found by SecurityFuzzTest).
+                default -> throw new IllegalArgumentException("join string has an unknown parameter "
+                        + (name.length() < MIN_TOKEN_TEXT ? shown(name) : "of " + name.length()
+                        + " characters (not shown: it may hold the token)") + "; only token and ca are defined");
             }
         }
         if (token == null || token.isEmpty()) {

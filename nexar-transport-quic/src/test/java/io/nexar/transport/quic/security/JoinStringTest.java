@@ -72,6 +72,17 @@ class JoinStringTest {
                 + "&token=" + t.encoded()).caFingerprint()).isEqualTo(FP);
     }
 
+    /** Found by SecurityFuzzTest: a token whose '=' was lost became a parameter name, quoted in the refusal. */
+    @Test
+    void aTokenWithoutItsEqualsSignIsNotQuoted() {
+        String token = JoinToken.generate().encoded();
+        assertThatThrownBy(() -> JoinString.parse("nexar://h:5?token" + token + "&ca=" + FP))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining(token)
+                .hasMessageContaining("unknown parameter of " + ("token" + token).length() + " characters");
+        assertThatThrownBy(() -> JoinString.parse("nexar://h:5?token=" + token + "&x=1&ca=" + FP))
+                .hasMessageContaining("unknown parameter \"x\"");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
         "http://h:1?token=T&ca=F | must start with nexar://",
