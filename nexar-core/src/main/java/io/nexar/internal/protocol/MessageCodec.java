@@ -450,7 +450,7 @@ public final class MessageCodec {
             counts[i] = frame.get(SHORT_LE, AGREE_COUNTS_OFFSET + 2L * i) & 0xFFFF;
             total += counts[i];
         }
-        if (hasAccepted == 0 && counts[1] != 0) { // found by ProtocolFuzzTest: the ballot was silently dropped
+        if (hasAccepted == 0 && counts[1] != 0) { // else the ballot is dropped in silence (ProtocolFuzzTest)
             throw error(peer, "AGREE from " + source(peer) + " has a ballot of " + counts[1]
                     + " ranks but hasAccepted 0");
         }

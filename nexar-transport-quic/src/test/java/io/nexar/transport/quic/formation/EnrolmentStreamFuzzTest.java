@@ -28,7 +28,8 @@ class EnrolmentStreamFuzzTest {
             while (true) {
                 Message m = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
                 assertThat(m).isNotNull();
-                assertThat(MessageCodec.encodedSize(m)).isLessThanOrEqualTo(4 + EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
+                assertThat(MessageCodec.encodedSize(m))
+                        .isLessThanOrEqualTo(4 + EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
             }
         } catch (ProtocolException e) {
             assertThat(e.getMessage()).isNotBlank();
