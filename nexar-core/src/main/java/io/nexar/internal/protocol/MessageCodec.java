@@ -450,6 +450,10 @@ public final class MessageCodec {
             counts[i] = frame.get(SHORT_LE, AGREE_COUNTS_OFFSET + 2L * i) & 0xFFFF;
             total += counts[i];
         }
+        if (hasAccepted == 0 && counts[1] != 0) { // else the ballot is dropped in silence (ProtocolFuzzTest)
+            throw error(peer, "AGREE from " + source(peer) + " has a ballot of " + counts[1]
+                    + " ranks but hasAccepted 0");
+        }
         requireSize(peer, MessageType.AGREE, frame, AGREE_RANKS_OFFSET + 4 * total, true);
         int[][] sets = new int[3][];
         long at = AGREE_RANKS_OFFSET;

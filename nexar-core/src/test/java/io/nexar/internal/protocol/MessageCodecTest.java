@@ -289,6 +289,17 @@ class MessageCodecTest {
                 .hasMessageContaining("trailing bytes");
     }
 
+    /** Found by ProtocolFuzzTest: a ballot sent with hasAccepted 0 was dropped in silence instead of refused. */
+    @Test
+    void anAgreeBallotWithoutHasAcceptedIsRejected() {
+        byte[] frame = HexFormat.of().parseHex("1e000000" + "1300" + "00000000" + "01000000" + "01" + "00"
+                + "0100" + "0100" + "0100" + "02000000" + "02000000" + "02000000");
+        assertThatThrownBy(() -> decode(frame)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("AGREE from rank 3 has a ballot of 1 ranks but hasAccepted 0");
+        frame[15] = 1; // hasAccepted 1: the same bytes are a valid PROPOSE
+        assertThat(((Message.Agree) decode(frame)).acceptedBallot()).containsExactly(2);
+    }
+
     /** A fixture with some bytes replaced, and what the error must say. */
     static Stream<Arguments> corruptions() {
         return Stream.of(

@@ -36,6 +36,8 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
     public static final String PREFIX = "nexar://";
     private static final String FINGERPRINT_PREFIX = "sha256:";
     private static final int FINGERPRINT_HEX_DIGITS = 64;
+    /** Characters of the shortest token in base64url. */
+    private static final int MIN_TOKEN_TEXT = (JoinToken.MIN_BYTES * 8 + 5) / 6;
 
     /**
      * Checks every field; the fingerprint is normalised to lowercase.
@@ -108,7 +110,7 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
         try {
             port = Integer.parseInt(portText);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("join string port \"" + portText + "\" is not a number");
+            throw new IllegalArgumentException("join string port " + shown(portText) + " is not a number");
         }
         String token = null;
         String ca = null;
@@ -136,8 +138,11 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
                     }
                     auth = value;
                 }
-                default -> throw new IllegalArgumentException("join string has an unknown parameter \"" + name
-                        + "\"; only token, ca and auth are defined");
+                // A long name may be a token whose '=' was lost ("tokenSECRET"): the shortest token has 22
+                // characters, so longer names are not quoted (found by SecurityFuzzTest).
+                default -> throw new IllegalArgumentException("join string has an unknown parameter "
+                        + (name.length() < MIN_TOKEN_TEXT ? shown(name) : "of " + name.length()
+                        + " characters (not shown: it may hold the token)") + "; only token, ca and auth are defined");
             }
         }
         if (token == null || token.isEmpty()) {
@@ -203,9 +208,22 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
             boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.'
                     || c == '-' || c == ':' || c == '%' || c == '_';
             if (!ok) {
-                throw new IllegalArgumentException("join string host \"" + host + "\" has character '" + c + "'");
+                throw new IllegalArgumentException("join string host " + shown(host) + " has character '" + c + "'");
             }
         }
+    }
+
+    /**
+     * A part of a malformed join string, quoted for an error message, unless it may hold the token: a part with '='
+     * or '&' can contain {@code token=SECRET} (found by SecurityFuzzTest: a '?' typed late puts the parameters into
+     * the port).
+     */
+    private static String shown(String part) {
+        return mayHoldToken(part) ? "(not shown: it may hold the token)" : "\"" + part + "\"";
+    }
+
+    private static boolean mayHoldToken(String part) {
+        return part.indexOf('=') >= 0 || part.indexOf('&') >= 0;
     }
 
     private static String checkFingerprint(String fp) {
@@ -216,7 +234,7 @@ public record JoinString(String host, int port, JoinToken token, String caFinger
         if (!lower.startsWith(FINGERPRINT_PREFIX)) {
             int colon = lower.indexOf(':');
             throw new IllegalArgumentException("join string CA fingerprint must start with sha256:"
-                    + (colon > 0 ? ", not " + lower.substring(0, colon + 1) : ""));
+                    + (colon > 0 && !mayHoldToken(lower) ? ", not " + lower.substring(0, colon + 1) : ""));
         }
         String hex = lower.substring(FINGERPRINT_PREFIX.length());
         if (hex.length() != FINGERPRINT_HEX_DIGITS) {

@@ -1,0 +1,160 @@
+package io.nexar.internal.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.nexar.ProtocolException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Fuzz targets (Jazzer) for every decoder of the core that reads bytes from another process: the frame decoder, the
+ * message codec (every message type, RPC included), the enrolment bodies, and the compressed-allReduce payload.
+ *
+ * <p>A plain {@code mvn verify} replays the seed corpus under {@code src/test/resources/io/nexar/internal/protocol/
+ * ProtocolFuzzTestInputs/<method>/} (built from the golden fixtures by {@code scripts/fuzz-seeds.sh}, plus the
+ * inputs of findings kept as regression seeds); {@code scripts/fuzz.sh SECONDS} fuzzes each target (docs/testing.md).
+ *
+ * <p>Each target checks the decoder's contract: only {@link ProtocolException} comes out (for
+ * {@link SparsePayload#problem}, nothing: it reports in words); what it returns is no larger than the configured
+ * maximum (for the codec: re-encoding a decoded frame gives back exactly its bytes, so nothing was read past the
+ * frame or allocated beyond it); and, through {@code @Timeout} (libFuzzer's {@code -timeout} when fuzzing), no
+ * input takes more than 10 s.
+ */
+@Timeout(10)
+class ProtocolFuzzTest {
+
+    /** Receiver limit of the frame targets: small, so that the oversize paths are reached as well. */
+    static final long MAX_FRAME_BYTES = 4096;
+    private static final int PEER = 3;
+
+    @FuzzTest
+    void messageCodec(byte[] data) {
+        decodeAndCheck(data);
+    }
+
+    /**
+     * The enrolment bodies (JOIN_*, PEER_TABLE, ELASTIC_JOIN_REQUEST, GROW_POLL, ADMISSION): the type byte is mapped
+     * into the enrolment range so that every input reaches {@link EnrolmentCodec}.
+     */
+    @FuzzTest
+    void enrolmentCodec(byte[] data) {
+        if (data.length > WireFormat.TYPE_OFFSET) {
+            int code = data[WireFormat.TYPE_OFFSET] & 0xFF;
+            data[WireFormat.TYPE_OFFSET] = (byte) (code >= 0x40 && code <= 0x47 ? code : 0x40 + (code & 7));
+        }
+        decodeAndCheck(data);
+    }
+
+    /**
+     * The stream decoder: the input is fed whole and, to a second decoder, in pieces of 1 to 16 bytes; both must
+     * deliver the same messages and fail alike, the accumulation buffer never exceeds {@code 4 + maxFrameBytes}, and a
+     * failed decoder refuses further input with the same {@link ProtocolException}.
+     */
+    @FuzzTest
+    void frameDecoder(byte[] data) {
+        var whole = new Run();
+        whole.feed(data, data.length);
+        var pieces = new Run();
+        pieces.feed(data, 1 + (data.length == 0 ? 0 : data[0] & 15));
+        assertThat(pieces.frames).as("frames delivered in pieces").isEqualTo(whole.frames);
+        assertThat(pieces.failure == null).as("failure in pieces").isEqualTo(whole.failure == null);
+        if (whole.failure != null) {
+            assertThat(whole.decoder.isFailed()).isTrue();
+            assertThatThrownBy(() -> whole.decoder.feed(ByteBuffer.allocate(1), m -> { }))
+                    .isSameAs(whole.failure);
+        }
+    }
+
+    /**
+     * The compressed-allReduce block check. Input: {@code [selector u8][count u32 LE][payload...]}; the selector picks
+     * the element size (2, 4 or 8 bytes) and whether the receiver expects the k the payload states or another one.
+     * {@link SparsePayload#problem} must never throw; when it accepts, every index and value it vouches for lies
+     * inside the payload and inside {@code [0, count)}, strictly ascending.
+     */
+    @FuzzTest
+    void sparsePayload(byte[] data) {
+        if (data.length < 5) {
+            return;
+        }
+        int selector = data[0] & 0xFF;
+        int w = new int[] {2, 4, 8}[selector % 3];
+        long count = Integer.toUnsignedLong(ByteBuffer.wrap(data, 1, 4).order(ByteOrder.LITTLE_ENDIAN).getInt());
+        var payload = MemorySegment.ofArray(Arrays.copyOfRange(data, 5, data.length));
+        long statedK = payload.byteSize() >= 4 ? Integer.toUnsignedLong(payload.get(WireFormat.INT_LE, 0)) : 0;
+        long expectedK = (selector & 0x80) == 0 ? statedK : statedK + (selector & 0x7F) - 64;
+        String problem = SparsePayload.problem(payload, count, expectedK, w);
+        if (problem != null) {
+            assertThat(problem).isNotBlank();
+            return;
+        }
+        assertThat(payload.byteSize()).isEqualTo(SparsePayload.bytes(expectedK, w));
+        long previous = -1;
+        for (long j = 0; j < expectedK; j++) {
+            long i = SparsePayload.index(payload, j);
+            assertThat(i).isGreaterThan(previous).isLessThan(count);
+            previous = i;
+            assertThat(SparsePayload.valueOffset(expectedK, j, w) + w).isLessThanOrEqualTo(payload.byteSize());
+        }
+    }
+
+    /** Decodes one frame; a success must re-encode to exactly the input (nothing invented, nothing beyond it). */
+    private static void decodeAndCheck(byte[] data) {
+        Message m;
+        try {
+            m = MessageCodec.decode(PEER, MemorySegment.ofArray(data), MAX_FRAME_BYTES);
+        } catch (ProtocolException e) {
+            assertThat(e.getMessage()).isNotBlank();
+            return;
+        }
+        assertThat(MessageCodec.encodedSize(m)).as("encoded size of %s", m.type()).isEqualTo(data.length)
+                .isLessThanOrEqualTo(WireFormat.LENGTH_PREFIX_BYTES + MAX_FRAME_BYTES);
+        assertThat(encode(m)).as("re-encoded %s", m.type()).isEqualTo(data);
+    }
+
+    private static byte[] encode(Message m) {
+        byte[] out = new byte[Math.toIntExact(MessageCodec.encodedSize(m))];
+        MessageCodec.encode(m, MemorySegment.ofArray(out));
+        return out;
+    }
+
+    /** One decoder fed the input in pieces of at most {@code piece} bytes, recording what it delivers. */
+    private static final class Run {
+        final FrameDecoder decoder = new FrameDecoder(PEER, MAX_FRAME_BYTES);
+        final List<List<Byte>> frames = new ArrayList<>();
+        ProtocolException failure;
+
+        void feed(byte[] data, int piece) {
+            try {
+                for (int at = 0; at < data.length; at += piece) {
+                    var in = ByteBuffer.wrap(data, at, Math.min(piece, data.length - at));
+                    decoder.feed(in, m -> {
+                        byte[] frame = encode(m); // a payload is valid only during the callback: copy it now
+                        assertThat((long) frame.length)
+                                .isLessThanOrEqualTo(WireFormat.LENGTH_PREFIX_BYTES + MAX_FRAME_BYTES);
+                        frames.add(toList(frame));
+                    });
+                    assertThat(in.hasRemaining()).isFalse();
+                    assertThat((long) decoder.bufferCapacity())
+                            .isLessThanOrEqualTo(WireFormat.LENGTH_PREFIX_BYTES + MAX_FRAME_BYTES);
+                }
+            } catch (ProtocolException e) {
+                failure = e;
+            }
+        }
+
+        private static List<Byte> toList(byte[] b) {
+            var list = new ArrayList<Byte>(b.length);
+            for (byte x : b) {
+                list.add(x);
+            }
+            return list;
+        }
+    }
+}
