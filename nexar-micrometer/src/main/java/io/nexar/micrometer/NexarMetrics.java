@@ -66,9 +66,11 @@ public final class NexarMetrics implements AutoCloseable {
     private final Builder options;
     private final RecordingStream stream;
     // Only the stream's thread touches these: JFR runs the actions of one stream one at a time.
+    // Keys of the per-call meters are plain fields (no Tags built per event); the rare events key on their Tags.
     private final Map<Key, Timer> timers = new HashMap<>();
     private final Map<Key, DistributionSummary> summaries = new HashMap<>();
-    private final Map<Key, Counter> counters = new HashMap<>();
+    private final Map<Tags, Timer> membershipTimers = new HashMap<>();
+    private final Map<Tags, Counter> counters = new HashMap<>();
     private boolean closed;
 
     private NexarMetrics(MeterRegistry registry, Builder options) {
@@ -153,9 +155,9 @@ public final class NexarMetrics implements AutoCloseable {
         String reason = e.getString("reason");
         // a polite leave is "left (...)" (GoodbyeReason); everything else is a failure
         String kind = reason != null && reason.startsWith("left (") ? "left" : "failed";
-        counters.computeIfAbsent(new Key(PEER_FAILURES, Tags.of("reason", kind)),
-                k -> Counter.builder(k.name).description("peers this process learned failed or left")
-                        .tags(k.tags).register(registry))
+        counters.computeIfAbsent(Tags.of("meter", PEER_FAILURES, "reason", kind),
+                k -> Counter.builder(PEER_FAILURES).description("peers this process learned failed or left")
+                        .tags("reason", kind).register(registry))
                 .increment();
     }
 
@@ -164,37 +166,43 @@ public final class NexarMetrics implements AutoCloseable {
         if (options.communicatorTag) {
             tags = tags.and("communicator", Integer.toString(e.getInt("communicator")));
         }
-        timers.computeIfAbsent(new Key(MEMBERSHIP_CHANGES, tags),
-                k -> Timer.builder(k.name).description("shrinks, automatic recoveries and grows").tags(k.tags)
+        membershipTimers.computeIfAbsent(tags,
+                k -> Timer.builder(MEMBERSHIP_CHANGES).description("shrinks, automatic recoveries and grows").tags(k)
                         .register(registry))
                 .record(e.getDuration());
     }
 
     private void onConnection(RecordedEvent e) {
         Tags tags = Tags.of("state", String.valueOf(e.getString("state")), "lane", String.valueOf(e.getString("lane")));
-        counters.computeIfAbsent(new Key(CONNECTIONS, tags),
-                k -> Counter.builder(k.name).description("connections to peers set up or lost").tags(k.tags)
+        counters.computeIfAbsent(tags.and("meter", CONNECTIONS),
+                k -> Counter.builder(CONNECTIONS).description("connections to peers set up or lost").tags(tags)
                         .register(registry))
                 .increment();
     }
 
-    /** Tags of a collective or point-to-point event: operation, outcome (if not null), opt-in communicator, rank. */
+    /** The meter of a collective or point-to-point event; the communicator and rank are 0 unless tagged. */
     private Key key(String name, String operation, String outcome, RecordedEvent e) {
-        Tags tags = Tags.of("operation", String.valueOf(operation));
-        if (outcome != null) {
-            tags = tags.and("outcome", outcome);
+        return new Key(name, operation, outcome, options.communicatorTag ? e.getInt("communicator") : 0,
+                options.rankTag ? e.getInt("rank") : 0);
+    }
+
+    /** Tags of a collective or point-to-point meter: operation, outcome (if not null), opt-in communicator, rank. */
+    private Tags tags(Key key) {
+        Tags tags = Tags.of("operation", String.valueOf(key.operation));
+        if (key.outcome != null) {
+            tags = tags.and("outcome", key.outcome);
         }
         if (options.communicatorTag) {
-            tags = tags.and("communicator", Integer.toString(e.getInt("communicator")));
+            tags = tags.and("communicator", Integer.toString(key.communicator));
         }
         if (options.rankTag) {
-            tags = tags.and("rank", Integer.toString(e.getInt("rank")));
+            tags = tags.and("rank", Integer.toString(key.rank));
         }
-        return new Key(name, tags);
+        return tags;
     }
 
     private Timer timer(String description, Key key) {
-        var builder = Timer.builder(key.name).description(description).tags(key.tags);
+        var builder = Timer.builder(key.name).description(description).tags(tags(key));
         if (options.percentiles.length > 0) {
             builder.publishPercentiles(options.percentiles);
         }
@@ -202,7 +210,7 @@ public final class NexarMetrics implements AutoCloseable {
     }
 
     private DistributionSummary summary(String description, Key key) {
-        return DistributionSummary.builder(key.name).description(description).baseUnit("bytes").tags(key.tags)
+        return DistributionSummary.builder(key.name).description(description).baseUnit("bytes").tags(tags(key))
                 .register(registry);
     }
 
@@ -217,8 +225,8 @@ public final class NexarMetrics implements AutoCloseable {
         return colon < 0 ? field : field.substring(0, colon);
     }
 
-    /** A meter's name and tags. */
-    private record Key(String name, Tags tags) {
+    /** A per-call meter: its name and the values of its tags. */
+    private record Key(String name, String operation, String outcome, int communicator, int rank) {
     }
 
     /** Options of a binding. */
