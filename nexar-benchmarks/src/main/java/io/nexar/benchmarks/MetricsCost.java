@@ -23,14 +23,17 @@ import jdk.jfr.consumer.RecordingStream;
  * (F32 SUM) on a 4-rank {@link LocalCluster}, rank 0 on this thread, the others looping on platform threads, as
  * {@link MetricsBindingBenchmark}. CPU time is the whole process's (every rank, the JFR stream's thread, GC, JIT)
  * divided by rank 0's calls. {@code jfr} is the JFR side alone (the same events streamed to an action that does
- * nothing), to tell JFR's share of the cost from Micrometer's. Run one JVM per binding, alternating:
+ * nothing; {@code jfr-fields} reads the fields the binding reads), to tell JFR's share of the cost from Micrometer's; {@code micrometer-plain} binds with no percentiles and
+ * no histogram. Run one JVM per binding, alternating:
  *
  * <pre>
- * java -cp nexar-benchmarks/target/benchmarks.jar io.nexar.benchmarks.MetricsCost none|jfr|micrometer [SECONDS]
+ * java -cp nexar-benchmarks/target/benchmarks.jar io.nexar.benchmarks.MetricsCost none|jfr|jfr-fields|micrometer|micrometer-plain [SECONDS]
  * </pre>
  */
 public final class MetricsCost {
     private static final int RANKS = 4;
+
+    private static volatile long sink;
 
     private MetricsCost() {
     }
@@ -43,10 +46,22 @@ public final class MetricsCost {
         String binding = args.length > 0 ? args[0] : "none";
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 5;
         var registry = new SimpleMeterRegistry();
-        NexarMetrics metrics = binding.equals("micrometer") ? NexarMetrics.bindTo(registry) : null;
-        RecordingStream bare = binding.equals("jfr") ? bareStream() : null;
+        NexarMetrics metrics = switch (binding) {
+            case "micrometer" -> NexarMetrics.bindTo(registry);
+            // counts and sums only: no percentiles, no histogram
+            case "micrometer-plain" -> NexarMetrics.builder().percentiles().percentileHistogram(false).bindTo(registry);
+            default -> null;
+        };
+        RecordingStream bare = switch (binding) {
+            case "jfr" -> bareStream(e -> { });
+            // JFR plus reading the fields the binding reads, into a sink
+            case "jfr-fields" -> bareStream(e -> sink += e.getString("operation").length()
+                    + e.getString("outcome").length() + e.getLong(e.getEventType().getName().endsWith("Collective")
+                    ? "bytesSent" : "bytes") + e.getDuration().toNanos());
+            default -> null;
+        };
         if (metrics == null && bare == null && !binding.equals("none")) {
-            throw new IllegalArgumentException("binding none, jfr or micrometer, not " + binding);
+            throw new IllegalArgumentException("binding none, jfr, jfr-fields, micrometer or micrometer-plain, not " + binding);
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         List<Thread> others = new ArrayList<>();
@@ -97,7 +112,7 @@ public final class MetricsCost {
     }
 
     /** The JFR side alone: the same events enabled with no threshold, streamed to an action that does nothing. */
-    private static RecordingStream bareStream() {
+    private static RecordingStream bareStream(java.util.function.Consumer<jdk.jfr.consumer.RecordedEvent> action) {
         var stream = new RecordingStream();
         for (String name : new String[] {"io.nexar.Collective", "io.nexar.PointToPoint", "io.nexar.PeerFailure",
             "io.nexar.Membership", "io.nexar.Connection"}) {
@@ -105,7 +120,7 @@ public final class MetricsCost {
         }
         stream.setReuse(true);
         stream.setOrdered(false);
-        stream.onEvent(e -> { });
+        stream.onEvent(action);
         stream.startAsync();
         return stream;
     }
