@@ -23,11 +23,13 @@ import jdk.jfr.consumer.RecordingStream;
  * (F32 SUM) on a 4-rank {@link LocalCluster}, rank 0 on this thread, the others looping on platform threads, as
  * {@link MetricsBindingBenchmark}. CPU time is the whole process's (every rank, the JFR stream's thread, GC, JIT)
  * divided by rank 0's calls. {@code jfr} is the JFR side alone (the same events streamed to an action that does
- * nothing; {@code jfr-fields} reads the fields the binding reads), to tell JFR's share of the cost from Micrometer's; {@code micrometer-plain} binds with no percentiles and
- * no histogram. Run one JVM per binding, alternating:
+ * nothing; {@code jfr-fields} reads the fields the binding reads), to tell JFR's share of the cost from Micrometer's;
+ * {@code micrometer-plain} binds with no percentiles and no histogram. Run one JVM per binding, alternating, warm
+ * (for example 20 s, after its 10 s of warm-up):
  *
  * <pre>
- * java -cp nexar-benchmarks/target/benchmarks.jar io.nexar.benchmarks.MetricsCost none|jfr|jfr-fields|micrometer|micrometer-plain [SECONDS]
+ * java -cp nexar-benchmarks/target/benchmarks.jar io.nexar.benchmarks.MetricsCost BINDING [SECONDS]
+ * BINDING: none | jfr | jfr-fields | micrometer | micrometer-plain
  * </pre>
  */
 public final class MetricsCost {
@@ -61,7 +63,8 @@ public final class MetricsCost {
             default -> null;
         };
         if (metrics == null && bare == null && !binding.equals("none")) {
-            throw new IllegalArgumentException("binding none, jfr, jfr-fields, micrometer or micrometer-plain, not " + binding);
+            throw new IllegalArgumentException(
+                    "binding none, jfr, jfr-fields, micrometer or micrometer-plain, not " + binding);
         }
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         List<Thread> others = new ArrayList<>();
