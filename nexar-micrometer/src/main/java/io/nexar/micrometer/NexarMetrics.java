@@ -38,7 +38,7 @@ import jdk.jfr.consumer.RecordingStream;
  * about 1 s after it ended (at most about 2 s); {@link #close()} first records every event committed before it.
  *
  * <p><b>Cost.</b> Each nexar call then commits an event and the stream's thread parses it and updates the meters:
- * about 2 us of CPU per call and rank, measured on a loaded 2-core machine (docs/observability.md). With no binding
+ * about 2-4 us of CPU per call and rank, measured on a loaded 2-core machine (docs/observability.md). With no binding
  * (and no other recording) the events cost nothing.
  */
 public final class NexarMetrics implements AutoCloseable {
