@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * operation of another communicator, or an async one, posted in another order on the sender). So a chunk is deferred
  * at most {@link #WINDOW_NANOS}; offered after that, it is stored as before. Order per lane is kept either way.
  *
- * <p>Only chunks of at least {@link #MIN_BYTES} are deferred (copying a small one costs less than pausing the lane),
+ * <p>Only chunks from {@link #MIN_BYTES} to {@link #MAX_BYTES} are deferred (copying a small one costs less than
+ * pausing the lane; a larger one usually arrives a whole round early, longer than the window),
  * and only on transports whose waiting callers poll their lanes ({@link CollectiveEngine#drivenBy}): an in-process
  * sender would wait for the receiver instead. Guarded by the engine's lock.
  */
@@ -27,6 +28,11 @@ final class Deferrals {
     static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** Smaller chunks are stored at once. */
     static final long MIN_BYTES = 16 << 10;
+    /**
+     * Larger chunks are stored at once too: they come in rounds that last longer than the window (a 64 MiB ring's
+     * 4 MiB chunks arrive a round ahead, tens of ms early), so waiting would only pause the lane before the copy.
+     */
+    static final long MAX_BYTES = 1 << 20;
 
     /** Per sending world rank: the message deferred now (by identity: the transport offers the same one again). */
     private final Map<Integer, Entry> byPeer = new HashMap<>();
@@ -43,7 +49,8 @@ final class Deferrals {
      * it was deferred before, its window has not passed. False means: store it now.
      */
     boolean defer(int peer, Message.Collective c, long now) {
-        if (c.payload().byteSize() < MIN_BYTES) {
+        long bytes = c.payload().byteSize();
+        if (bytes < MIN_BYTES || bytes > MAX_BYTES) {
             return false;
         }
         Entry e = byPeer.computeIfAbsent(peer, p -> new Entry());

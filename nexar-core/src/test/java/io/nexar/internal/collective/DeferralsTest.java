@@ -77,11 +77,15 @@ class DeferralsTest {
     }
 
     @Test
-    void smallChunksAndUnpolledTransportsStoreAtOnce() {
+    void smallAndVeryLargeChunksAndUnpolledTransportsStoreAtOnce() {
         var polled = new CollectiveEngine(1 << 30);
         polled.drivenBy(POLLED);
         assertThat(polled.onMessage(1, chunk(64))).isEqualTo(Delivery.ACCEPTED);
         assertThat(polled.storedBytes()).isEqualTo(64);
+
+        int large = (int) Deferrals.MAX_BYTES + 1;
+        assertThat(polled.onMessage(1, chunk(large))).isEqualTo(Delivery.ACCEPTED); // a round ahead: copy at once
+        assertThat(polled.storedBytes()).isEqualTo(64 + large);
 
         var unpolled = new CollectiveEngine(1 << 30);
         assertThat(unpolled.onMessage(1, chunk(BYTES))).isEqualTo(Delivery.ACCEPTED);
