@@ -186,7 +186,7 @@ class NexarConfigTest {
                 allgather.small.size      64KiB   default
                 bulk                      tls     default
                 bulk.threshold            0B      default
-                poll.window               200us   default
+                poll.window               2ms     default
                 tls.engine                auto    default
                 heartbeat.interval        1s      default
                 heartbeat.timeout         5s      default
