@@ -81,8 +81,8 @@ class NexarCliTest {
         assertThat(err()).contains("nexar run: " + RunTarget.class.getName() + " failed:"
                 + " java.lang.IllegalStateException: failed on purpose");
         assertThat(run(Map.of(), "run", "no.such.Main")).isEqualTo(2);
-        assertThat(err()).contains("nexar run: no class no.such.Main with a main(String[]) on the class path (add it"
-                + " with -cp)");
+        assertThat(err()).contains("nexar run: main class no.such.Main not found on the class path (nexar's own; add"
+                + " the program's with --classpath)");
         assertThat(run(Map.of(), "run", "missing.jar")).isEqualTo(2);
         assertThat(err()).contains("nexar run: jar missing.jar does not exist");
     }
