@@ -13,9 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The short regression run of the kill campaign (issue 16): {@code scripts/kill-trials.sh 1 POLICY 7}, one trial of 4
- * processes with a seeded victim and moment, as a user runs it (the long campaign is the same script with more
- * trials). Runs after nexar-cli is packaged, which the script's {@code ./nexar} launcher needs.
+ * The short regression run of the kill campaign (issue 16): {@code scripts/kill-trials.sh 1 automatic 7}, one trial of
+ * 4 processes with a seeded victim and moment, as a user runs it (the long campaign is the same script with more
+ * trials; policy abort is covered in the suite by nexar-cli's KillTest). Runs after nexar-cli is packaged, which the
+ * script's {@code ./nexar} launcher needs.
  */
 class KillTrialsScriptIT {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
@@ -24,12 +25,6 @@ class KillTrialsScriptIT {
     @Timeout(value = 200, unit = TimeUnit.SECONDS)
     void oneTrialUnderAutomaticRecoveryPasses() throws Exception {
         assertThat(lastLine(run("automatic"))).startsWith("kill trials: 1 passed, 0 failed, max detection ");
-    }
-
-    @Test
-    @Timeout(value = 200, unit = TimeUnit.SECONDS)
-    void oneTrialUnderAbortPasses() throws Exception {
-        assertThat(lastLine(run("abort"))).startsWith("kill trials: 1 passed, 0 failed, max detection ");
     }
 
     private static List<String> run(String policy) throws Exception {

@@ -81,7 +81,6 @@ final class BulkWriter {
 
     /** See {@link BulkConnection#send}. */
     void send(Message message, Deadline deadline, ErrorContext context) {
-        PeerLink link = owner.link();
         ByteBuffer[] srcs = BulkFrames.frameOf(message);
         long bytes = BulkFrames.remaining(srcs);
         lock.lock();
@@ -90,18 +89,9 @@ final class BulkWriter {
             queuedBytes += bytes;
             try {
                 while (frameBusy) {
-                    long left = deadline.remainingNanos();
-                    if (left <= 0) {
-                        throw new OperationTimeoutException(context.withPeer(link.peer), deadline.timeout(), "rank "
-                                + link.peer + " to take more data on its bulk lane (is it posting receives?)");
-                    }
-                    changed.awaitNanos(left);
+                    awaitChange(deadline, context);
                     checkOpen(context);
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new OperationCancelledException(context, "was interrupted while waiting for rank " + link.peer
-                        + " to take more data");
             } finally {
                 queuedBytes -= bytes;
             }
@@ -137,9 +127,7 @@ final class BulkWriter {
                     socket.fill(srcs, out);
                 } catch (IOException | RuntimeException e) {
                     giveBack(out, false);
-                    owner.writeFailed(e);
-                    throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: writing rank "
-                            + link.peer + "'s bulk lane failed: " + e, e);
+                    throw writeFailure(e, context);
                 }
                 if (!started && !BulkSocket.hasRemaining(srcs) && claimSocket()) {
                     writeOwn(out, context); // the whole frame in one buffer and nothing queued: write it here
@@ -165,23 +153,11 @@ final class BulkWriter {
      * @return true if the frame was handed over to the writer (it stays busy until the writer finishes it)
      */
     private boolean sendDirect(ByteBuffer[] srcs, long bytes, Deadline deadline, ErrorContext context) {
-        PeerLink link = owner.link();
         lock.lock();
         try {
             while (writing || !full.isEmpty() || detached != null) {
                 checkOpen(context);
-                long left = deadline.remainingNanos();
-                if (left <= 0) {
-                    throw new OperationTimeoutException(context.withPeer(link.peer), deadline.timeout(), "rank "
-                            + link.peer + " to take more data on its bulk lane (is it posting receives?)");
-                }
-                try {
-                    changed.awaitNanos(left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new OperationCancelledException(context, "was interrupted while waiting for rank "
-                            + link.peer + " to take more data");
-                }
+                awaitChange(deadline, context);
             }
             checkOpen(context);
             writing = true; // the writer thread keeps off the socket meanwhile
@@ -193,9 +169,7 @@ final class BulkWriter {
             all = writeFrom(srcs, deadline.deadlineNanos());
         } catch (IOException | RuntimeException e) {
             signal(() -> writing = false);
-            owner.writeFailed(e);
-            throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: writing rank " + link.peer
-                    + "'s bulk lane failed: " + e, e);
+            throw writeFailure(e, context);
         }
         if (all) {
             signal(() -> {
@@ -206,8 +180,7 @@ final class BulkWriter {
         }
         if (BulkFrames.remaining(srcs) == bytes) { // nothing written: withdraw the frame
             signal(() -> writing = false);
-            throw new OperationTimeoutException(context.withPeer(link.peer), deadline.timeout(), "rank "
-                    + link.peer + " to take more data on its bulk lane (is it posting receives?)");
+            throw tooSlow(deadline, context);
         }
         handOver(srcs);
         signal(() -> writing = false);
@@ -245,6 +218,44 @@ final class BulkWriter {
         return true;
     }
 
+    /**
+     * One wait of a sender whose frame has not started, under lock: until a change, at most until the deadline.
+     *
+     * @throws OperationTimeoutException at the deadline
+     * @throws OperationCancelledException if the thread is interrupted
+     */
+    private void awaitChange(Deadline deadline, ErrorContext context) {
+        long left = deadline.remainingNanos();
+        if (left <= 0) {
+            throw tooSlow(deadline, context);
+        }
+        try {
+            changed.awaitNanos(left);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw interrupted(context);
+        }
+    }
+
+    /** A write to the socket failed: the peer is lost (its link learns why) and the sender's call fails. */
+    private PeerFailedException writeFailure(Exception e, ErrorContext context) {
+        owner.writeFailed(e);
+        int peer = owner.link().peer;
+        return new PeerFailedException(context.withPeer(peer), "cannot complete: writing rank " + peer
+                + "'s bulk lane failed: " + e, e);
+    }
+
+    private OperationTimeoutException tooSlow(Deadline deadline, ErrorContext context) {
+        int peer = owner.link().peer;
+        return new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
+                + " to take more data on its bulk lane (is it posting receives?)");
+    }
+
+    private OperationCancelledException interrupted(ErrorContext context) {
+        return new OperationCancelledException(context, "was interrupted while waiting for rank "
+                + owner.link().peer + " to take more data");
+    }
+
     private static boolean allDirect(ByteBuffer[] srcs) {
         for (ByteBuffer b : srcs) {
             if (!b.isDirect()) {
@@ -273,8 +284,7 @@ final class BulkWriter {
                     if (started) {
                         return null;
                     }
-                    throw new OperationTimeoutException(context.withPeer(link.peer), deadline.timeout(), "rank "
-                            + link.peer + " to take more data on its bulk lane (is it posting receives?)");
+                    throw tooSlow(deadline, context);
                 }
                 try {
                     changed.awaitNanos(left);
@@ -283,8 +293,7 @@ final class BulkWriter {
                     if (started) {
                         return null;
                     }
-                    throw new OperationCancelledException(context, "was interrupted while waiting for rank "
-                            + link.peer + " to take more data");
+                    throw interrupted(context);
                 }
             }
             return free.poll();
@@ -323,10 +332,7 @@ final class BulkWriter {
                 writing = false;
                 free.add(out.clear());
             });
-            owner.writeFailed(e);
-            PeerLink link = owner.link();
-            throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: writing rank " + link.peer
-                    + "'s bulk lane failed: " + e, e);
+            throw writeFailure(e, context);
         }
         signal(() -> {
             writing = false;
