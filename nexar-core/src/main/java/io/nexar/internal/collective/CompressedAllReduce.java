@@ -122,29 +122,16 @@ final class CompressedAllReduce {
             for (int i = chosen.nextSetBit(0); i >= 0; i = chosen.nextSetBit(i + 1)) {
                 put(j++, i, w);
             }
-        } else if (workD != null) {
-            long threshold = kthLargest(magnitudes(workD), k);
-            long above = 0;
-            for (int i = 0; i < count; i++) {
-                above += key(workD[i]) > threshold ? 1 : 0;
-            }
-            long ties = k - above;
-            for (int i = 0; i < count && j < k; i++) {
-                long key = key(workD[i]);
-                if (key > threshold || key == threshold && ties-- > 0) {
-                    put(j++, i, w);
-                }
-            }
         } else {
-            int threshold = kthLargest(magnitudes(workF), k);
+            long[] keys = magnitudes();
+            long threshold = kthLargest(keys.clone(), k);
             long above = 0;
-            for (int i = 0; i < count; i++) {
-                above += key(workF[i]) > threshold ? 1 : 0;
+            for (long key : keys) {
+                above += key > threshold ? 1 : 0;
             }
             long ties = k - above;
             for (int i = 0; i < count && j < k; i++) {
-                int key = key(workF[i]);
-                if (key > threshold || key == threshold && ties-- > 0) {
+                if (keys[i] > threshold || keys[i] == threshold && ties-- > 0) {
                     put(j++, i, w);
                 }
             }
@@ -260,18 +247,11 @@ final class CompressedAllReduce {
         return Double.doubleToLongBits(Math.abs(x));
     }
 
-    private static int[] magnitudes(float[] a) {
-        int[] keys = new int[a.length];
-        for (int i = 0; i < a.length; i++) {
-            keys[i] = key(a[i]);
-        }
-        return keys;
-    }
-
-    private static long[] magnitudes(double[] a) {
-        long[] keys = new long[a.length];
-        for (int i = 0; i < a.length; i++) {
-            keys[i] = key(a[i]);
+    /** The magnitude key of every element of the working copy, floats widened to long. */
+    private long[] magnitudes() {
+        long[] keys = new long[count];
+        for (int i = 0; i < count; i++) {
+            keys[i] = workD != null ? key(workD[i]) : key(workF[i]);
         }
         return keys;
     }
@@ -281,40 +261,6 @@ final class CompressedAllReduce {
      * partition (runs of equal keys, such as zeros, cost one pass) and pivots from a fixed-seed generator. Reorders
      * {@code a}.
      */
-    static int kthLargest(int[] a, int k) {
-        int target = a.length - k;
-        int lo = 0;
-        int hi = a.length - 1;
-        var random = new SplittableRandom(0x5EEDL);
-        while (lo < hi) {
-            int pivot = a[lo + random.nextInt(hi - lo + 1)];
-            int lt = lo;
-            int i = lo;
-            int gt = hi;
-            while (i <= gt) {
-                int x = a[i];
-                if (x < pivot) {
-                    a[i++] = a[lt];
-                    a[lt++] = x;
-                } else if (x > pivot) {
-                    a[i] = a[gt];
-                    a[gt--] = x;
-                } else {
-                    i++;
-                }
-            }
-            if (target < lt) {
-                hi = lt - 1;
-            } else if (target > gt) {
-                lo = gt + 1;
-            } else {
-                return pivot;
-            }
-        }
-        return a[target];
-    }
-
-    /** {@link #kthLargest(int[], int)} for longs. */
     static long kthLargest(long[] a, int k) {
         int target = a.length - k;
         int lo = 0;
