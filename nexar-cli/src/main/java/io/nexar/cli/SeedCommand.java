@@ -40,6 +40,10 @@ final class SeedCommand implements Callable<Integer> {
             description = "how long to wait for all workers (default ${DEFAULT-VALUE})")
     String formationTimeout;
 
+    @Option(names = "--join-file", description = "also write the join string to this file, readable by its owner only"
+            + " (mode 0600), for job scripts (`nexar worker --join-file F` reads it)")
+    Path joinFile;
+
     @Option(names = "--elastic", description = "keep running after formation, so more workers can join the running "
             + "cluster (`nexar worker --elastic`, admitted at the program's grow()); stop it with SIGINT/SIGTERM")
     boolean elastic;
@@ -61,6 +65,9 @@ final class SeedCommand implements Callable<Integer> {
         ClusterCa ca = caCert == null ? ClusterCa.generate() : ClusterCa.load(caCert, caKey);
         var options = SeedOptions.builder(worldSize).bindAddress(address).ca(ca).formationDeadline(deadline).build();
         try (SeedServer seed = SeedServer.start(options)) {
+            if (joinFile != null) {
+                JoinFile.write(joinFile, seed.joinString());
+            }
             context.out().println("join: " + seed.joinString());
             context.out().flush();
             List<PeerInfo> peers = seed.awaitFormed(deadline.plusSeconds(5));

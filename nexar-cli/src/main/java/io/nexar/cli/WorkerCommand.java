@@ -23,8 +23,16 @@ import picocli.CommandLine.Parameters;
 final class WorkerCommand implements Callable<Integer> {
     private final CliContext context;
 
-    @Option(names = "--join", required = true, description = "the join string printed by `nexar seed`")
+    @Option(names = "--join", description = "the join string printed by `nexar seed`")
     String join;
+
+    @Option(names = "--join-file", description = "read the join string from this file (`nexar seed --join-file F`"
+            + " writes it), waiting for it to appear for up to --join-wait")
+    java.nio.file.Path joinFile;
+
+    @Option(names = "--join-wait", defaultValue = "60s", description = "how long to wait for --join-file to appear"
+            + " (default ${DEFAULT-VALUE})")
+    String joinWait;
 
     @Option(names = "--rank", defaultValue = "-1", description = "rank to request (default: any)")
     int rank;
@@ -52,10 +60,17 @@ final class WorkerCommand implements Callable<Integer> {
         if (elastic && rank >= 0) {
             throw new UsageException("--elastic joins a running cluster, which assigns the rank; drop --rank");
         }
+        if ((join == null) == (joinFile == null)) {
+            throw new UsageException("give the join string with --join or --join-file (one of them)");
+        }
+        String flag = join != null ? "--join" : "--join-file " + joinFile;
+        if (joinFile != null) {
+            join = JoinFile.read(joinFile, Flags.duration("--join-wait", joinWait), context.out());
+        }
         try {
             JoinString.parse(join);
         } catch (IllegalArgumentException e) {
-            throw new InvalidConfigurationException("--join", JoinString.redact(join.strip()),
+            throw new InvalidConfigurationException(flag, JoinString.redact(join.strip()),
                     QuicTransportProvider.EXPECTED_JOIN_STRING + "; " + e.getMessage());
         }
         Duration limit = Flags.duration("--timeout", timeout);
