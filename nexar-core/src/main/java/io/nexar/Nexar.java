@@ -55,7 +55,7 @@ public final class Nexar {
                 return transport().joinHostingSeed(joinString, launch.worldSize().orElseThrow(), config,
                         DEFAULT_FORMATION_TIMEOUT);
             }
-            return join(joinString, launch.rank().orElse(-1), config);
+            return checkWorldSize(join(joinString, launch.rank().orElse(-1), config), launch, config.joinElastic());
         } catch (InvalidConfigurationException e) {
             if (!JOIN_STRING_SETTING.equals(e.setting()) || e.expected() == null) {
                 throw e;
@@ -64,6 +64,24 @@ public final class Nexar {
                     .map(s -> s.substring("join string from ".length())).findFirst().orElse("NEXAR_JOIN");
             throw new InvalidConfigurationException(variable, e.value(), e.expected());
         }
+    }
+
+    /**
+     * {@code world} if its size is the one the environment gives (or it gives none); otherwise closes it and fails:
+     * a launcher that says 4 ranks while the seed formed 3 is a mistake to stop at, not a job to run. A worker that
+     * joins a running cluster ({@code join.elastic}) finds it at whatever size it has grown to: not checked.
+     */
+    private static Communicator checkWorldSize(Communicator world, LaunchEnvironment launch, boolean elastic) {
+        if (launch.worldSize().isEmpty() || launch.worldSize().getAsInt() == world.worldSize() || elastic) {
+            return world;
+        }
+        String variable = launch.sources().stream().filter(s -> s.startsWith("world size "))
+                .map(s -> s.substring(s.indexOf(" from ") + " from ".length())).findFirst().orElse("WORLD_SIZE");
+        var context = new ErrorContext(Operation.JOIN, world.rank(), world.worldSize(), world.id(), -1, -1, -1);
+        world.close();
+        throw new ClusterFormationException(context, "failed: " + variable + " says the world has "
+                + launch.worldSize().getAsInt() + " ranks, but the seed formed a world of " + world.worldSize()
+                + " (the seed's --world-size and the launcher's must agree); this rank left the cluster");
     }
 
     /** The setting a malformed join string is reported under by {@link #join(String, int, NexarConfig)}. */

@@ -76,4 +76,27 @@ class JoinFileTest {
         assertThat(err.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("nexar worker:")))
                 .containsOnly("nexar worker: give the join string with --join or --join-file (one of them)");
     }
+
+    /** Issue 17 item 4: a rank whose launcher says another world size than the seed formed fails, naming both. */
+    @Test
+    void aWorldSizeThatDiffersFromTheSeedsFailsTheRankNamingTheVariable() throws Exception {
+        Path file = dir.resolve("join");
+        var seedOut = new ByteArrayOutputStream();
+        var seed = CompletableFuture.supplyAsync(() -> run(seedOut, new ByteArrayOutputStream(), "seed", "-n", "1",
+                "--bind", "127.0.0.1:0", "--formation-timeout", "60s", "--join-file", file.toString()));
+        var pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "io.nexar.examples.AllReduce").redirectErrorStream(true);
+        pb.environment().keySet().removeIf(k -> k.startsWith("NEXAR_") || k.equals("WORLD_SIZE"));
+        pb.environment().put("NEXAR_JOIN", JoinFile.read(file, java.time.Duration.ofSeconds(60), System.out));
+        pb.environment().put("WORLD_SIZE", "2");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(output).isNotZero();
+        assertThat(output).contains("ClusterFormationException: join on rank 0 (world 1, comm 0) failed: WORLD_SIZE"
+                + " says the world has 2 ranks, but the seed formed a world of 1");
+        assertThat(seed.get(60, TimeUnit.SECONDS)).isZero();
+    }
 }
