@@ -24,18 +24,29 @@ import java.util.concurrent.TimeoutException;
  * program running.
  *
  * <p>Workers bind the wildcard address when the seed is not on loopback and the seed publishes, for each, the
- * address its enrolment connection came from: here the rank's veth address, {@code 10.77.R.2}.
+ * address its enrolment connection came from: here the rank's veth address, {@code 198.18.R.2}.
  */
 final class NetnsCluster {
     private final NetnsLab lab;
     private final int worldSize;
-    private final String join;
+    /** How every rank finds the cluster: NEXAR_JOIN, or the seedless launch's MASTER_ADDR, MASTER_PORT, NEXAR_TOKEN. */
+    private final Map<String, String> joinEnv;
     private final List<LabProcess> ranks = new ArrayList<>();
 
-    private NetnsCluster(NetnsLab lab, int worldSize, String join) {
+    private NetnsCluster(NetnsLab lab, int worldSize, Map<String, String> joinEnv) {
         this.lab = lab;
         this.worldSize = worldSize;
-        this.join = join;
+        this.joinEnv = Map.copyOf(joinEnv);
+    }
+
+    /**
+     * A cluster without a seed process, as torchrun, srun or a Kubernetes Job start one: every rank gets only
+     * {@code MASTER_ADDR} (rank 0's own address, in rank 0's namespace), {@code MASTER_PORT}, {@code WORLD_SIZE},
+     * {@code RANK} and {@code NEXAR_TOKEN}; rank 0 starts the seed in its process (docs/launching.md).
+     */
+    static NetnsCluster seedless(NetnsLab lab, int worldSize, int port, String token) {
+        return new NetnsCluster(lab, worldSize, Map.of("MASTER_ADDR", lab.rankAddress(0), "MASTER_PORT",
+                String.valueOf(port), "NEXAR_TOKEN", token));
     }
 
     /** Starts the seed and waits (bounded) for its join string. */
@@ -46,7 +57,7 @@ final class NetnsCluster {
         var line = seed.awaitLine(l -> l.startsWith("join: "), Duration.ofSeconds(30))
                 .orElseThrow(() -> new IllegalStateException("the seed printed no join string in 30 s:\n"
                         + seed.output()));
-        return new NetnsCluster(lab, worldSize, line.text().substring("join: ".length()).strip());
+        return new NetnsCluster(lab, worldSize, Map.of("NEXAR_JOIN", line.text().substring("join: ".length()).strip()));
     }
 
     /**
@@ -56,9 +67,10 @@ final class NetnsCluster {
     List<LabProcess> startRanks(Map<String, String> settings, List<String> args) throws IOException {
         for (int r = 0; r < worldSize; r++) {
             var env = new HashMap<>(settings);
-            env.put("NEXAR_JOIN", join);
-            env.put("NEXAR_RANK", String.valueOf(r));
-            env.put("NEXAR_WORLD_SIZE", String.valueOf(worldSize));
+            env.putAll(joinEnv);
+            boolean seedless = joinEnv.containsKey("MASTER_ADDR");
+            env.put(seedless ? "RANK" : "NEXAR_RANK", String.valueOf(r));
+            env.put(seedless ? "WORLD_SIZE" : "NEXAR_WORLD_SIZE", String.valueOf(worldSize));
             ranks.add(lab.start(lab.rankNamespace(r), "rank " + r, java(NetCheck.class.getName(), args), env));
         }
         return List.copyOf(ranks);

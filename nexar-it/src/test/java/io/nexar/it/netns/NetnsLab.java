@@ -20,15 +20,15 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A small network built from Linux network namespaces: one router namespace and one namespace per rank, each rank
- * joined to the router by a veth pair on its own /24 ({@code 10.77.R.2} on the rank's side, {@code 10.77.R.1} on the
+ * joined to the router by a veth pair on its own /24 ({@code 198.18.R.2} on the rank's side, {@code 198.18.R.1} on the
  * router's). The router forwards between ranks, so traffic between any two ranks crosses the router's nftables
  * forward chain exactly once; that is where links are impaired ({@link #impair}) or a rank is cut off
  * ({@link #isolate}). Nothing is created in the host's namespace, so the host's network is untouched.
  *
  * <pre>
- *   nx-ID-r0 [eth0 10.77.0.2] ---- [vr0 10.77.0.1]
- *   nx-ID-r1 [eth0 10.77.1.2] ---- [vr1 10.77.1.1]  nx-ID-rt (ip_forward=1, table inet nxlab: chain forward;
- *   ...                                                       also where the seed runs, on 10.77.0.1)
+ *   nx-ID-r0 [eth0 198.18.0.2] ---- [vr0 198.18.0.1]
+ *   nx-ID-r1 [eth0 198.18.1.2] ---- [vr1 198.18.1.1]  nx-ID-rt (ip_forward=1, table inet nxlab: chain forward;
+ *   ...                                                       also where the seed runs, on 198.18.0.1)
  * </pre>
  *
  * <p>Names are {@code nx-<pid of this JVM in hex>-<random>-*}, so parallel runs cannot collide and a later run can
@@ -107,11 +107,11 @@ final class NetnsLab implements AutoCloseable {
             namespaces.add(ns);
             ip("-n", ns, "link", "set", "lo", "up");
             ip("-n", router(), "link", "add", "vr" + r, "type", "veth", "peer", "name", "eth0", "netns", ns);
-            ip("-n", router(), "addr", "add", "10.77." + r + ".1/24", "dev", "vr" + r);
+            ip("-n", router(), "addr", "add", "198.18." + r + ".1/24", "dev", "vr" + r);
             ip("-n", router(), "link", "set", "vr" + r, "up");
             ip("-n", ns, "addr", "add", rankAddress(r) + "/24", "dev", "eth0");
             ip("-n", ns, "link", "set", "eth0", "up");
-            ip("-n", ns, "route", "add", "default", "via", "10.77." + r + ".1");
+            ip("-n", ns, "route", "add", "default", "via", "198.18." + r + ".1");
         }
     }
 
@@ -122,7 +122,7 @@ final class NetnsLab implements AutoCloseable {
 
     /** The router's address that every rank can reach (its side of rank 0's link). */
     String routerAddress() {
-        return "10.77.0.1";
+        return "198.18.0.1";
     }
 
     String rankNamespace(int rank) {
@@ -130,7 +130,7 @@ final class NetnsLab implements AutoCloseable {
     }
 
     String rankAddress(int rank) {
-        return "10.77." + rank + ".2";
+        return "198.18." + rank + ".2";
     }
 
     /**
