@@ -323,12 +323,19 @@ public final class QuicTransport implements Transport, Progress {
 
     /**
      * Excludes {@code peer} for good: marks it down (reported to the handler once), closes its connection and bulk
-     * lane, and refuses any later connection from it (a link that went down never attaches a connection again).
+     * lane, and refuses any later connection from it (a link that went down never attaches a connection again);
+     * its member id is revoked ({@link PeerVerifier#revoke}), so its certificate fails every later handshake with
+     * this process, on QUIC and on the bulk lanes.
      */
     @Override
     public void exclude(int peer, String why) {
         PeerLink[] all = links;
         Objects.checkIndex(peer, all.length);
+        PeerTable t = table;
+        PeerInfo info = t == null || peer >= t.size() ? null : t.get(peer);
+        if (info != null && peer != rank) {
+            verifier.revoke(info.memberId(), "rank " + peer + " " + why);
+        }
         PeerLink l = all[peer];
         if (l == null) {
             return;

@@ -1,6 +1,7 @@
 package io.nexar.transport.quic;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.ClusterFormationException;
 import io.nexar.NexarConfig;
@@ -27,6 +28,23 @@ import org.junit.jupiter.api.Timeout;
 class QuicIdentityTest {
     private static final Duration FORMATION = Duration.ofSeconds(2);
     private static final ClusterCa OTHER_CA = ClusterCa.generate();
+
+    /** Issue 16 item 3: excluding a rank revokes its member id, so its certificate fails every later check. */
+    @Test
+    void shouldRevokeTheIdentityOfAnExcludedRank() throws Exception {
+        List<QuicTransport> transports = QuicTestCluster.form(3, NexarConfig.builder().ignoreEnvironment().build(),
+                InetAddress.getLoopbackAddress(), QuicTestCluster::credentials, r -> new Mailbox(1 << 20));
+        try {
+            transports.get(0).exclude(2, "was excluded by the survivors");
+            assertThatThrownBy(() -> transports.get(0).verifier().verify(QuicTestCluster.credentials(2).chain()))
+                    .isInstanceOf(java.security.cert.CertificateException.class)
+                    .hasMessageStartingWith("certificate of member m2 is revoked: rank 2 was excluded by the"
+                            + " survivors");
+            assertThat(transports.get(0).verifier().verify(QuicTestCluster.credentials(1).chain())).isEqualTo("m1");
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
 
     @Test
     void shouldRefuseADiallerWhoseCertificateIsFromAnotherCa() {

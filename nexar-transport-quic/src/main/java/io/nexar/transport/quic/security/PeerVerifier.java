@@ -2,18 +2,28 @@ package io.nexar.transport.quic.security;
 
 import io.nexar.transport.quic.MemberIdentity;
 import java.security.GeneralSecurityException;
+import java.security.InvalidAlgorithmParameterException;
+import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertPathValidator;
+import java.security.cert.CertPathValidatorException;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.CertificateParsingException;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -30,12 +40,17 @@ import javax.net.ssl.X509ExtendedTrustManager;
  *   <li>is valid now, and so is the CA;</li>
  *   <li>is not itself a CA, allows {@code digitalSignature} if it has a key usage, and allows the TLS role (server
  *       or client authentication) if it has an extended key usage;</li>
- *   <li>names exactly one member identity ({@link MemberIdentity}), equal to the expected one if one is given.</li>
+ *   <li>names exactly one member identity ({@link MemberIdentity}), equal to the expected one if one is given;</li>
+ *   <li>names a member that has not been revoked ({@link #revoke}: recovery or shrink excluded it);</li>
+ *   <li>passes the JDK's PKIX validation ({@link CertPathValidator}) of the one-certificate path to the cluster CA as
+ *       the sole trust anchor: signature, validity, and no critical extension PKIX does not know.</li>
  * </ol>
+ * The checks before PKIX exist for their messages ("issued by another CA", "expired at ..."); PKIX has the last
+ * word.
  * Further certificates in the chain (usually the CA itself) are ignored: trust comes only from the configured CA
  * certificate, never from what the peer sends. Host names are never checked; the member identity replaces them.
  *
- * <p>Immutable and thread-safe.
+ * <p>Thread-safe. Its only state is the revocation list, which only grows.
  */
 public final class PeerVerifier {
 
@@ -47,6 +62,9 @@ public final class PeerVerifier {
 
     private final X509Certificate ca;
     private final String caFingerprint;
+    private final Set<TrustAnchor> anchors;
+    /** Revoked member ids, and why: a member excluded from the cluster never comes back with its old identity. */
+    private final Map<String, String> revoked = new ConcurrentHashMap<>();
 
     /**
      * A verifier that trusts {@code clusterCa} alone.
@@ -56,6 +74,21 @@ public final class PeerVerifier {
     public PeerVerifier(X509Certificate clusterCa) {
         this.ca = Objects.requireNonNull(clusterCa, "clusterCa");
         this.caFingerprint = ClusterCa.fingerprint(clusterCa);
+        this.anchors = Set.of(new TrustAnchor(clusterCa, null));
+    }
+
+    /**
+     * Revokes {@code memberId}: from now on every chain naming it is refused, whatever its validity, with a message
+     * that says {@code why} (for example {@code rank 2 was excluded by the survivors}). Idempotent; the first reason
+     * stays.
+     */
+    public void revoke(String memberId, String why) {
+        revoked.putIfAbsent(Objects.requireNonNull(memberId, "memberId"), Objects.requireNonNull(why, "why"));
+    }
+
+    /** Whether {@link #revoke} was called for {@code memberId}. */
+    public boolean isRevoked(String memberId) {
+        return revoked.containsKey(memberId);
     }
 
     /** The trust anchor. */
@@ -165,7 +198,29 @@ public final class PeerVerifier {
             throw new CertificateException("peer presented the certificate of member " + memberId.get()
                     + ", expected member " + expectedMemberId);
         }
+        String revokedBecause = revoked.get(memberId.get());
+        if (revokedBecause != null) {
+            throw new CertificateException("certificate of " + who + " is revoked: " + revokedBecause
+                    + " (a member excluded from the cluster cannot come back with its old identity)");
+        }
+        validatePkix(leaf, who, now);
         return memberId.get();
+    }
+
+    /** The JDK's PKIX validation of the path [leaf] to the cluster CA as the only anchor, at {@code now}. */
+    private void validatePkix(X509Certificate leaf, String who, Instant now) throws CertificateException {
+        try {
+            var params = new PKIXParameters(anchors);
+            params.setRevocationEnabled(false); // the cluster's own list (revoke) replaces CRLs and OCSP
+            params.setDate(Date.from(now));
+            var path = CertificateFactory.getInstance("X.509").generateCertPath(List.of(leaf));
+            CertPathValidator.getInstance("PKIX").validate(path, params);
+        } catch (CertPathValidatorException e) {
+            throw new CertificateException("certificate of " + who + " fails PKIX validation against the cluster CA "
+                    + caFingerprint + ": " + e.getMessage(), e);
+        } catch (InvalidAlgorithmParameterException | NoSuchAlgorithmException e) {
+            throw new CertificateException("PKIX validation is not available in this JDK: " + e, e);
+        }
     }
 
     /** The fingerprint of the trust anchor. */

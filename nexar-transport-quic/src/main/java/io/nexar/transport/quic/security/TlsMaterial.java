@@ -65,6 +65,11 @@ public final class TlsMaterial {
         return factory(new PeerVerifier(clusterCa).trustManager());
     }
 
+    /** A trust manager factory that accepts any member {@code verifier} accepts (its revocations included). */
+    public static TrustManagerFactory trustManagerFactory(PeerVerifier verifier) {
+        return factory(verifier.trustManager());
+    }
+
     /** A trust manager factory that accepts only {@code expectedMemberId}, issued by {@code clusterCa}. */
     public static TrustManagerFactory trustManagerFactory(X509Certificate clusterCa, String expectedMemberId) {
         return factory(new PeerVerifier(clusterCa).trustManager(expectedMemberId));

@@ -87,6 +87,67 @@ class PeerVerifierTest {
                 .isInstanceOf(CertificateException.class).hasMessageContaining("empty certificate chain");
     }
 
+    /** Issue 16 item 3: a member excluded by recovery or shrink is refused if it comes back with its old identity. */
+    @Test
+    void refusesARevokedMemberAndOnlyIt() throws Exception {
+        var verifier = new PeerVerifier(CA.certificate());
+        MemberCredentials gone = CA.issueSelf("gone42");
+        MemberCredentials stays = CA.issueSelf("stays7");
+        verifier.revoke("gone42", "rank 2 was excluded by the survivors");
+        verifier.revoke("gone42", "a later reason is not kept");
+        assertThat(verifier.isRevoked("gone42")).isTrue();
+        assertThatThrownBy(() -> verifier.verify(gone.chain()))
+                .isInstanceOf(CertificateException.class)
+                .hasMessage("certificate of member gone42 is revoked: rank 2 was excluded by the survivors (a member"
+                        + " excluded from the cluster cannot come back with its old identity)");
+        assertThat(verifier.verify(stays.chain())).isEqualTo("stays7");
+        // in a real handshake too: the server's trust manager refuses the revoked client
+        try (var listener = listen(TlsMaterial.sslContext(stays, TlsMaterial.trustManagerFactory(verifier)))) {
+            var accepted = acceptOne(listener);
+            try (var socket = dial(TlsMaterial.sslContext(gone, "stays7"), listener)) {
+                socket.startHandshake();
+                socket.getOutputStream().write(42);
+                socket.getOutputStream().flush();
+                socket.getInputStream().read();
+            } catch (IOException expected) {
+                // the server's alert may reach the client as an exception
+            }
+            assertThatThrownBy(accepted::join).hasRootCauseInstanceOf(CertificateException.class)
+                    .rootCause().hasMessageContaining("is revoked");
+        }
+    }
+
+    /** PKIX has the last word: a member certificate with a critical extension nobody knows is refused. */
+    @Test
+    void refusesALeafWithAnUnknownCriticalExtension() throws Exception {
+        var keys = MemberKeys.generate();
+        var b = new JcaX509v3CertificateBuilder(CA.certificate(), BigInteger.valueOf(77),
+                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                new javax.security.auth.x500.X500Principal("CN=nexar member odd1"), keys.publicKey());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+        b.addExtension(Extension.subjectAlternativeName, false, new org.bouncycastle.asn1.x509.GeneralNames(
+                new org.bouncycastle.asn1.x509.GeneralName(
+                        org.bouncycastle.asn1.x509.GeneralName.uniformResourceIdentifier,
+                        io.nexar.transport.quic.MemberIdentity.uri("odd1"))));
+        b.addExtension(new org.bouncycastle.asn1.ASN1ObjectIdentifier("1.3.6.1.4.1.55555.1"), true,
+                new org.bouncycastle.asn1.DEROctetString(new byte[] {1}));
+        X509Certificate odd = Certificates.sign(b, CA.privateKey());
+        assertThatThrownBy(() -> CA.verifier().verify(List.of(odd)))
+                .isInstanceOf(CertificateException.class)
+                .hasMessageContaining("certificate of member odd1 fails PKIX validation against the cluster CA "
+                        + CA.fingerprint());
+        // the same certificate without the unknown extension passes
+        var plain = new JcaX509v3CertificateBuilder(CA.certificate(), BigInteger.valueOf(78),
+                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
+                new javax.security.auth.x500.X500Principal("CN=nexar member odd1"), keys.publicKey());
+        plain.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+        plain.addExtension(Extension.subjectAlternativeName, false, new org.bouncycastle.asn1.x509.GeneralNames(
+                new org.bouncycastle.asn1.x509.GeneralName(
+                        org.bouncycastle.asn1.x509.GeneralName.uniformResourceIdentifier,
+                        io.nexar.transport.quic.MemberIdentity.uri("odd1"))));
+        assertThat(CA.verifier().verify(List.of(Certificates.sign(plain, CA.privateKey())))).isEqualTo("odd1");
+    }
+
     @Test
     void mutualTlsHandshakeSucceedsBetweenMembersAndNamesThePeer() throws Exception {
         MemberCredentials server = CA.issueSelf("server1");
