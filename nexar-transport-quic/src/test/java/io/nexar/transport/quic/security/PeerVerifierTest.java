@@ -121,31 +121,31 @@ class PeerVerifierTest {
     @Test
     void refusesALeafWithAnUnknownCriticalExtension() throws Exception {
         var keys = MemberKeys.generate();
-        var b = new JcaX509v3CertificateBuilder(CA.certificate(), BigInteger.valueOf(77),
-                Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                new javax.security.auth.x500.X500Principal("CN=nexar member odd1"), keys.publicKey());
-        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-        b.addExtension(Extension.subjectAlternativeName, false, new org.bouncycastle.asn1.x509.GeneralNames(
-                new org.bouncycastle.asn1.x509.GeneralName(
-                        org.bouncycastle.asn1.x509.GeneralName.uniformResourceIdentifier,
-                        io.nexar.transport.quic.MemberIdentity.uri("odd1"))));
-        b.addExtension(new org.bouncycastle.asn1.ASN1ObjectIdentifier("1.3.6.1.4.1.55555.1"), true,
-                new org.bouncycastle.asn1.DEROctetString(new byte[] {1}));
-        X509Certificate odd = Certificates.sign(b, CA.privateKey());
+        X509Certificate odd = memberCertificate(keys, "odd1", true);
         assertThatThrownBy(() -> CA.verifier().verify(List.of(odd)))
                 .isInstanceOf(CertificateException.class)
                 .hasMessageContaining("certificate of member odd1 fails PKIX validation against the cluster CA "
                         + CA.fingerprint());
         // the same certificate without the unknown extension passes
-        var plain = new JcaX509v3CertificateBuilder(CA.certificate(), BigInteger.valueOf(78),
+        assertThat(CA.verifier().verify(List.of(memberCertificate(keys, "odd1", false)))).isEqualTo("odd1");
+    }
+
+    /** A member certificate from {@link #CA}, with an unknown critical extension if {@code oddExtension}. */
+    private static X509Certificate memberCertificate(MemberKeys keys, String memberId, boolean oddExtension)
+            throws Exception {
+        var b = new JcaX509v3CertificateBuilder(CA.certificate(), BigInteger.valueOf(oddExtension ? 77 : 78),
                 Date.from(Instant.now().minusSeconds(60)), Date.from(Instant.now().plusSeconds(3600)),
-                new javax.security.auth.x500.X500Principal("CN=nexar member odd1"), keys.publicKey());
-        plain.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-        plain.addExtension(Extension.subjectAlternativeName, false, new org.bouncycastle.asn1.x509.GeneralNames(
+                new javax.security.auth.x500.X500Principal("CN=nexar member " + memberId), keys.publicKey());
+        b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
+        b.addExtension(Extension.subjectAlternativeName, false, new org.bouncycastle.asn1.x509.GeneralNames(
                 new org.bouncycastle.asn1.x509.GeneralName(
                         org.bouncycastle.asn1.x509.GeneralName.uniformResourceIdentifier,
-                        io.nexar.transport.quic.MemberIdentity.uri("odd1"))));
-        assertThat(CA.verifier().verify(List.of(Certificates.sign(plain, CA.privateKey())))).isEqualTo("odd1");
+                        io.nexar.transport.quic.MemberIdentity.uri(memberId))));
+        if (oddExtension) {
+            b.addExtension(new org.bouncycastle.asn1.ASN1ObjectIdentifier("1.3.6.1.4.1.55555.1"), true,
+                    new org.bouncycastle.asn1.DEROctetString(new byte[] {1}));
+        }
+        return Certificates.sign(b, CA.privateKey());
     }
 
     @Test
