@@ -222,16 +222,57 @@ class NexarConfigTest {
     }
 
     @Test
-    void shouldReportKeysMissingFromSourcesAsBuilderAndCopyTheMap() {
-        var sources = new EnumMap<ConfigKey, ConfigSource>(ConfigKey.class);
-        sources.put(ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT);
-        var config = new NexarConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), 16 * MIB, 4 * MIB, 0, sources);
-        sources.put(ConfigKey.P2P_TIMEOUT, ConfigSource.DEFAULT);
+    void shouldCompareValuesAndSourcesAndKeepTheSourcesUnmodifiable() {
+        var fromEnv = isolated().environment(env("NEXAR_P2P_TIMEOUT", "1s")).build();
+        var fromBuilder = isolated().p2pTimeout(Duration.ofSeconds(1)).build();
 
-        assertThat(config.source(ConfigKey.P2P_TIMEOUT)).isEqualTo(ConfigSource.ENVIRONMENT);
-        assertThat(config.source(ConfigKey.CHUNK_SIZE)).isEqualTo(ConfigSource.BUILDER);
-        assertThatThrownBy(() -> config.sources().put(ConfigKey.CHUNK_SIZE, ConfigSource.DEFAULT))
+        assertThat(fromEnv.p2pTimeout()).isEqualTo(fromBuilder.p2pTimeout());
+        assertThat(fromEnv).isNotEqualTo(fromBuilder).isEqualTo(isolated().environment(env("NEXAR_P2P_TIMEOUT", "1s"))
+                .build()).hasSameHashCodeAs(isolated().environment(env("NEXAR_P2P_TIMEOUT", "1s")).build());
+        assertThat(fromEnv.toString()).startsWith("NexarConfig[p2p.timeout=1s (env NEXAR_P2P_TIMEOUT), "
+                + "close.timeout=5s (default), ").endsWith("]");
+        assertThatThrownBy(() -> fromEnv.sources().put(ConfigKey.CHUNK_SIZE, ConfigSource.DEFAULT))
                 .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void shouldHaveATypedSetterForEveryAccessorAndAnAccessorForEveryKey() throws ReflectiveOperationException {
+        var skipped = java.util.Set.of("policy", "sources", "describe", "toBuilder", "toString", "hashCode");
+        int accessors = 0;
+        for (var m : NexarConfig.class.getDeclaredMethods()) {
+            if (!java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                    || java.lang.reflect.Modifier.isStatic(m.getModifiers()) || m.getParameterCount() != 0
+                    || skipped.contains(m.getName())) {
+                continue;
+            }
+            accessors++;
+            var setter = NexarConfig.Builder.class.getMethod(m.getName(), m.getReturnType());
+            assertThat(setter.getReturnType()).as(m.getName()).isEqualTo(NexarConfig.Builder.class);
+        }
+        assertThat(accessors).isEqualTo(ConfigKey.values().length);
+    }
+
+    @Test
+    void shouldTakeEnumeratedValuesAsEnumsAndAsText() {
+        var typed = isolated().allReduceAlgorithm(AllReduceAlgorithm.HALVING_DOUBLING)
+                .broadcastAlgorithm(BroadcastAlgorithm.SCATTER_ALLGATHER)
+                .allGatherAlgorithm(AllGatherAlgorithm.RECURSIVE_DOUBLING).bulk(BulkMode.TCP_PLAIN)
+                .tlsEngine(TlsEngine.JDK).recoveryPolicy(RecoveryPolicy.MANUAL).build();
+        var text = isolated().environment(Map.of("NEXAR_ALLREDUCE_ALGORITHM", "Halving-Doubling",
+                "NEXAR_BROADCAST_ALGORITHM", "scatter-allgather", "NEXAR_ALLGATHER_ALGORITHM", "recursive-doubling",
+                "NEXAR_BULK", "tcp-plain", "NEXAR_TLS_ENGINE", "jdk", "NEXAR_RECOVERY_POLICY", "manual")).build();
+
+        assertThat(text.allReduceAlgorithm()).isEqualTo(AllReduceAlgorithm.HALVING_DOUBLING);
+        assertThat(text.bulk()).isEqualTo(BulkMode.TCP_PLAIN);
+        for (var key : ConfigKey.values()) {
+            assertThat(text.value(key)).as(key.key()).isEqualTo(typed.value(key));
+        }
+        assertThat(typed.describe()).contains("allreduce.algorithm       halving-doubling")
+                .contains("bulk                      tcp-plain");
+        assertThat(ConfigKey.BULK.choices()).containsExactly("tls", "tcp-plain", "quic");
+        assertThat(BulkMode.TCP_PLAIN.key()).isEqualTo("tcp-plain");
+        assertFails(isolated().environment(Map.of("NEXAR_BULK", "udp")),
+                "configure failed: NEXAR_BULK=\"udp\": expected one of tls, tcp-plain, quic");
     }
 
     // ---- error messages, asserted whole --------------------------------------------------------------------------
@@ -349,19 +390,16 @@ class NexarConfigTest {
     }
 
     @Test
-    void shouldValidateARecordBuiltDirectly() {
-        assertThatThrownBy(() -> new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 16 * MIB, 4 * MIB,
-                (1L << 62) + 1, Map.of()))
+    void shouldValidateTypedSetters() {
+        assertThatThrownBy(() -> isolated().unexpectedMaxBytes((1L << 62) + 1))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("configure failed: unexpected.max.bytes=\"4611686018427387905B\": "
                         + "expected a size between 0B and 4194304TiB");
-        assertThatThrownBy(() -> new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 2 * GIB, 4 * MIB, 0,
-                Map.of(ConfigKey.MAX_FRAME_SIZE, ConfigSource.ENVIRONMENT)))
+        assertThatThrownBy(() -> isolated().environment(Map.of("NEXAR_MAX_FRAME_SIZE", "2GiB")).build())
                 .hasMessage("configure failed: NEXAR_MAX_FRAME_SIZE=\"2GiB\": expected a size between 4KiB and 1GiB");
-        assertThatThrownBy(() -> new NexarConfig(null, Duration.ofSeconds(5), 16 * MIB, 4 * MIB, 0, Map.of()))
-                .isInstanceOf(NullPointerException.class);
-        assertThat(new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 16 * MIB, 4 * MIB, 1L << 62,
-                Map.of()).unexpectedMaxBytes()).isEqualTo(1L << 62);
+        assertThatThrownBy(() -> isolated().p2pTimeout(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> isolated().bulk(null)).isInstanceOf(NullPointerException.class);
+        assertThat(isolated().unexpectedMaxBytes(1L << 62).build().unexpectedMaxBytes()).isEqualTo(1L << 62);
     }
 
     @Test
@@ -430,12 +468,13 @@ class NexarConfigTest {
 
     @Test
     void shouldParseTheOtherTypesWithExactMessages() {
-        var choices = List.of("ring", "tree");
+        var choices = List.of(AllGatherAlgorithm.values());
 
         assertThat(ConfigKey.Type.INT.parse(" 42 ", List.of())).isEqualTo(42);
         assertThat(ConfigKey.Type.BOOLEAN.parse("TRUE", List.of())).isEqualTo(true);
         assertThat(ConfigKey.Type.BOOLEAN.parse("false", List.of())).isEqualTo(false);
-        assertThat(ConfigKey.Type.ENUM.parse("Tree", choices)).isEqualTo("tree");
+        assertThat(ConfigKey.Type.ENUM.parse("Recursive-Doubling", choices))
+                .isEqualTo(AllGatherAlgorithm.RECURSIVE_DOUBLING);
         assertThatThrownBy(() -> ConfigKey.Type.INT.parse("4x", List.of()))
                 .isInstanceOf(ValueFormatException.class).hasMessage("\"4x\": expected an integer such as 8");
         assertThatThrownBy(() -> ConfigKey.Type.INT.parse("3000000000", List.of()))
@@ -443,7 +482,7 @@ class NexarConfigTest {
         assertThatThrownBy(() -> ConfigKey.Type.BOOLEAN.parse("yes", List.of()))
                 .hasMessage("\"yes\": expected true or false");
         assertThatThrownBy(() -> ConfigKey.Type.ENUM.parse("rign", choices))
-                .hasMessage("\"rign\": expected one of ring, tree");
+                .hasMessage("\"rign\": expected one of auto, ring, recursive-doubling");
     }
 
     @Test
