@@ -128,6 +128,11 @@ public enum ConfigKey {
     JOIN_ELASTIC("join.elastic", Type.BOOLEAN, "false", any(),
             "Join a running cluster: the seed holds this worker until the members' next grow() admits it (set by "
                     + "`nexar worker --elastic`). See docs/failure-model.md."),
+    /** {@code formation.timeout}, read into {@link NexarConfig#formationTimeout()}. */
+    FORMATION_TIMEOUT("formation.timeout", Type.DURATION, "1m", greaterThan("0s"),
+            "How long Nexar.join() (and a worker of `nexar launch`) waits for the seed, its enrolment and the"
+                    + " connections to every peer before it fails with ClusterFormationException; a worker logs"
+                    + " \"waiting for seed\" meanwhile."),
     /** {@code rpc.timeout}, read into {@link NexarConfig#rpcTimeout()}. */
     RPC_TIMEOUT("rpc.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one remote call, from its call to its response; the caller then fails it with"

@@ -340,6 +340,15 @@ public final class NexarConfig {
     }
 
     /**
+     * Setting {@link ConfigKey#FORMATION_TIMEOUT}.
+     *
+     * @return how long {@link Nexar#join()} waits for enrolment and mesh formation; positive
+     */
+    public Duration formationTimeout() {
+        return (Duration) values.get(ConfigKey.FORMATION_TIMEOUT);
+    }
+
+    /**
      * Setting {@link ConfigKey#RPC_MAX_IN_FLIGHT}.
      *
      * @return the most remote calls to one rank in flight at once
@@ -939,6 +948,18 @@ public final class NexarConfig {
          */
         public Builder heartbeatTimeout(Duration timeout) {
             return typed(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#FORMATION_TIMEOUT}: how long {@link Nexar#join()} waits for enrolment and mesh
+         * formation.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder formationTimeout(Duration timeout) {
+            return typed(ConfigKey.FORMATION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
         }
 
         /**
