@@ -27,6 +27,9 @@ public final class CallTimeout {
     /**
      * Runs {@code call} on this thread with {@code timeout} as the deadline of the calls it makes.
      *
+     * @param timeout the deadline of each call, from its start
+     * @param call the work
+     * @return what {@code call} returns
      * @throws X what {@code call} throws
      */
     public static <R, X extends Throwable> R with(Duration timeout, ScopedValue.CallableOp<R, X> call) throws X {
