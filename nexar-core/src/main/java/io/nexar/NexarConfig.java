@@ -812,7 +812,8 @@ public final class NexarConfig {
         }
 
         /**
-         * Sets {@link ConfigKey#ALLREDUCE_SMALL_SIZE}: allreduce buffers up to this size use the small-message algorithms under auto.
+         * Sets {@link ConfigKey#ALLREDUCE_SMALL_SIZE}: allreduce buffers up to this size use the small-message
+         * algorithms under auto.
          *
          * @param bytes from 0B
          * @return this builder
@@ -823,7 +824,8 @@ public final class NexarConfig {
         }
 
         /**
-         * Sets {@link ConfigKey#ALLREDUCE_LARGE_SIZE}: allreduce buffers of at least this size use the pipelined ring under auto.
+         * Sets {@link ConfigKey#ALLREDUCE_LARGE_SIZE}: allreduce buffers of at least this size use the pipelined ring
+         * under auto.
          *
          * @param bytes from 0B
          * @return this builder
@@ -855,7 +857,8 @@ public final class NexarConfig {
         }
 
         /**
-         * Sets {@link ConfigKey#BROADCAST_LARGE_SIZE}: broadcast buffers of at least this size use the pipelined chain under auto.
+         * Sets {@link ConfigKey#BROADCAST_LARGE_SIZE}: broadcast buffers of at least this size use the pipelined chain
+         * under auto.
          *
          * @param bytes from 0B
          * @return this builder
@@ -876,7 +879,8 @@ public final class NexarConfig {
         }
 
         /**
-         * Sets {@link ConfigKey#ALLGATHER_SMALL_SIZE}: allgather outputs up to this size use recursive doubling under auto.
+         * Sets {@link ConfigKey#ALLGATHER_SMALL_SIZE}: allgather outputs up to this size use recursive doubling under
+         * auto.
          *
          * @param bytes from 0B
          * @return this builder
@@ -929,7 +933,8 @@ public final class NexarConfig {
         }
 
         /**
-         * Sets {@link ConfigKey#HEARTBEAT_INTERVAL}: how often an idle link carries a heartbeat; below the heartbeat timeout (checked by {@link #build()}).
+         * Sets {@link ConfigKey#HEARTBEAT_INTERVAL}: how often an idle link carries a heartbeat; below the heartbeat
+         * timeout (checked by {@link #build()}).
          *
          * @param interval from 10ms to 1h
          * @return this builder
@@ -940,7 +945,8 @@ public final class NexarConfig {
         }
 
         /**
-         * Sets {@link ConfigKey#HEARTBEAT_TIMEOUT}: after how much silence a peer is declared failed; above the heartbeat interval (checked by {@link #build()}).
+         * Sets {@link ConfigKey#HEARTBEAT_TIMEOUT}: after how much silence a peer is declared failed; above the
+         * heartbeat interval (checked by {@link #build()}).
          *
          * @param timeout from 20ms to 1h
          * @return this builder
