@@ -85,6 +85,48 @@ public interface Communicator extends AutoCloseable {
      */
     Communicator dup();
 
+    // ---- groups and per-call deadlines (issue 18 item 3) ----------------------------------------------------------
+
+    /**
+     * A communicator of the listed ranks of this one (torch's {@code new_group(ranks)}, MPI's
+     * {@code MPI_Comm_create_group}): rank {@code i} of the new communicator is {@code ranks[i]} here. It is a
+     * collective over the listed ranks only: each of them calls it with the same list, in the same order as its other
+     * {@code group} calls with that list, and ranks not listed do not call it (they may run other operations
+     * meanwhile). The ranks first agree over a bootstrap communicator derived from this one's id and the list, then
+     * take the new communicator's cluster-unique id as {@link #split} does; the result supports everything this one
+     * does, concurrently with it, and is closed on its own.
+     *
+     * @param ranks ranks of this communicator, distinct, the caller's among them; the order gives the new numbering
+     * @return the caller's new communicator, of {@code ranks.length} ranks
+     * @throws IllegalArgumentException if {@code ranks} is empty, has a rank out of range or twice, or does not
+     *         list the caller; nothing is sent then
+     * @throws NullPointerException if {@code ranks} is null
+     * @throws OperationTimeoutException if a listed rank did not call it within setting {@code collective.timeout}
+     *         (or the deadline of {@link #withTimeout})
+     * @throws PeerFailedException if a listed rank failed during the call
+     * @throws CommunicatorClosedException if this communicator was closed
+     */
+    Communicator group(int... ranks);
+
+    /**
+     * A view of this communicator whose point-to-point and collective calls each have {@code timeout} as their
+     * deadline instead of settings {@code p2p.timeout} and {@code collective.timeout}. It is the same communicator
+     * (same rank, id, messages and state; closing either closes both): only the deadline of each call made through
+     * the view differs, from the call's start. The handles of asynchronous calls made through it carry that deadline
+     * too: their operation fails at it, and {@code await()} with it. A call that passes it throws
+     * {@link OperationTimeoutException} naming the operation and {@code timeout}. Shrink, grow and remote calls keep
+     * their own settings; communicators made through the view ({@link #split}, {@link #group}, {@link #dup}) have
+     * the default deadlines. Cheap: make one per deadline and keep it, or make one per call.
+     *
+     * @param timeout the deadline of each call, from its start; positive
+     * @return the view; its own {@code withTimeout} returns a view of this communicator with the new deadline
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    Communicator withTimeout(java.time.Duration timeout);
+
+    // ---- end of groups and per-call deadlines ---------------------------------------------------------------------
+
     /**
      * The survivors' communicator (ULFM's shrink): every surviving member calls it after a failure, and all of them
      * get a communicator of the same members, in their old order, renumbered densely, without the members that any

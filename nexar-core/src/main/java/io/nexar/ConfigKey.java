@@ -12,8 +12,9 @@ import java.util.Optional;
  * description; its environment variable and system property are derived from the key name. The table drives
  * parsing in {@link NexarConfig.Builder}, {@link NexarConfig#describe()} and the generated {@code docs/config.md}.
  *
- * <p>Adding a setting takes one constant here, one component of {@link NexarConfig} (with its line in the compact
- * constructor, {@code value(ConfigKey)} and the builder), and regenerating {@code docs/config.md}.
+ * <p>Adding a setting takes one constant here, one accessor of {@link NexarConfig} and one typed setter of its
+ * {@link NexarConfig.Builder}, and regenerating {@code docs/config.md}; an enumerated setting declares its values as
+ * a public enum whose constants' names, in lower case with dashes, are the setting's text.
  */
 public enum ConfigKey {
     /** {@code p2p.timeout}, read into {@link NexarConfig#p2pTimeout()}. */
@@ -55,7 +56,7 @@ public enum ConfigKey {
                     + " p2p.timeout. 0s: never."),
     /** {@code allreduce.algorithm}, read into {@link NexarConfig#allReduceAlgorithm()}. */
     ALLREDUCE_ALGORITHM("allreduce.algorithm", Type.ENUM, "auto",
-            oneOf("auto", "ring", "halving-doubling", "pipelined-ring", "rank-order"),
+            oneOf(AllReduceAlgorithm.class),
             "Allreduce algorithm; auto picks by size (allreduce.small.size, allreduce.large.size)."),
     /** {@code allreduce.small.size}, read into {@link NexarConfig#allReduceSmallBytes()}. */
     ALLREDUCE_SMALL_SIZE("allreduce.small.size", Type.SIZE, "64KiB", between("0B", "4194304TiB"),
@@ -69,20 +70,20 @@ public enum ConfigKey {
     PIPELINE_SEGMENT_SIZE("pipeline.segment.size", Type.SIZE, "1MiB", between("1KiB", "1GiB"),
             "Segment size of the pipelined ring (rounded down to whole elements)."),
     /** {@code broadcast.algorithm}, read into {@link NexarConfig#broadcastAlgorithm()}. */
-    BROADCAST_ALGORITHM("broadcast.algorithm", Type.ENUM, "auto", oneOf("auto", "binomial", "scatter-allgather"),
+    BROADCAST_ALGORITHM("broadcast.algorithm", Type.ENUM, "auto", oneOf(BroadcastAlgorithm.class),
             "Broadcast algorithm; auto picks by size (broadcast.large.size)."),
     /** {@code broadcast.large.size}, read into {@link NexarConfig#broadcastLargeBytes()}. */
     BROADCAST_LARGE_SIZE("broadcast.large.size", Type.SIZE, "512KiB", between("0B", "4194304TiB"),
             "Broadcast buffers of at least this size use a pipelined chain (more than 2 ranks), smaller ones the binomial "
                     + "tree."),
     /** {@code allgather.algorithm}, read into {@link NexarConfig#allGatherAlgorithm()}. */
-    ALLGATHER_ALGORITHM("allgather.algorithm", Type.ENUM, "auto", oneOf("auto", "ring", "recursive-doubling"),
+    ALLGATHER_ALGORITHM("allgather.algorithm", Type.ENUM, "auto", oneOf(AllGatherAlgorithm.class),
             "Allgather algorithm; auto picks by size (allgather.small.size)."),
     /** {@code allgather.small.size}, read into {@link NexarConfig#allGatherSmallBytes()}. */
     ALLGATHER_SMALL_SIZE("allgather.small.size", Type.SIZE, "64KiB", between("0B", "4194304TiB"),
             "Allgather outputs up to this size use recursive doubling, larger ones the ring."),
     /** {@code bulk}, read into {@link NexarConfig#bulk()}. */
-    BULK("bulk", Type.ENUM, "tls", oneOf("tls", "tcp-plain", "quic"),
+    BULK("bulk", Type.ENUM, "tls", oneOf(BulkMode.class),
             "Lanes for point-to-point and collective messages: tls (two TCP connections per pair, one per lane, with"
                     + " mutual TLS 1.3), tcp-plain (unencrypted, logged as a warning; isolated networks only) or quic"
                     + " (everything on QUIC)."),
@@ -98,7 +99,7 @@ public enum ConfigKey {
                     + " idle process sleeps after it. 2ms rather than 200us: a 64 KiB allreduce of 4 ranks took half"
                     + " the time (rounds of a few hundred us outlast 200us), smaller and 64 MiB ones the same."),
     /** {@code tls.engine}, read into {@link NexarConfig#tlsEngine()}. */
-    TLS_ENGINE("tls.engine", Type.ENUM, "auto", oneOf("auto", "boringssl", "jdk"),
+    TLS_ENGINE("tls.engine", Type.ENUM, "auto", oneOf(TlsEngine.class),
             "TLS implementation of the TCP lanes: boringssl (netty-tcnative, native), jdk (the JDK's SSLEngine) or"
                     + " auto (boringssl when its native library loads on this platform, else jdk). Both ends of a pair"
                     + " may differ."),
@@ -110,7 +111,7 @@ public enum ConfigKey {
             "A peer from which nothing (heartbeat or data) was received for this long is declared failed; must be "
                     + "greater than heartbeat.interval. A closed or reset connection counts at once."),
     /** {@code recovery.policy}, read into {@link NexarConfig#recoveryPolicy()}. */
-    RECOVERY_POLICY("recovery.policy", Type.ENUM, "abort", oneOf("abort", "manual", "automatic"),
+    RECOVERY_POLICY("recovery.policy", Type.ENUM, "abort", oneOf(RecoveryPolicy.class),
             "What a failed rank does to the survivors: abort (every operation fails naming it), manual (operations "
                     + "that need it fail; the application calls shrink()) or automatic (the survivors agree on the "
                     + "failed set and continue on a rebuilt world communicator). See docs/failure-model.md."),
@@ -127,6 +128,11 @@ public enum ConfigKey {
     JOIN_ELASTIC("join.elastic", Type.BOOLEAN, "false", any(),
             "Join a running cluster: the seed holds this worker until the members' next grow() admits it (set by "
                     + "`nexar worker --elastic`). See docs/failure-model.md."),
+    /** {@code formation.timeout}, read into {@link NexarConfig#formationTimeout()}. */
+    FORMATION_TIMEOUT("formation.timeout", Type.DURATION, "1m", greaterThan("0s"),
+            "How long Nexar.join() (and a worker of `nexar launch`) waits for the seed, its enrolment and the"
+                    + " connections to every peer before it fails with ClusterFormationException; a worker logs"
+                    + " \"waiting for seed\" meanwhile."),
     /** {@code rpc.timeout}, read into {@link NexarConfig#rpcTimeout()}. */
     RPC_TIMEOUT("rpc.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one remote call, from its call to its response; the caller then fails it with"
@@ -147,7 +153,7 @@ public enum ConfigKey {
         INT("an integer"),
         /** {@code true} or {@code false}, case-insensitive. */
         BOOLEAN("a boolean"),
-        /** One of the key's {@link ConfigKey#choices()}, case-insensitive. */
+        /** One of the key's {@link ConfigKey#choices()}, case-insensitive; the value is a constant of its enum. */
         ENUM("a choice");
 
         private final String noun;
@@ -163,9 +169,9 @@ public enum ConfigKey {
 
         /**
          * Parses text into this type's value: {@link Duration}, {@link Long} bytes, {@link Integer}, {@link Boolean}
-         * or, for {@link #ENUM}, the matching choice as declared.
+         * or, for {@link #ENUM}, the constant of {@code constants} whose {@link ConfigKey#choiceKey key} matches.
          */
-        Object parse(String text, List<String> choices) {
+        Object parse(String text, List<? extends Enum<?>> constants) {
             return switch (this) {
                 case DURATION -> Units.parseDuration(text);
                 case SIZE -> Units.parseSize(text);
@@ -181,9 +187,9 @@ public enum ConfigKey {
                     case "false" -> Boolean.FALSE;
                     default -> throw new ValueFormatException(text, "true or false", false);
                 };
-                case ENUM -> choices.stream().filter(c -> c.equalsIgnoreCase(text.strip())).findFirst()
-                        .orElseThrow(() -> new ValueFormatException(text, "one of " + String.join(", ", choices),
-                                false));
+                case ENUM -> constants.stream().filter(c -> choiceKey(c).equalsIgnoreCase(text.strip()))
+                        .findFirst().orElseThrow(() -> new ValueFormatException(text, "one of "
+                                + String.join(", ", constants.stream().map(ConfigKey::choiceKey).toList()), false));
             };
         }
 
@@ -192,7 +198,8 @@ public enum ConfigKey {
             return switch (this) {
                 case DURATION -> Units.formatDuration((Duration) value);
                 case SIZE -> Units.formatSize((Long) value);
-                case INT, BOOLEAN, ENUM -> value.toString();
+                case INT, BOOLEAN -> value.toString();
+                case ENUM -> choiceKey((Enum<?>) value);
             };
         }
 
@@ -208,13 +215,14 @@ public enum ConfigKey {
     }
 
     /** How a key's allowed values are declared in the table; bounds are text in the key's type. */
-    private record Allowed(String min, boolean minExclusive, String max, List<String> choices) {
+    private record Allowed(String min, boolean minExclusive, String max, List<? extends Enum<?>> constants) {
     }
 
     private final String key;
     private final Type type;
     private final String defaultValue;
     private final String description;
+    private final List<? extends Enum<?>> constants;
     private final List<String> choices;
     private final Object min;
     private final boolean minExclusive;
@@ -227,12 +235,13 @@ public enum ConfigKey {
         this.type = type;
         this.defaultValue = defaultValue;
         this.description = description;
-        this.choices = allowed.choices();
-        this.min = allowed.min() == null ? null : type.parse(allowed.min(), choices);
+        this.constants = allowed.constants();
+        this.choices = constants.stream().map(ConfigKey::choiceKey).toList();
+        this.min = allowed.min() == null ? null : type.parse(allowed.min(), constants);
         this.minExclusive = allowed.minExclusive();
         this.maxDeclared = allowed.max() != null;
-        this.max = maxDeclared ? type.parse(allowed.max(), choices) : type.typeMax();
-        this.parsedDefault = type.parse(defaultValue, choices);
+        this.max = maxDeclared ? type.parse(allowed.max(), constants) : type.typeMax();
+        this.parsedDefault = type.parse(defaultValue, constants);
     }
 
     /** Values strictly above {@code min}. */
@@ -245,9 +254,17 @@ public enum ConfigKey {
         return new Allowed(null, false, null, List.of());
     }
 
-    /** One of the given choices (enums). */
-    private static Allowed oneOf(String... choices) {
-        return new Allowed(null, false, null, List.of(choices));
+    /** One of the constants of an enum, spelt as {@link #choiceKey}. */
+    private static Allowed oneOf(Class<? extends Enum<?>> type) {
+        return new Allowed(null, false, null, List.of(type.getEnumConstants()));
+    }
+
+    /**
+     * The text of an enumerated setting's value: the constant's name in lower case with dashes, for example
+     * {@code halving-doubling} for {@link AllReduceAlgorithm#HALVING_DOUBLING}.
+     */
+    static String choiceKey(Enum<?> constant) {
+        return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** Values from {@code min} to {@code max}, both included. */
@@ -304,7 +321,7 @@ public enum ConfigKey {
         return defaultValue;
     }
 
-    /** The values an {@link Type#ENUM} key accepts, as declared; empty for other types. */
+    /** The values an {@link Type#ENUM} key accepts, as their text (for example {@code tcp-plain}); else empty. */
     public List<String> choices() {
         return choices;
     }
@@ -356,7 +373,7 @@ public enum ConfigKey {
     Object parse(String setting, String text) {
         Object value;
         try {
-            value = type.parse(text, choices);
+            value = type.parse(text, constants);
         } catch (ValueFormatException e) {
             // an overflow is above any declared bound: say the bound, which is what the user can act on
             throw new InvalidConfigurationException(setting, text,

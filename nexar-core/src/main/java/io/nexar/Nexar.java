@@ -27,8 +27,11 @@ import java.util.ServiceLoader;
  * load; see the README).
  */
 public final class Nexar {
-    /** Default time allowed for enrolment and mesh formation. */
-    public static final Duration DEFAULT_FORMATION_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * The default of setting {@code formation.timeout} ({@link NexarConfig#formationTimeout()}): the time
+     * {@link #join()} allows for enrolment and mesh formation.
+     */
+    public static final Duration DEFAULT_FORMATION_TIMEOUT = (Duration) ConfigKey.FORMATION_TIMEOUT.parsedDefault();
 
     private Nexar() {
     }
@@ -53,7 +56,7 @@ public final class Nexar {
         try {
             if (launch.hostsSeed()) {
                 return transport().joinHostingSeed(joinString, launch.worldSize().orElseThrow(), config,
-                        DEFAULT_FORMATION_TIMEOUT);
+                        config.formationTimeout());
             }
             return checkWorldSize(join(joinString, launch.rank().orElse(-1), config), launch, config.joinElastic());
         } catch (InvalidConfigurationException e) {
@@ -88,7 +91,7 @@ public final class Nexar {
     private static final String JOIN_STRING_SETTING = "joinString";
 
     /**
-     * Joins the cluster of {@code joinString}.
+     * Joins the cluster of {@code joinString}, within the configuration's {@code formation.timeout}.
      *
      * @param requestedRank the rank to ask for, or -1 for any
      * @throws ClusterFormationException if no transport is available or joining fails
@@ -103,7 +106,7 @@ public final class Nexar {
             throw new IllegalArgumentException("requestedRank " + requestedRank + " is not -1 (any) or a rank >= 0");
         }
         TransportProvider provider = transport();
-        return provider.join(joinString, requestedRank, config, DEFAULT_FORMATION_TIMEOUT);
+        return provider.join(joinString, requestedRank, config, config.formationTimeout());
     }
 
     /** The network transports found on the class or module path. */

@@ -24,55 +24,11 @@ import java.util.Properties;
  * nexar.p2p.timeout?}.
  *
  * <p>Instances are immutable and safe to share between threads. Two configurations are equal when their values
- * <em>and</em> sources are equal.
- *
- * @param p2pTimeout deadline of one send or recv ({@link ConfigKey#P2P_TIMEOUT}); positive
- * @param closeTimeout how long {@code close()} waits for in-flight work before failing it
- *        ({@link ConfigKey#CLOSE_TIMEOUT}); positive
- * @param maxFrameBytes largest frame accepted on the wire, in bytes ({@link ConfigKey#MAX_FRAME_SIZE}); 4KiB to 1GiB
- * @param chunkBytes size in bytes of the chunks larger point-to-point payloads are split into
- *        ({@link ConfigKey#CHUNK_SIZE}); 1KiB to 1GiB and at most {@code maxFrameBytes - FRAME_HEADROOM_BYTES}
- * @param unexpectedMaxBytes bound in bytes of the store of messages that arrived before their receive was posted
- *        ({@link ConfigKey#UNEXPECTED_MAX_BYTES}); 0 to 2<sup>62</sup>
- * @param collectiveTimeout deadline of one collective operation ({@link ConfigKey#COLLECTIVE_TIMEOUT}); positive
- * @param collectiveDeterministic reductions fold in rank order ({@link ConfigKey#COLLECTIVE_DETERMINISTIC})
- * @param collectiveVerify every collective's call is checked on every rank first ({@link ConfigKey#COLLECTIVE_VERIFY})
- * @param hangReportAfter {@link ConfigKey#HANG_REPORT_AFTER}
- * @param allReduceAlgorithm {@link ConfigKey#ALLREDUCE_ALGORITHM}: auto, ring, halving-doubling, pipelined-ring or
- *        rank-order
- * @param allReduceSmallBytes {@link ConfigKey#ALLREDUCE_SMALL_SIZE}
- * @param allReduceLargeBytes {@link ConfigKey#ALLREDUCE_LARGE_SIZE}
- * @param pipelineSegmentBytes {@link ConfigKey#PIPELINE_SEGMENT_SIZE}
- * @param broadcastAlgorithm {@link ConfigKey#BROADCAST_ALGORITHM}: auto, binomial or scatter-allgather
- * @param broadcastLargeBytes {@link ConfigKey#BROADCAST_LARGE_SIZE}
- * @param allGatherAlgorithm {@link ConfigKey#ALLGATHER_ALGORITHM}: auto, ring or recursive-doubling
- * @param allGatherSmallBytes {@link ConfigKey#ALLGATHER_SMALL_SIZE}
- * @param bulk {@link ConfigKey#BULK}: tls, tcp-plain or quic
- * @param bulkThresholdBytes {@link ConfigKey#BULK_THRESHOLD}
- * @param pollWindow {@link ConfigKey#POLL_WINDOW}
- * @param tlsEngine {@link ConfigKey#TLS_ENGINE}: auto, boringssl or jdk
- * @param heartbeatInterval {@link ConfigKey#HEARTBEAT_INTERVAL}
- * @param heartbeatTimeout {@link ConfigKey#HEARTBEAT_TIMEOUT}; greater than {@code heartbeatInterval}
- * @param recoveryPolicy {@link ConfigKey#RECOVERY_POLICY}: abort, manual or automatic
- * @param worldMinSize {@link ConfigKey#WORLD_MIN_SIZE}
- * @param recoveryTimeout {@link ConfigKey#RECOVERY_TIMEOUT}
- * @param worldMaxSize {@link ConfigKey#WORLD_MAX_SIZE}; at least {@code worldMinSize}
- * @param joinElastic {@link ConfigKey#JOIN_ELASTIC}
- * @param rpcTimeout {@link ConfigKey#RPC_TIMEOUT}
- * @param rpcMaxInFlight {@link ConfigKey#RPC_MAX_IN_FLIGHT}
- * @param sources where each value came from; keys missing from the map are reported as {@link ConfigSource#BUILDER}
- *        (the values were given in code). The component holds an unmodifiable copy ordered by key.
+ * <em>and</em> sources are equal. There is no public constructor: settings are added over time, so a configuration
+ * is made by {@link #builder()}, {@link #defaults()}, {@link #fromEnvironment()} or {@link #toBuilder()}, and read
+ * through one accessor per key.
  */
-public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
-                          long unexpectedMaxBytes, Duration collectiveTimeout, boolean collectiveDeterministic,
-                          boolean collectiveVerify, Duration hangReportAfter, String allReduceAlgorithm,
-                          long allReduceSmallBytes, long allReduceLargeBytes,
-                          long pipelineSegmentBytes, String broadcastAlgorithm, long broadcastLargeBytes,
-                          String allGatherAlgorithm, long allGatherSmallBytes, String bulk, long bulkThresholdBytes,
-                          Duration pollWindow, String tlsEngine, Duration heartbeatInterval,
-                          Duration heartbeatTimeout, String recoveryPolicy,
-                          int worldMinSize, Duration recoveryTimeout, int worldMaxSize, boolean joinElastic,
-                          Duration rpcTimeout, int rpcMaxInFlight, Map<ConfigKey, ConfigSource> sources) {
+public final class NexarConfig {
 
     /**
      * Bytes of a frame kept for the headers of a data chunk: {@code chunkBytes} must be at most
@@ -80,107 +36,350 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      */
     public static final long FRAME_HEADROOM_BYTES = 64;
 
+    private final Map<ConfigKey, Object> values;
+    private final Map<ConfigKey, ConfigSource> sources;
+
     /**
      * Validates every value and the invariants between them.
      *
+     * @param values a value of each key, of the key's type
+     * @param sources where each value came from; keys missing are reported as {@link ConfigSource#BUILDER}
      * @throws InvalidConfigurationException if a value is out of its key's range, or {@code chunkBytes} exceeds
      *         {@code maxFrameBytes - FRAME_HEADROOM_BYTES}; the message names the settings as their sources name
      *         them, and their values
-     * @throws NullPointerException if a duration or {@code sources} is null
      */
-    public NexarConfig {
-        Objects.requireNonNull(p2pTimeout, "p2pTimeout");
-        Objects.requireNonNull(closeTimeout, "closeTimeout");
-        sources = copyOf(sources);
-        check(ConfigKey.P2P_TIMEOUT, p2pTimeout, sources);
-        check(ConfigKey.CLOSE_TIMEOUT, closeTimeout, sources);
-        check(ConfigKey.MAX_FRAME_SIZE, maxFrameBytes, sources);
-        check(ConfigKey.CHUNK_SIZE, chunkBytes, sources);
-        check(ConfigKey.UNEXPECTED_MAX_BYTES, unexpectedMaxBytes, sources);
-        Objects.requireNonNull(collectiveTimeout, "collectiveTimeout");
-        check(ConfigKey.COLLECTIVE_TIMEOUT, collectiveTimeout, sources);
-        check(ConfigKey.ALLREDUCE_ALGORITHM, Objects.requireNonNull(allReduceAlgorithm, "allReduceAlgorithm"), sources);
-        check(ConfigKey.ALLREDUCE_SMALL_SIZE, allReduceSmallBytes, sources);
-        check(ConfigKey.ALLREDUCE_LARGE_SIZE, allReduceLargeBytes, sources);
-        check(ConfigKey.PIPELINE_SEGMENT_SIZE, pipelineSegmentBytes, sources);
-        check(ConfigKey.BROADCAST_ALGORITHM, Objects.requireNonNull(broadcastAlgorithm, "broadcastAlgorithm"), sources);
-        check(ConfigKey.BROADCAST_LARGE_SIZE, broadcastLargeBytes, sources);
-        check(ConfigKey.ALLGATHER_ALGORITHM, Objects.requireNonNull(allGatherAlgorithm, "allGatherAlgorithm"), sources);
-        check(ConfigKey.ALLGATHER_SMALL_SIZE, allGatherSmallBytes, sources);
-        check(ConfigKey.BULK, Objects.requireNonNull(bulk, "bulk"), sources);
-        check(ConfigKey.BULK_THRESHOLD, bulkThresholdBytes, sources);
-        check(ConfigKey.POLL_WINDOW, Objects.requireNonNull(pollWindow, "pollWindow"), sources);
-        check(ConfigKey.HANG_REPORT_AFTER, Objects.requireNonNull(hangReportAfter, "hangReportAfter"), sources);
-        check(ConfigKey.TLS_ENGINE, Objects.requireNonNull(tlsEngine, "tlsEngine"), sources);
-        check(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(heartbeatInterval, "heartbeatInterval"), sources);
-        check(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout"), sources);
-        check(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(recoveryPolicy, "recoveryPolicy"), sources);
-        check(ConfigKey.WORLD_MIN_SIZE, worldMinSize, sources);
-        check(ConfigKey.RECOVERY_TIMEOUT, Objects.requireNonNull(recoveryTimeout, "recoveryTimeout"), sources);
-        check(ConfigKey.WORLD_MAX_SIZE, worldMaxSize, sources);
-        check(ConfigKey.RPC_TIMEOUT, Objects.requireNonNull(rpcTimeout, "rpcTimeout"), sources);
-        check(ConfigKey.RPC_MAX_IN_FLIGHT, rpcMaxInFlight, sources);
-        if (worldMaxSize < worldMinSize) {
-            throw new InvalidConfigurationException(setting(ConfigKey.WORLD_MAX_SIZE, sources),
-                    String.valueOf(worldMaxSize), "a number of ranks of at least "
-                            + setting(ConfigKey.WORLD_MIN_SIZE, sources) + " " + worldMinSize);
+    private NexarConfig(Map<ConfigKey, Object> values, Map<ConfigKey, ConfigSource> sources) {
+        this.sources = copyOf(sources);
+        var copy = new EnumMap<ConfigKey, Object>(ConfigKey.class);
+        for (var key : ConfigKey.values()) {
+            Object value = Objects.requireNonNull(values.get(key), key.key());
+            check(key, value, this.sources);
+            copy.put(key, value);
         }
-        if (heartbeatTimeout.compareTo(heartbeatInterval) <= 0) {
-            throw new InvalidConfigurationException(setting(ConfigKey.HEARTBEAT_TIMEOUT, sources),
-                    Units.formatDuration(heartbeatTimeout), "a duration greater than "
-                            + setting(ConfigKey.HEARTBEAT_INTERVAL, sources) + " "
-                            + Units.formatDuration(heartbeatInterval));
+        this.values = Collections.unmodifiableMap(copy);
+        if (worldMaxSize() < worldMinSize()) {
+            throw new InvalidConfigurationException(setting(ConfigKey.WORLD_MAX_SIZE, this.sources),
+                    String.valueOf(worldMaxSize()), "a number of ranks of at least "
+                            + setting(ConfigKey.WORLD_MIN_SIZE, this.sources) + " " + worldMinSize());
         }
-        if (chunkBytes > maxFrameBytes - FRAME_HEADROOM_BYTES) {
-            throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, sources),
-                    Units.formatSize(chunkBytes),
-                    "a size of at most " + Units.formatSize(maxFrameBytes - FRAME_HEADROOM_BYTES) + " ("
-                            + setting(ConfigKey.MAX_FRAME_SIZE, sources) + " " + Units.formatSize(maxFrameBytes)
+        if (heartbeatTimeout().compareTo(heartbeatInterval()) <= 0) {
+            throw new InvalidConfigurationException(setting(ConfigKey.HEARTBEAT_TIMEOUT, this.sources),
+                    Units.formatDuration(heartbeatTimeout()), "a duration greater than "
+                            + setting(ConfigKey.HEARTBEAT_INTERVAL, this.sources) + " "
+                            + Units.formatDuration(heartbeatInterval()));
+        }
+        if (chunkBytes() > maxFrameBytes() - FRAME_HEADROOM_BYTES) {
+            throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, this.sources),
+                    Units.formatSize(chunkBytes()),
+                    "a size of at most " + Units.formatSize(maxFrameBytes() - FRAME_HEADROOM_BYTES) + " ("
+                            + setting(ConfigKey.MAX_FRAME_SIZE, this.sources) + " " + Units.formatSize(maxFrameBytes())
                             + " minus " + Units.formatSize(FRAME_HEADROOM_BYTES) + " of frame headers)");
         }
     }
 
     /**
-     * A configuration with these transport values and the defaults of every collective key.
+     * Setting {@link ConfigKey#P2P_TIMEOUT}.
      *
-     * @throws InvalidConfigurationException as the canonical constructor
+     * @return the deadline of one send or recv; positive
      */
-    public NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
-                       long unexpectedMaxBytes, Map<ConfigKey, ConfigSource> sources) {
-        this(p2pTimeout, closeTimeout, maxFrameBytes, chunkBytes, unexpectedMaxBytes,
-                (Duration) ConfigKey.COLLECTIVE_TIMEOUT.parsedDefault(),
-                (Boolean) ConfigKey.COLLECTIVE_DETERMINISTIC.parsedDefault(),
-                (Boolean) ConfigKey.COLLECTIVE_VERIFY.parsedDefault(),
-                (Duration) ConfigKey.HANG_REPORT_AFTER.parsedDefault(),
-                (String) ConfigKey.ALLREDUCE_ALGORITHM.parsedDefault(),
-                (Long) ConfigKey.ALLREDUCE_SMALL_SIZE.parsedDefault(),
-                (Long) ConfigKey.ALLREDUCE_LARGE_SIZE.parsedDefault(),
-                (Long) ConfigKey.PIPELINE_SEGMENT_SIZE.parsedDefault(),
-                (String) ConfigKey.BROADCAST_ALGORITHM.parsedDefault(),
-                (Long) ConfigKey.BROADCAST_LARGE_SIZE.parsedDefault(),
-                (String) ConfigKey.ALLGATHER_ALGORITHM.parsedDefault(),
-                (Long) ConfigKey.ALLGATHER_SMALL_SIZE.parsedDefault(),
-                (String) ConfigKey.BULK.parsedDefault(),
-                (Long) ConfigKey.BULK_THRESHOLD.parsedDefault(),
-                (Duration) ConfigKey.POLL_WINDOW.parsedDefault(),
-                (String) ConfigKey.TLS_ENGINE.parsedDefault(),
-                (Duration) ConfigKey.HEARTBEAT_INTERVAL.parsedDefault(),
-                (Duration) ConfigKey.HEARTBEAT_TIMEOUT.parsedDefault(),
-                (String) ConfigKey.RECOVERY_POLICY.parsedDefault(),
-                (Integer) ConfigKey.WORLD_MIN_SIZE.parsedDefault(),
-                (Duration) ConfigKey.RECOVERY_TIMEOUT.parsedDefault(),
-                (Integer) ConfigKey.WORLD_MAX_SIZE.parsedDefault(),
-                (Boolean) ConfigKey.JOIN_ELASTIC.parsedDefault(),
-                (Duration) ConfigKey.RPC_TIMEOUT.parsedDefault(),
-                (Integer) ConfigKey.RPC_MAX_IN_FLIGHT.parsedDefault(), sources);
+    public Duration p2pTimeout() {
+        return (Duration) values.get(ConfigKey.P2P_TIMEOUT);
     }
 
-    /** {@link #recoveryPolicy()} as the enum. */
+    /**
+     * Setting {@link ConfigKey#CLOSE_TIMEOUT}.
+     *
+     * @return how long {@code close()} waits for in-flight work before failing it; positive
+     */
+    public Duration closeTimeout() {
+        return (Duration) values.get(ConfigKey.CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#MAX_FRAME_SIZE}.
+     *
+     * @return the largest frame accepted on the wire, in bytes; 4KiB to 1GiB
+     */
+    public long maxFrameBytes() {
+        return (Long) values.get(ConfigKey.MAX_FRAME_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#CHUNK_SIZE}.
+     *
+     * @return the size in bytes of the chunks larger point-to-point payloads are split into; at most
+     *         {@code maxFrameBytes() - FRAME_HEADROOM_BYTES}
+     */
+    public long chunkBytes() {
+        return (Long) values.get(ConfigKey.CHUNK_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#UNEXPECTED_MAX_BYTES}.
+     *
+     * @return the bound in bytes of the store of messages that arrived before their receive was posted
+     */
+    public long unexpectedMaxBytes() {
+        return (Long) values.get(ConfigKey.UNEXPECTED_MAX_BYTES);
+    }
+
+    /**
+     * Setting {@link ConfigKey#COLLECTIVE_TIMEOUT}.
+     *
+     * @return the deadline of one collective operation; positive
+     */
+    public Duration collectiveTimeout() {
+        return (Duration) values.get(ConfigKey.COLLECTIVE_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#COLLECTIVE_DETERMINISTIC}.
+     *
+     * @return whether reductions fold in rank order
+     */
+    public boolean collectiveDeterministic() {
+        return (Boolean) values.get(ConfigKey.COLLECTIVE_DETERMINISTIC);
+    }
+
+    /**
+     * Setting {@link ConfigKey#COLLECTIVE_VERIFY}.
+     *
+     * @return whether every collective's call is checked on every rank first
+     */
+    public boolean collectiveVerify() {
+        return (Boolean) values.get(ConfigKey.COLLECTIVE_VERIFY);
+    }
+
+    /**
+     * Setting {@link ConfigKey#HANG_REPORT_AFTER}.
+     *
+     * @return how long an operation waits without progress before a hang report; zero for never
+     */
+    public Duration hangReportAfter() {
+        return (Duration) values.get(ConfigKey.HANG_REPORT_AFTER);
+    }
+
+    /**
+     * Setting {@link ConfigKey#ALLREDUCE_ALGORITHM}.
+     *
+     * @return the allreduce algorithm
+     */
+    public AllReduceAlgorithm allReduceAlgorithm() {
+        return (AllReduceAlgorithm) values.get(ConfigKey.ALLREDUCE_ALGORITHM);
+    }
+
+    /**
+     * Setting {@link ConfigKey#ALLREDUCE_SMALL_SIZE}.
+     *
+     * @return the largest allreduce buffer, in bytes, of the small-message algorithms under auto
+     */
+    public long allReduceSmallBytes() {
+        return (Long) values.get(ConfigKey.ALLREDUCE_SMALL_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#ALLREDUCE_LARGE_SIZE}.
+     *
+     * @return the smallest allreduce buffer, in bytes, of the pipelined ring under auto
+     */
+    public long allReduceLargeBytes() {
+        return (Long) values.get(ConfigKey.ALLREDUCE_LARGE_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#PIPELINE_SEGMENT_SIZE}.
+     *
+     * @return the segment size in bytes of the pipelined ring
+     */
+    public long pipelineSegmentBytes() {
+        return (Long) values.get(ConfigKey.PIPELINE_SEGMENT_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#BROADCAST_ALGORITHM}.
+     *
+     * @return the broadcast algorithm
+     */
+    public BroadcastAlgorithm broadcastAlgorithm() {
+        return (BroadcastAlgorithm) values.get(ConfigKey.BROADCAST_ALGORITHM);
+    }
+
+    /**
+     * Setting {@link ConfigKey#BROADCAST_LARGE_SIZE}.
+     *
+     * @return the smallest broadcast buffer, in bytes, of the pipelined chain under auto
+     */
+    public long broadcastLargeBytes() {
+        return (Long) values.get(ConfigKey.BROADCAST_LARGE_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#ALLGATHER_ALGORITHM}.
+     *
+     * @return the allgather algorithm
+     */
+    public AllGatherAlgorithm allGatherAlgorithm() {
+        return (AllGatherAlgorithm) values.get(ConfigKey.ALLGATHER_ALGORITHM);
+    }
+
+    /**
+     * Setting {@link ConfigKey#ALLGATHER_SMALL_SIZE}.
+     *
+     * @return the largest allgather output, in bytes, of recursive doubling under auto
+     */
+    public long allGatherSmallBytes() {
+        return (Long) values.get(ConfigKey.ALLGATHER_SMALL_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#BULK}.
+     *
+     * @return the lanes of point-to-point and collective messages
+     */
+    public BulkMode bulk() {
+        return (BulkMode) values.get(ConfigKey.BULK);
+    }
+
+    /**
+     * Setting {@link ConfigKey#BULK_THRESHOLD}.
+     *
+     * @return the smallest message, in bytes, that takes the TCP lanes
+     */
+    public long bulkThresholdBytes() {
+        return (Long) values.get(ConfigKey.BULK_THRESHOLD);
+    }
+
+    /**
+     * Setting {@link ConfigKey#POLL_WINDOW}.
+     *
+     * @return how long a waiting thread reads the TCP lanes itself before it sleeps
+     */
+    public Duration pollWindow() {
+        return (Duration) values.get(ConfigKey.POLL_WINDOW);
+    }
+
+    /**
+     * Setting {@link ConfigKey#TLS_ENGINE}.
+     *
+     * @return the TLS implementation of the TCP lanes
+     */
+    public TlsEngine tlsEngine() {
+        return (TlsEngine) values.get(ConfigKey.TLS_ENGINE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#HEARTBEAT_INTERVAL}.
+     *
+     * @return how often an idle link carries a heartbeat
+     */
+    public Duration heartbeatInterval() {
+        return (Duration) values.get(ConfigKey.HEARTBEAT_INTERVAL);
+    }
+
+    /**
+     * Setting {@link ConfigKey#HEARTBEAT_TIMEOUT}.
+     *
+     * @return after how much silence a peer is declared failed; greater than {@link #heartbeatInterval()}
+     */
+    public Duration heartbeatTimeout() {
+        return (Duration) values.get(ConfigKey.HEARTBEAT_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#RECOVERY_POLICY}.
+     *
+     * @return what a failed rank does to the survivors
+     */
+    public RecoveryPolicy recoveryPolicy() {
+        return (RecoveryPolicy) values.get(ConfigKey.RECOVERY_POLICY);
+    }
+
+    /**
+     * Setting {@link ConfigKey#WORLD_MIN_SIZE}.
+     *
+     * @return the fewest ranks a recovery may leave
+     */
+    public int worldMinSize() {
+        return (Integer) values.get(ConfigKey.WORLD_MIN_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#RECOVERY_TIMEOUT}.
+     *
+     * @return the deadline of one agreement on the failed set
+     */
+    public Duration recoveryTimeout() {
+        return (Duration) values.get(ConfigKey.RECOVERY_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#WORLD_MAX_SIZE}.
+     *
+     * @return the most ranks grow() admits up to; at least {@link #worldMinSize()}
+     */
+    public int worldMaxSize() {
+        return (Integer) values.get(ConfigKey.WORLD_MAX_SIZE);
+    }
+
+    /**
+     * Setting {@link ConfigKey#JOIN_ELASTIC}.
+     *
+     * @return whether this process joins a running cluster at the members' next grow()
+     */
+    public boolean joinElastic() {
+        return (Boolean) values.get(ConfigKey.JOIN_ELASTIC);
+    }
+
+    /**
+     * Setting {@link ConfigKey#RPC_TIMEOUT}.
+     *
+     * @return the deadline of one remote call
+     */
+    public Duration rpcTimeout() {
+        return (Duration) values.get(ConfigKey.RPC_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#FORMATION_TIMEOUT}.
+     *
+     * @return how long {@link Nexar#join()} waits for enrolment and mesh formation; positive
+     */
+    public Duration formationTimeout() {
+        return (Duration) values.get(ConfigKey.FORMATION_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#RPC_MAX_IN_FLIGHT}.
+     *
+     * @return the most remote calls to one rank in flight at once
+     */
+    public int rpcMaxInFlight() {
+        return (Integer) values.get(ConfigKey.RPC_MAX_IN_FLIGHT);
+    }
+
+    /**
+     * The same as {@link #recoveryPolicy()}.
+     *
+     * @return what a failed rank does to the survivors
+     */
     public RecoveryPolicy policy() {
-        return RecoveryPolicy.fromKey(recoveryPolicy);
+        return recoveryPolicy();
     }
 
-    /** The built-in defaults only; the environment and system properties are not read. */
+    /**
+     * Where each value came from.
+     *
+     * @return an unmodifiable map with every key, ordered by key
+     */
+    public Map<ConfigKey, ConfigSource> sources() {
+        return sources;
+    }
+
+    /**
+     * The built-in defaults only; the environment and system properties are not read.
+     *
+     * @return the default configuration
+     */
     public static NexarConfig defaults() {
         return builder().ignoreEnvironment().build();
     }
@@ -189,6 +388,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * The defaults, overridden by {@code NEXAR_*} environment variables ({@link System#getenv()}), overridden by
      * {@code nexar.*} system properties ({@link System#getProperties()}).
      *
+     * @return the configuration
      * @throws InvalidConfigurationException if a variable or property of a key is malformed or out of range, or a
      *         {@code NEXAR_*} variable or {@code nexar.*} property is not a setting (a misspelling): the message names
      *         it and the closest setting
@@ -201,6 +401,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * A builder that reads the process environment and system properties (at the time of this call) under its own
      * calls; replace them with {@link Builder#environment}, {@link Builder#systemProperties} or
      * {@link Builder#ignoreEnvironment()}.
+     *
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder(System.getenv(), snapshot(System.getProperties()));
@@ -211,6 +413,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * Its {@link Builder#build()} returns a configuration equal to this one; setters then override single keys. The
      * values count as set on the builder, so an {@link Builder#environment environment} given afterwards only affects
      * keys that still have their default.
+     *
+     * @return a new builder
      */
     public Builder toBuilder() {
         var b = new Builder(Map.of(), Map.of());
@@ -242,6 +446,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * </pre>
      *
      * <p>{@code nexar info} prints it, and a node logs it once at start.
+     *
+     * @return the table
      */
     public String describe() {
         int keyWidth = 0;
@@ -263,40 +469,47 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         return sb.toString();
     }
 
-    /** The value of a key, boxed: {@link Duration}, {@link Long} bytes, {@link Integer}, {@link Boolean}, or text. */
+    /**
+     * The value of a key, boxed: {@link Duration}, {@link Long} bytes, {@link Integer}, {@link Boolean}, or the
+     * constant of the key's enum.
+     */
     Object value(ConfigKey key) {
-        return switch (key) {
-            case P2P_TIMEOUT -> p2pTimeout;
-            case CLOSE_TIMEOUT -> closeTimeout;
-            case MAX_FRAME_SIZE -> maxFrameBytes;
-            case CHUNK_SIZE -> chunkBytes;
-            case UNEXPECTED_MAX_BYTES -> unexpectedMaxBytes;
-            case COLLECTIVE_TIMEOUT -> collectiveTimeout;
-            case COLLECTIVE_DETERMINISTIC -> collectiveDeterministic;
-            case COLLECTIVE_VERIFY -> collectiveVerify;
-            case HANG_REPORT_AFTER -> hangReportAfter;
-            case ALLREDUCE_ALGORITHM -> allReduceAlgorithm;
-            case ALLREDUCE_SMALL_SIZE -> allReduceSmallBytes;
-            case ALLREDUCE_LARGE_SIZE -> allReduceLargeBytes;
-            case PIPELINE_SEGMENT_SIZE -> pipelineSegmentBytes;
-            case BROADCAST_ALGORITHM -> broadcastAlgorithm;
-            case BROADCAST_LARGE_SIZE -> broadcastLargeBytes;
-            case ALLGATHER_ALGORITHM -> allGatherAlgorithm;
-            case ALLGATHER_SMALL_SIZE -> allGatherSmallBytes;
-            case BULK -> bulk;
-            case BULK_THRESHOLD -> bulkThresholdBytes;
-            case POLL_WINDOW -> pollWindow;
-            case TLS_ENGINE -> tlsEngine;
-            case HEARTBEAT_INTERVAL -> heartbeatInterval;
-            case HEARTBEAT_TIMEOUT -> heartbeatTimeout;
-            case RECOVERY_POLICY -> recoveryPolicy;
-            case WORLD_MIN_SIZE -> worldMinSize;
-            case RECOVERY_TIMEOUT -> recoveryTimeout;
-            case WORLD_MAX_SIZE -> worldMaxSize;
-            case JOIN_ELASTIC -> joinElastic;
-            case RPC_TIMEOUT -> rpcTimeout;
-            case RPC_MAX_IN_FLIGHT -> rpcMaxInFlight;
-        };
+        return values.get(key);
+    }
+
+    /**
+     * Equal when every value and every source is equal.
+     *
+     * @param o another object
+     * @return whether {@code o} is a configuration with the same values from the same sources
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof NexarConfig other && values.equals(other.values) && sources.equals(other.sources);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * values.hashCode() + sources.hashCode();
+    }
+
+    /**
+     * Every key with its value and source, in table order, for example
+     * {@code NexarConfig[p2p.timeout=30s (default), chunk.size=1MiB (builder), ...]}.
+     *
+     * @return the text
+     */
+    @Override
+    public String toString() {
+        var sb = new StringBuilder("NexarConfig[");
+        for (var key : ConfigKey.values()) {
+            if (key.ordinal() > 0) {
+                sb.append(", ");
+            }
+            sb.append(key.key()).append('=').append(key.type().format(value(key)))
+                    .append(" (").append(source(key).describe(key)).append(')');
+        }
+        return sb.append(']').toString();
     }
 
     private static void check(ConfigKey key, Object value, Map<ConfigKey, ConfigSource> sources) {
@@ -488,7 +701,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
          * @return this builder
          */
         public Builder recoveryPolicy(RecoveryPolicy policy) {
-            return typed(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(policy, "policy").key());
+            return typed(ConfigKey.RECOVERY_POLICY, Objects.requireNonNull(policy, "policy"));
         }
 
         /**
@@ -558,15 +771,19 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
          * Sets {@link ConfigKey#HANG_REPORT_AFTER}: how long an operation waits without progress before the rank
          * reports what it and the ranks it waits for are doing; {@link Duration#ZERO} for never.
          *
+         * @param after from 0s to 24h
+         * @return this builder
          * @throws InvalidConfigurationException if negative or longer than 24 hours
          */
         public Builder hangReportAfter(Duration after) {
-            return typed(ConfigKey.HANG_REPORT_AFTER, after);
+            return typed(ConfigKey.HANG_REPORT_AFTER, Objects.requireNonNull(after, "after"));
         }
 
         /**
          * Sets {@link ConfigKey#RPC_TIMEOUT}: the deadline of one remote call.
          *
+         * @param timeout positive
+         * @return this builder
          * @throws InvalidConfigurationException if not positive
          */
         public Builder rpcTimeout(Duration timeout) {
@@ -576,10 +793,179 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         /**
          * Sets {@link ConfigKey#RPC_MAX_IN_FLIGHT}: the most remote calls to one rank in flight at once.
          *
+         * @param calls from 1 to 65536
+         * @return this builder
          * @throws InvalidConfigurationException if not in [1, 65536]
          */
         public Builder rpcMaxInFlight(int calls) {
             return typed(ConfigKey.RPC_MAX_IN_FLIGHT, calls);
+        }
+
+        /**
+         * Sets {@link ConfigKey#ALLREDUCE_ALGORITHM}: the allreduce algorithm.
+         *
+         * @param algorithm the algorithm
+         * @return this builder
+         */
+        public Builder allReduceAlgorithm(AllReduceAlgorithm algorithm) {
+            return typed(ConfigKey.ALLREDUCE_ALGORITHM, Objects.requireNonNull(algorithm, "algorithm"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#ALLREDUCE_SMALL_SIZE}: allreduce buffers up to this size use the small-message
+         * algorithms under auto.
+         *
+         * @param bytes from 0B
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder allReduceSmallBytes(long bytes) {
+            return typed(ConfigKey.ALLREDUCE_SMALL_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#ALLREDUCE_LARGE_SIZE}: allreduce buffers of at least this size use the pipelined ring
+         * under auto.
+         *
+         * @param bytes from 0B
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder allReduceLargeBytes(long bytes) {
+            return typed(ConfigKey.ALLREDUCE_LARGE_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#PIPELINE_SEGMENT_SIZE}: the segment size of the pipelined ring.
+         *
+         * @param bytes from 1KiB to 1GiB
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder pipelineSegmentBytes(long bytes) {
+            return typed(ConfigKey.PIPELINE_SEGMENT_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#BROADCAST_ALGORITHM}: the broadcast algorithm.
+         *
+         * @param algorithm the algorithm
+         * @return this builder
+         */
+        public Builder broadcastAlgorithm(BroadcastAlgorithm algorithm) {
+            return typed(ConfigKey.BROADCAST_ALGORITHM, Objects.requireNonNull(algorithm, "algorithm"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#BROADCAST_LARGE_SIZE}: broadcast buffers of at least this size use the pipelined chain
+         * under auto.
+         *
+         * @param bytes from 0B
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder broadcastLargeBytes(long bytes) {
+            return typed(ConfigKey.BROADCAST_LARGE_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#ALLGATHER_ALGORITHM}: the allgather algorithm.
+         *
+         * @param algorithm the algorithm
+         * @return this builder
+         */
+        public Builder allGatherAlgorithm(AllGatherAlgorithm algorithm) {
+            return typed(ConfigKey.ALLGATHER_ALGORITHM, Objects.requireNonNull(algorithm, "algorithm"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#ALLGATHER_SMALL_SIZE}: allgather outputs up to this size use recursive doubling under
+         * auto.
+         *
+         * @param bytes from 0B
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder allGatherSmallBytes(long bytes) {
+            return typed(ConfigKey.ALLGATHER_SMALL_SIZE, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#BULK}: the lanes of point-to-point and collective messages.
+         *
+         * @param mode the lanes
+         * @return this builder
+         */
+        public Builder bulk(BulkMode mode) {
+            return typed(ConfigKey.BULK, Objects.requireNonNull(mode, "mode"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#BULK_THRESHOLD}: messages of at least this size take the TCP lanes.
+         *
+         * @param bytes from 0B
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder bulkThresholdBytes(long bytes) {
+            return typed(ConfigKey.BULK_THRESHOLD, bytes);
+        }
+
+        /**
+         * Sets {@link ConfigKey#POLL_WINDOW}: how long a waiting thread reads the TCP lanes itself before it sleeps.
+         *
+         * @param window from 0s to 1s
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder pollWindow(Duration window) {
+            return typed(ConfigKey.POLL_WINDOW, Objects.requireNonNull(window, "window"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#TLS_ENGINE}: the TLS implementation of the TCP lanes.
+         *
+         * @param engine the engine
+         * @return this builder
+         */
+        public Builder tlsEngine(TlsEngine engine) {
+            return typed(ConfigKey.TLS_ENGINE, Objects.requireNonNull(engine, "engine"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#HEARTBEAT_INTERVAL}: how often an idle link carries a heartbeat; below the heartbeat
+         * timeout (checked by {@link #build()}).
+         *
+         * @param interval from 10ms to 1h
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder heartbeatInterval(Duration interval) {
+            return typed(ConfigKey.HEARTBEAT_INTERVAL, Objects.requireNonNull(interval, "interval"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#HEARTBEAT_TIMEOUT}: after how much silence a peer is declared failed; above the
+         * heartbeat interval (checked by {@link #build()}).
+         *
+         * @param timeout from 20ms to 1h
+         * @return this builder
+         * @throws InvalidConfigurationException if out of range
+         */
+        public Builder heartbeatTimeout(Duration timeout) {
+            return typed(ConfigKey.HEARTBEAT_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#FORMATION_TIMEOUT}: how long {@link Nexar#join()} waits for enrolment and mesh
+         * formation.
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder formationTimeout(Duration timeout) {
+            return typed(ConfigKey.FORMATION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
         }
 
         /**
@@ -609,38 +995,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                     sources.put(key, ConfigSource.DEFAULT);
                 }
             }
-            return new NexarConfig(
-                    (Duration) resolved.get(ConfigKey.P2P_TIMEOUT),
-                    (Duration) resolved.get(ConfigKey.CLOSE_TIMEOUT),
-                    (Long) resolved.get(ConfigKey.MAX_FRAME_SIZE),
-                    (Long) resolved.get(ConfigKey.CHUNK_SIZE),
-                    (Long) resolved.get(ConfigKey.UNEXPECTED_MAX_BYTES),
-                    (Duration) resolved.get(ConfigKey.COLLECTIVE_TIMEOUT),
-                    (Boolean) resolved.get(ConfigKey.COLLECTIVE_DETERMINISTIC),
-                    (Boolean) resolved.get(ConfigKey.COLLECTIVE_VERIFY),
-                    (Duration) resolved.get(ConfigKey.HANG_REPORT_AFTER),
-                    (String) resolved.get(ConfigKey.ALLREDUCE_ALGORITHM),
-                    (Long) resolved.get(ConfigKey.ALLREDUCE_SMALL_SIZE),
-                    (Long) resolved.get(ConfigKey.ALLREDUCE_LARGE_SIZE),
-                    (Long) resolved.get(ConfigKey.PIPELINE_SEGMENT_SIZE),
-                    (String) resolved.get(ConfigKey.BROADCAST_ALGORITHM),
-                    (Long) resolved.get(ConfigKey.BROADCAST_LARGE_SIZE),
-                    (String) resolved.get(ConfigKey.ALLGATHER_ALGORITHM),
-                    (Long) resolved.get(ConfigKey.ALLGATHER_SMALL_SIZE),
-                    (String) resolved.get(ConfigKey.BULK),
-                    (Long) resolved.get(ConfigKey.BULK_THRESHOLD),
-                    (Duration) resolved.get(ConfigKey.POLL_WINDOW),
-                    (String) resolved.get(ConfigKey.TLS_ENGINE),
-                    (Duration) resolved.get(ConfigKey.HEARTBEAT_INTERVAL),
-                    (Duration) resolved.get(ConfigKey.HEARTBEAT_TIMEOUT),
-                    (String) resolved.get(ConfigKey.RECOVERY_POLICY),
-                    (Integer) resolved.get(ConfigKey.WORLD_MIN_SIZE),
-                    (Duration) resolved.get(ConfigKey.RECOVERY_TIMEOUT),
-                    (Integer) resolved.get(ConfigKey.WORLD_MAX_SIZE),
-                    (Boolean) resolved.get(ConfigKey.JOIN_ELASTIC),
-                    (Duration) resolved.get(ConfigKey.RPC_TIMEOUT),
-                    (Integer) resolved.get(ConfigKey.RPC_MAX_IN_FLIGHT),
-                    sources);
+            return new NexarConfig(resolved, sources);
         }
 
         private Builder typed(ConfigKey key, Object value) {

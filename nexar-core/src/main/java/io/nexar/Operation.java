@@ -27,7 +27,9 @@ public enum Operation {
     CONFIGURE("configure"),
     CLOSE("close"),
     /** A hang report's status question or answer ({@code Communicator.diagnostics()}). */
-    DIAGNOSTICS("diagnostics");
+    DIAGNOSTICS("diagnostics"),
+    /** {@code Communicator.group(int...)}: a communicator of listed ranks. */
+    GROUP("group");
 
     private final String displayName;
 

@@ -57,6 +57,7 @@ class NexarConfigTest {
         m.put(ConfigKey.RECOVERY_TIMEOUT, List.of("10s", "20s", "40s"));
         m.put(ConfigKey.WORLD_MAX_SIZE, List.of("8", "16", "32"));
         m.put(ConfigKey.JOIN_ELASTIC, List.of("true", "false", "true"));
+        m.put(ConfigKey.FORMATION_TIMEOUT, List.of("5s", "2m", "90s"));
         m.put(ConfigKey.RPC_TIMEOUT, List.of("5s", "10s", "1m"));
         m.put(ConfigKey.RPC_MAX_IN_FLIGHT, List.of("2", "8", "128"));
         return m;
@@ -195,6 +196,7 @@ class NexarConfigTest {
                 recovery.timeout          30s     default
                 world.max.size            65535   default
                 join.elastic              false   default
+                formation.timeout         1m      default
                 rpc.timeout               30s     default
                 rpc.max.in.flight         64      default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
@@ -222,16 +224,57 @@ class NexarConfigTest {
     }
 
     @Test
-    void shouldReportKeysMissingFromSourcesAsBuilderAndCopyTheMap() {
-        var sources = new EnumMap<ConfigKey, ConfigSource>(ConfigKey.class);
-        sources.put(ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT);
-        var config = new NexarConfig(Duration.ofSeconds(1), Duration.ofSeconds(1), 16 * MIB, 4 * MIB, 0, sources);
-        sources.put(ConfigKey.P2P_TIMEOUT, ConfigSource.DEFAULT);
+    void shouldCompareValuesAndSourcesAndKeepTheSourcesUnmodifiable() {
+        var fromEnv = isolated().environment(env("NEXAR_P2P_TIMEOUT", "1s")).build();
+        var fromBuilder = isolated().p2pTimeout(Duration.ofSeconds(1)).build();
 
-        assertThat(config.source(ConfigKey.P2P_TIMEOUT)).isEqualTo(ConfigSource.ENVIRONMENT);
-        assertThat(config.source(ConfigKey.CHUNK_SIZE)).isEqualTo(ConfigSource.BUILDER);
-        assertThatThrownBy(() -> config.sources().put(ConfigKey.CHUNK_SIZE, ConfigSource.DEFAULT))
+        assertThat(fromEnv.p2pTimeout()).isEqualTo(fromBuilder.p2pTimeout());
+        assertThat(fromEnv).isNotEqualTo(fromBuilder).isEqualTo(isolated().environment(env("NEXAR_P2P_TIMEOUT", "1s"))
+                .build()).hasSameHashCodeAs(isolated().environment(env("NEXAR_P2P_TIMEOUT", "1s")).build());
+        assertThat(fromEnv.toString()).startsWith("NexarConfig[p2p.timeout=1s (env NEXAR_P2P_TIMEOUT), "
+                + "close.timeout=5s (default), ").endsWith("]");
+        assertThatThrownBy(() -> fromEnv.sources().put(ConfigKey.CHUNK_SIZE, ConfigSource.DEFAULT))
                 .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void shouldHaveATypedSetterForEveryAccessorAndAnAccessorForEveryKey() throws ReflectiveOperationException {
+        var skipped = java.util.Set.of("policy", "sources", "describe", "toBuilder", "toString", "hashCode");
+        int accessors = 0;
+        for (var m : NexarConfig.class.getDeclaredMethods()) {
+            if (!java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                    || java.lang.reflect.Modifier.isStatic(m.getModifiers()) || m.getParameterCount() != 0
+                    || skipped.contains(m.getName())) {
+                continue;
+            }
+            accessors++;
+            var setter = NexarConfig.Builder.class.getMethod(m.getName(), m.getReturnType());
+            assertThat(setter.getReturnType()).as(m.getName()).isEqualTo(NexarConfig.Builder.class);
+        }
+        assertThat(accessors).isEqualTo(ConfigKey.values().length);
+    }
+
+    @Test
+    void shouldTakeEnumeratedValuesAsEnumsAndAsText() {
+        var typed = isolated().allReduceAlgorithm(AllReduceAlgorithm.HALVING_DOUBLING)
+                .broadcastAlgorithm(BroadcastAlgorithm.SCATTER_ALLGATHER)
+                .allGatherAlgorithm(AllGatherAlgorithm.RECURSIVE_DOUBLING).bulk(BulkMode.TCP_PLAIN)
+                .tlsEngine(TlsEngine.JDK).recoveryPolicy(RecoveryPolicy.MANUAL).build();
+        var text = isolated().environment(Map.of("NEXAR_ALLREDUCE_ALGORITHM", "Halving-Doubling",
+                "NEXAR_BROADCAST_ALGORITHM", "scatter-allgather", "NEXAR_ALLGATHER_ALGORITHM", "recursive-doubling",
+                "NEXAR_BULK", "tcp-plain", "NEXAR_TLS_ENGINE", "jdk", "NEXAR_RECOVERY_POLICY", "manual")).build();
+
+        assertThat(text.allReduceAlgorithm()).isEqualTo(AllReduceAlgorithm.HALVING_DOUBLING);
+        assertThat(text.bulk()).isEqualTo(BulkMode.TCP_PLAIN);
+        for (var key : ConfigKey.values()) {
+            assertThat(text.value(key)).as(key.key()).isEqualTo(typed.value(key));
+        }
+        assertThat(typed.describe()).contains("allreduce.algorithm       halving-doubling")
+                .contains("bulk                      tcp-plain");
+        assertThat(ConfigKey.BULK.choices()).containsExactly("tls", "tcp-plain", "quic");
+        assertThat(BulkMode.TCP_PLAIN.key()).isEqualTo("tcp-plain");
+        assertFails(isolated().environment(Map.of("NEXAR_BULK", "udp")),
+                "configure failed: NEXAR_BULK=\"udp\": expected one of tls, tcp-plain, quic");
     }
 
     // ---- error messages, asserted whole --------------------------------------------------------------------------
@@ -349,19 +392,16 @@ class NexarConfigTest {
     }
 
     @Test
-    void shouldValidateARecordBuiltDirectly() {
-        assertThatThrownBy(() -> new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 16 * MIB, 4 * MIB,
-                (1L << 62) + 1, Map.of()))
+    void shouldValidateTypedSetters() {
+        assertThatThrownBy(() -> isolated().unexpectedMaxBytes((1L << 62) + 1))
                 .isInstanceOf(InvalidConfigurationException.class)
                 .hasMessage("configure failed: unexpected.max.bytes=\"4611686018427387905B\": "
                         + "expected a size between 0B and 4194304TiB");
-        assertThatThrownBy(() -> new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 2 * GIB, 4 * MIB, 0,
-                Map.of(ConfigKey.MAX_FRAME_SIZE, ConfigSource.ENVIRONMENT)))
+        assertThatThrownBy(() -> isolated().environment(Map.of("NEXAR_MAX_FRAME_SIZE", "2GiB")).build())
                 .hasMessage("configure failed: NEXAR_MAX_FRAME_SIZE=\"2GiB\": expected a size between 4KiB and 1GiB");
-        assertThatThrownBy(() -> new NexarConfig(null, Duration.ofSeconds(5), 16 * MIB, 4 * MIB, 0, Map.of()))
-                .isInstanceOf(NullPointerException.class);
-        assertThat(new NexarConfig(Duration.ofSeconds(30), Duration.ofSeconds(5), 16 * MIB, 4 * MIB, 1L << 62,
-                Map.of()).unexpectedMaxBytes()).isEqualTo(1L << 62);
+        assertThatThrownBy(() -> isolated().p2pTimeout(null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> isolated().bulk(null)).isInstanceOf(NullPointerException.class);
+        assertThat(isolated().unexpectedMaxBytes(1L << 62).build().unexpectedMaxBytes()).isEqualTo(1L << 62);
     }
 
     @Test
@@ -394,8 +434,8 @@ class NexarConfigTest {
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
                         "poll.window", "tls.engine", "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
-                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "rpc.timeout",
-                        "rpc.max.in.flight");
+                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "formation.timeout",
+                        "rpc.timeout", "rpc.max.in.flight");
     }
 
     @Test
@@ -413,12 +453,12 @@ class NexarConfigTest {
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
                         "0s to 1s", "auto, boringssl, jdk", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
-                        "1 to 65535", "> 0s", "1 to 65535", "true, false", "> 0s", "1 to 65536");
+                        "1 to 65535", "> 0s", "1 to 65535", "true, false", "> 0s", "> 0s", "1 to 65536");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "duration",
                         "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "duration",
-                        "duration", "enum", "int", "duration", "int", "boolean", "duration", "int");
+                        "duration", "enum", "int", "duration", "int", "boolean", "duration", "duration", "int");
     }
 
     @ParameterizedTest
@@ -430,12 +470,13 @@ class NexarConfigTest {
 
     @Test
     void shouldParseTheOtherTypesWithExactMessages() {
-        var choices = List.of("ring", "tree");
+        var choices = List.of(AllGatherAlgorithm.values());
 
         assertThat(ConfigKey.Type.INT.parse(" 42 ", List.of())).isEqualTo(42);
         assertThat(ConfigKey.Type.BOOLEAN.parse("TRUE", List.of())).isEqualTo(true);
         assertThat(ConfigKey.Type.BOOLEAN.parse("false", List.of())).isEqualTo(false);
-        assertThat(ConfigKey.Type.ENUM.parse("Tree", choices)).isEqualTo("tree");
+        assertThat(ConfigKey.Type.ENUM.parse("Recursive-Doubling", choices))
+                .isEqualTo(AllGatherAlgorithm.RECURSIVE_DOUBLING);
         assertThatThrownBy(() -> ConfigKey.Type.INT.parse("4x", List.of()))
                 .isInstanceOf(ValueFormatException.class).hasMessage("\"4x\": expected an integer such as 8");
         assertThatThrownBy(() -> ConfigKey.Type.INT.parse("3000000000", List.of()))
@@ -443,7 +484,7 @@ class NexarConfigTest {
         assertThatThrownBy(() -> ConfigKey.Type.BOOLEAN.parse("yes", List.of()))
                 .hasMessage("\"yes\": expected true or false");
         assertThatThrownBy(() -> ConfigKey.Type.ENUM.parse("rign", choices))
-                .hasMessage("\"rign\": expected one of ring, tree");
+                .hasMessage("\"rign\": expected one of auto, ring, recursive-doubling");
     }
 
     @Test

@@ -69,10 +69,11 @@ final class LaunchCommand implements Callable<Integer> {
      * so that a bad or unknown {@code NEXAR_*} variable stops the command with one line and exit code 3 before any
      * worker JVM starts (rather than one stack trace per rank).
      *
+     * @return the configuration (the launcher's seed allows its {@code formation.timeout})
      * @throws InvalidConfigurationException naming the variable
      */
-    static void checkConfiguration(CliContext context) {
-        NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
+    static NexarConfig checkConfiguration(CliContext context) {
+        return NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
@@ -87,9 +88,9 @@ final class LaunchCommand implements Callable<Integer> {
      */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
                    boolean keepGoing, boolean elastic) throws Exception {
-        checkConfiguration(context);
+        Duration formation = checkConfiguration(context).formationTimeout();
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
-        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60)).build();
+        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(formation).build();
         try (SeedServer seed = SeedServer.start(options);
              var children = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5))) {
             String join = seed.joinString();

@@ -84,11 +84,11 @@ public final class AlgorithmSelector {
                     yield Algo.RANK_ORDER_ALLREDUCE;
                 }
                 yield switch (config.allReduceAlgorithm()) {
-                    case "ring" -> Algo.RING_ALLREDUCE;
-                    case "halving-doubling" -> Algo.HALVING_DOUBLING_ALLREDUCE;
-                    case "pipelined-ring" -> Algo.PIPELINED_RING_ALLREDUCE;
-                    case "rank-order" -> Algo.RANK_ORDER_ALLREDUCE;
-                    default -> bytes <= Math.min(RECURSIVE_DOUBLING_MAX_BYTES, config.allReduceSmallBytes())
+                    case RING -> Algo.RING_ALLREDUCE;
+                    case HALVING_DOUBLING -> Algo.HALVING_DOUBLING_ALLREDUCE;
+                    case PIPELINED_RING -> Algo.PIPELINED_RING_ALLREDUCE;
+                    case RANK_ORDER -> Algo.RANK_ORDER_ALLREDUCE;
+                    case AUTO -> bytes <= Math.min(RECURSIVE_DOUBLING_MAX_BYTES, config.allReduceSmallBytes())
                             ? Algo.RECURSIVE_DOUBLING_ALLREDUCE
                             : bytes <= config.allReduceSmallBytes() ? Algo.HALVING_DOUBLING_ALLREDUCE
                             : bytes >= config.allReduceLargeBytes() ? Algo.PIPELINED_RING_ALLREDUCE
@@ -96,15 +96,15 @@ public final class AlgorithmSelector {
                 };
             }
             case BROADCAST -> switch (config.broadcastAlgorithm()) {
-                case "binomial" -> Algo.BINOMIAL_BROADCAST;
-                case "scatter-allgather" -> Algo.SCATTER_ALLGATHER_BROADCAST;
-                default -> spec.count() * w >= config.broadcastLargeBytes() && size > 2
+                case BINOMIAL -> Algo.BINOMIAL_BROADCAST;
+                case SCATTER_ALLGATHER -> Algo.SCATTER_ALLGATHER_BROADCAST;
+                case AUTO -> spec.count() * w >= config.broadcastLargeBytes() && size > 2
                         ? Algo.PIPELINED_CHAIN_BROADCAST : Algo.BINOMIAL_BROADCAST;
             };
             case ALL_GATHER -> switch (config.allGatherAlgorithm()) {
-                case "ring" -> Algo.RING_ALLGATHER;
-                case "recursive-doubling" -> Algo.RECURSIVE_DOUBLING_ALLGATHER;
-                default -> spec.blockOffset(size) * w <= config.allGatherSmallBytes()
+                case RING -> Algo.RING_ALLGATHER;
+                case RECURSIVE_DOUBLING -> Algo.RECURSIVE_DOUBLING_ALLGATHER;
+                case AUTO -> spec.blockOffset(size) * w <= config.allGatherSmallBytes()
                         ? Algo.RECURSIVE_DOUBLING_ALLGATHER : Algo.RING_ALLGATHER;
             };
             case REDUCE_SCATTER -> det ? Algo.RANK_ORDER_REDUCE_SCATTER : Algo.RING_REDUCE_SCATTER;

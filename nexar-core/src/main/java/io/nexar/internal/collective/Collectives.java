@@ -9,6 +9,7 @@ import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.ReduceOp;
 import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.CallTimeout;
 import io.nexar.internal.util.Checks;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
@@ -448,7 +449,7 @@ public final class Collectives {
         long scratchBytes = schedule.scratchCount() * spec.type().byteSize();
         MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL
                 : MemorySegment.ofArray(new long[Math.toIntExact((scratchBytes + 7) / 8)]);
-        Deadline deadline = Deadline.after(config.collectiveTimeout());
+        Deadline deadline = Deadline.after(CallTimeout.collective(config));
         OpState op;
         try {
             op = engine.post(group, fp, seq -> new ErrorContext(fp.operation(), rank(), size(), group.id(), seq,

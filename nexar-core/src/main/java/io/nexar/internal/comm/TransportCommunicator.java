@@ -21,6 +21,7 @@ import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Collectives;
 import io.nexar.internal.collective.Group;
+import io.nexar.internal.collective.Groups;
 import io.nexar.internal.collective.Splits;
 import io.nexar.internal.jfr.MembershipChangeEvent;
 import io.nexar.internal.jfr.Outcome;
@@ -33,6 +34,7 @@ import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Checks;
+import io.nexar.internal.util.CallTimeout;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -42,6 +44,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -380,7 +383,7 @@ public final class TransportCommunicator implements Communicator {
         Checks.rank("dest", dest, worldSize());
         Checks.tag(tag);
         Checks.notNull("data", data);
-        var deadline = Deadline.after(config.p2pTimeout());
+        var deadline = Deadline.after(CallTimeout.p2p(config));
         View v = current(Operation.SEND, deadline);
         Group group = v.group();
         int id = group.id();
@@ -472,7 +475,7 @@ public final class TransportCommunicator implements Communicator {
         if (buffer.isReadOnly()) {
             throw new IllegalArgumentException("buffer is read-only");
         }
-        var deadline = Deadline.after(config.p2pTimeout());
+        var deadline = Deadline.after(CallTimeout.p2p(config));
         View rv = current(Operation.RECV, deadline);
         Group group = rv.group();
         int id = group.id();
@@ -544,7 +547,7 @@ public final class TransportCommunicator implements Communicator {
         if (engine == null) {
             throw new UnsupportedOperationException("this communicator was built without a collective engine");
         }
-        View v = current(operation, Deadline.after(config.collectiveTimeout()));
+        View v = current(operation, Deadline.after(CallTimeout.collective(config)));
         checkOpen(context(operation, v.group()));
         return v;
     }
@@ -658,6 +661,37 @@ public final class TransportCommunicator implements Communicator {
     public Communicator dup() {
         return split(0, rank());
     }
+
+    // ---- groups and per-call deadlines ------------------------------------------------------------------------------
+
+    /** How many group() calls this process made per (communicator id, listed world ranks): see {@link Groups}. */
+    private final ConcurrentHashMap<String, AtomicInteger> groupCalls = new ConcurrentHashMap<>();
+
+    @Override
+    public Communicator group(int... ranks) {
+        java.util.Objects.requireNonNull(ranks, "ranks");
+        int[] listed = ranks.clone();
+        View v = collView(Operation.GROUP);
+        Group parent = v.group();
+        Groups.check(parent, listed);
+        String key = parent.id() + ":" + java.util.Arrays.toString(java.util.Arrays.stream(listed).map(parent::world)
+                .toArray());
+        int call = groupCalls.computeIfAbsent(key, k -> new AtomicInteger()).getAndIncrement();
+        Group g;
+        try {
+            g = Groups.create(parent, listed, call, engine, transport, config);
+        } catch (PeerFailedException e) {
+            throw afterFailure(e, v.generation());
+        }
+        return child(g);
+    }
+
+    @Override
+    public Communicator withTimeout(java.time.Duration timeout) {
+        return TimedCommunicator.of(this, timeout);
+    }
+
+    // ---- end of groups and per-call deadlines -----------------------------------------------------------------------
 
     @Override
     public void barrier() {

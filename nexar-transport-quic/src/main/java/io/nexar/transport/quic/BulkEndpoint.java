@@ -57,7 +57,7 @@ final class BulkEndpoint {
         this.credentials = credentials;
         this.tls = tls;
         this.io = io;
-        this.laneTls = tls ? LaneTls.create(transport.config().tlsEngine(), credentials) : null;
+        this.laneTls = tls ? LaneTls.create(transport.config().tlsEngine().key(), credentials) : null;
     }
 
     /** Listens on {@code host}, port {@code options.port()} (0: any); {@code io} runs the setup deadlines. */

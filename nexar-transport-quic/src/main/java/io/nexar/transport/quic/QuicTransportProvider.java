@@ -57,7 +57,7 @@ public final class QuicTransportProvider implements TransportProvider {
     public String detail() {
         String setting;
         try {
-            setting = NexarConfig.fromEnvironment().tlsEngine();
+            setting = NexarConfig.fromEnvironment().tlsEngine().key();
         } catch (RuntimeException badConfig) { // reported where the configuration is used
             setting = "auto";
         }
@@ -219,9 +219,9 @@ public final class QuicTransportProvider implements TransportProvider {
     /** Settings {@code bulk} and {@code bulk.threshold}. */
     static BulkLaneOptions bulkOptions(NexarConfig config) {
         var mode = switch (config.bulk()) {
-            case "tcp-plain" -> BulkLaneOptions.Mode.TCP_PLAIN;
-            case "quic" -> BulkLaneOptions.Mode.OFF;
-            default -> BulkLaneOptions.Mode.TLS;
+            case TCP_PLAIN -> BulkLaneOptions.Mode.TCP_PLAIN;
+            case QUIC -> BulkLaneOptions.Mode.OFF;
+            case TLS -> BulkLaneOptions.Mode.TLS;
         };
         return new BulkLaneOptions(mode, config.bulkThresholdBytes());
     }
