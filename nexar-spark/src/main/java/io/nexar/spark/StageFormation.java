@@ -112,7 +112,7 @@ final class StageFormation {
         if (parts.length != 3) {
             throw NexarSpark.formationFailed(rank, "rank 0's allGather entry is not '" + SEED + "HOST PORT TOKEN'"
                     + " (a task of another nexar-spark version in the same stage?): "
-                    + (entry.startsWith(SEED) ? SEED + "..." : entry.substring(0, Math.min(40, entry.length()))), null);
+                    + entry.split(" ", 2)[0] + " ... (rest not shown: it may hold a token)", null);
         }
         try {
             return new Seed(parts[0], Integer.parseInt(parts[1]), parts[2]);
