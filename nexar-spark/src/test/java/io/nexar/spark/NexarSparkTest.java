@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * Barrier stages of four tasks in the shared local Spark: the communicator's ranks and world, an allReduce across the
  * tasks, and a task that fails after forming.
  */
-@Timeout(120)
+@Timeout(300) // the first test to run starts the shared Spark session (30-40 s on a loaded 2-core machine)
 class NexarSparkTest {
 
     /** What the surviving tasks of the failing attempt saw; the tasks run in this JVM (local mode). */

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The example's distributed fit against the same fit in one process. */
-@Timeout(120)
+@Timeout(300) // the first test to run starts the shared Spark session (30-40 s on a loaded 2-core machine)
 class LogisticRegressionTest {
 
     @Test
