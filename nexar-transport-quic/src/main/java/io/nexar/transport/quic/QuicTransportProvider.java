@@ -83,7 +83,8 @@ public final class QuicTransportProvider implements TransportProvider {
     public Communicator joinHostingSeed(String joinString, int worldSize, NexarConfig config,
                                         Duration formationTimeout) {
         JoinString js = JoinString.parse(joinString);
-        return hostSeed(js.host(), js.port(), js.token(), worldSize, config, formationTimeout, port -> { });
+        return hostSeed(js.host(), js.port(), " (MASTER_ADDR:MASTER_PORT)", js.token(), worldSize, config,
+                formationTimeout, port -> { });
     }
 
     /**
@@ -102,12 +103,13 @@ public final class QuicTransportProvider implements TransportProvider {
         } catch (IllegalArgumentException e) {
             throw new InvalidConfigurationException("token", "***", "a join token: " + e.getMessage());
         }
-        return hostSeed(launch.seedHost(), launch.seedPort(), token, launch.worldSize(), config,
+        return hostSeed(launch.seedHost(), launch.seedPort(), "", token, launch.worldSize(), config,
                 launch.formationTimeout(), launch.onSeedListening());
     }
 
-    private Communicator hostSeed(String host, int port, JoinToken token, int worldSize, NexarConfig config,
-                                  Duration formationTimeout, IntConsumer onListening) {
+    /** {@code source} names where the address came from, after it in an error message. */
+    private Communicator hostSeed(String host, int port, String source, JoinToken token, int worldSize,
+                                  NexarConfig config, Duration formationTimeout, IntConsumer onListening) {
         InetSocketAddress bind = seedBindAddress(host, port);
         String where = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
         SeedServer seed;
@@ -116,7 +118,7 @@ public final class QuicTransportProvider implements TransportProvider {
                     .formationDeadline(formationTimeout).advertisedHost(host).build());
         } catch (IOException e) {
             throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: rank 0 cannot start the"
-                    + " seed at " + where + " (MASTER_ADDR:MASTER_PORT): " + e.getMessage(), e);
+                    + " seed at " + where + source + ": " + e.getMessage(), e);
         }
         try {
             onListening.accept(seed.boundAddress().getPort());
