@@ -78,37 +78,65 @@ public final class SeedlessLaunch {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
-    /** @return this process's rank */
+    /**
+     * This process's rank.
+     *
+     * @return this process's rank
+     */
     public int rank() {
         return rank;
     }
 
-    /** @return how many ranks form the cluster */
+    /**
+     * How many ranks form the cluster.
+     *
+     * @return how many ranks form the cluster
+     */
     public int worldSize() {
         return worldSize;
     }
 
-    /** @return the host the seed listens on (rank 0) and the other ranks connect to */
+    /**
+     * The host the seed listens on (rank 0) and the other ranks connect to.
+     *
+     * @return the host the seed listens on (rank 0) and the other ranks connect to
+     */
     public String seedHost() {
         return seedHost;
     }
 
-    /** @return the seed's TCP port; 0 on rank 0 for a port the kernel picks */
+    /**
+     * The seed's TCP port; 0 on rank 0 for a port the kernel picks.
+     *
+     * @return the seed's TCP port; 0 on rank 0 for a port the kernel picks
+     */
     public int seedPort() {
         return seedPort;
     }
 
-    /** @return the shared token, a secret */
+    /**
+     * The shared token, a secret.
+     *
+     * @return the shared token, a secret
+     */
     public String token() {
         return token;
     }
 
-    /** @return how long enrolment and connecting to every rank may take in all */
+    /**
+     * How long enrolment and connecting to every rank may take in all.
+     *
+     * @return how long enrolment and connecting to every rank may take in all
+     */
     public Duration formationTimeout() {
         return formationTimeout;
     }
 
-    /** @return told the seed's port once it listens (rank 0 only); never null */
+    /**
+     * Told the seed's port once it listens (rank 0 only); never null.
+     *
+     * @return told the seed's port once it listens (rank 0 only); never null
+     */
     public IntConsumer onSeedListening() {
         return onSeedListening;
     }
@@ -231,6 +259,8 @@ public final class SeedlessLaunch {
         }
 
         /**
+         * Builds the launch.
+         *
          * @return the launch
          * @throws IllegalStateException if the seed's address or the token is missing
          */

@@ -33,7 +33,7 @@ import scala.reflect.ClassTag$;
  * }</pre>
  *
  * <p>How it forms: rank 0 starts a seed in its task on a port the kernel picks and makes a fresh random token;
- * {@link BarrierTaskContext#allGather} hands its address and the token to every task; every task then enrols with
+ * {@code BarrierTaskContext.allGather} hands its address and the token to every task; every task then enrols with
  * the seed as in nexar's launch without a seed process ({@link Nexar#join(SeedlessLaunch, NexarConfig)}: token proof
  * bound to the TLS session, certificate from the job's fresh CA, mutual TLS between tasks). The communicator is
  * closed when the task ends, successfully or not, by a task completion listener. A task that fails closes its
@@ -53,7 +53,7 @@ public final class NexarSpark {
     /**
      * Forms the stage's communicator, with the configuration from the executor's environment
      * ({@link NexarConfig#fromEnvironment()}). Call it once per task, from the task's thread, in every task of the
-     * barrier stage (it calls {@link BarrierTaskContext#allGather}, which every task must reach).
+     * barrier stage (it calls {@code BarrierTaskContext.allGather}, which every task must reach).
      *
      * @param context the task's barrier context ({@link BarrierTaskContext#get()})
      * @return the world communicator of this stage attempt; closed when the task ends (closing it earlier is fine)
@@ -129,7 +129,13 @@ public final class NexarSpark {
         Iterable<R> apply(Communicator world, Iterator<T> rows) throws Exception;
     }
 
-    /** The task body of {@link #mapPartitions}, as a Scala function. */
+    /**
+     * The task body of {@link #mapPartitions}, as a Scala function.
+     *
+     * @param body what the task runs with the communicator
+     * @param <T> the input type
+     * @param <R> the output type
+     */
     private record BarrierTask<T, R>(BarrierFunction<T, R> body)
             implements scala.Function1<scala.collection.Iterator<T>, scala.collection.Iterator<R>>,
             java.io.Serializable {

@@ -15,7 +15,7 @@ import org.apache.spark.BarrierTaskContext;
 /**
  * One task's part in forming a barrier stage's communicator. Rank 0 starts the seed (port picked by the kernel) on a
  * thread of its own, waits until it listens and publishes {@code HOST PORT TOKEN} with
- * {@link BarrierTaskContext#allGather}; the other tasks publish nothing and read rank 0's entry. If rank 0's seed
+ * {@code BarrierTaskContext.allGather}; the other tasks publish nothing and read rank 0's entry. If rank 0's seed
  * cannot start it publishes the error instead, so that every task fails with it rather than waiting for a seed that
  * never comes.
  *
