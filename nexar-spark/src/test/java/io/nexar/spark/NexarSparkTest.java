@@ -1,6 +1,7 @@
 package io.nexar.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.NexarException;
 import io.nexar.PeerFailedException;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.spark.BarrierTaskContext;
+import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaRDD;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -81,5 +83,23 @@ class NexarSparkTest {
             long ms = Long.parseLong(o.replaceFirst(".* after (\\d+) ms:.*", "$1"));
             assertThat(Duration.ofMillis(ms)).as(o).isLessThan(Duration.ofSeconds(10));
         }
+    }
+
+    @Test
+    void shouldEndTheJobAtOnceWhenATaskOfABarrierResultStageFails() {
+        JavaRDD<Integer> rdd = SharedSpark.context().parallelize(List.of(0, 1, 2, 3), 4);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> NexarSpark.mapPartitions(rdd, (world, rows) -> {
+            if (world.rank() == 1) {
+                throw new IllegalStateException("rank 1 fails on purpose after forming");
+            }
+            world.barrier(); // rank 1 never arrives; its close fails this on the others (PeerFailedException)
+            return List.of(world.rank());
+        }).collect()) // the last stage of the job: Spark does not retry a failed barrier ResultStage
+                .isInstanceOf(SparkException.class)
+                .hasMessageContaining("Could not recover from a failed barrier ResultStage");
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        System.out.println("failed barrier ResultStage ended the job after " + took.toMillis() + " ms");
+        assertThat(took).isLessThan(Duration.ofSeconds(60)); // far below the formation and collective timeouts
     }
 }
