@@ -4,6 +4,7 @@ import io.nexar.internal.cluster.LaunchEnvironment;
 import io.nexar.spi.TransportProvider;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.ServiceLoader;
 
 /**
@@ -107,6 +108,28 @@ public final class Nexar {
         }
         TransportProvider provider = transport();
         return provider.join(joinString, requestedRank, config, config.formationTimeout());
+    }
+
+    /**
+     * Joins the cluster of a launch without a separate seed process that the caller describes in code (rank, world
+     * size, the seed's address, the shared token) instead of environment variables: on rank 0 this starts the seed in
+     * this process and enrols with it; on the other ranks it enrols with rank 0's seed, retrying until it listens.
+     * The enrolment, mutual TLS and token proofs are those of {@link #join()} without a seed process.
+     *
+     * @param launch this rank's part of the launch
+     * @param config the configuration
+     * @return the world communicator; on rank 0 the seed stops when it is closed
+     * @throws ClusterFormationException if no transport is available, the seed cannot listen (rank 0), or the
+     *         cluster is not formed within {@link SeedlessLaunch#formationTimeout()}
+     */
+    public static Communicator join(SeedlessLaunch launch, NexarConfig config) {
+        Objects.requireNonNull(launch, "launch");
+        Objects.requireNonNull(config, "config");
+        TransportProvider provider = transport();
+        if (launch.rank() == 0) {
+            return provider.joinHostingSeed(launch, config);
+        }
+        return provider.join(launch.joinString(), launch.rank(), config, launch.formationTimeout());
     }
 
     /** The network transports found on the class or module path. */

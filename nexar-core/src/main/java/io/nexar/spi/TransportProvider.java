@@ -2,6 +2,7 @@ package io.nexar.spi;
 
 import io.nexar.Communicator;
 import io.nexar.NexarConfig;
+import io.nexar.SeedlessLaunch;
 import java.time.Duration;
 
 /**
@@ -50,6 +51,23 @@ public interface TransportProvider {
      */
     default Communicator joinHostingSeed(String joinString, int worldSize, NexarConfig config,
                                          Duration formationTimeout) {
+        throw new UnsupportedOperationException("transport " + name() + " cannot host a seed");
+    }
+
+    /**
+     * Like {@link #joinHostingSeed(String, int, NexarConfig, Duration)}, for a launch described in code: starts the
+     * seed at the launch's seed address (port 0: one the kernel picks), tells
+     * {@link SeedlessLaunch#onSeedListening()} the port it listens on, and joins its cluster as rank 0.
+     *
+     * @param launch rank 0's part of the launch
+     * @param config the configuration
+     * @return the world communicator; the seed stops when it is closed
+     * @throws io.nexar.ClusterFormationException if the seed cannot listen there, or the cluster cannot be formed in
+     *         time
+     * @throws IllegalArgumentException if the launch is not rank 0's
+     * @throws UnsupportedOperationException if this transport cannot host a seed
+     */
+    default Communicator joinHostingSeed(SeedlessLaunch launch, NexarConfig config) {
         throw new UnsupportedOperationException("transport " + name() + " cannot host a seed");
     }
 }

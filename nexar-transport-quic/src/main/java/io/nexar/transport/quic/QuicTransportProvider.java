@@ -7,6 +7,7 @@ import io.nexar.ErrorContext;
 import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
+import io.nexar.SeedlessLaunch;
 import io.nexar.internal.cluster.Admissions;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.comm.TransportCommunicator;
@@ -22,6 +23,7 @@ import io.nexar.transport.quic.formation.SeedServer;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
 import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
+import io.nexar.transport.quic.security.JoinToken;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -29,6 +31,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * The QUIC transport as a {@link TransportProvider}, found by {@code Nexar.join()} through
@@ -80,16 +83,45 @@ public final class QuicTransportProvider implements TransportProvider {
     public Communicator joinHostingSeed(String joinString, int worldSize, NexarConfig config,
                                         Duration formationTimeout) {
         JoinString js = JoinString.parse(joinString);
-        InetSocketAddress bind = seedBindAddress(js);
+        return hostSeed(js.host(), js.port(), " (MASTER_ADDR:MASTER_PORT)", js.token(), worldSize, config,
+                formationTimeout, port -> { });
+    }
+
+    /**
+     * As {@link #joinHostingSeed(String, int, NexarConfig, Duration)}, with the seed's address and token from the
+     * launch; port 0 binds a port the kernel picks, which {@link SeedlessLaunch#onSeedListening()} is told before
+     * rank 0 enrols.
+     */
+    @Override
+    public Communicator joinHostingSeed(SeedlessLaunch launch, NexarConfig config) {
+        if (launch.rank() != 0) {
+            throw new IllegalArgumentException("rank " + launch.rank() + " cannot host the seed: rank 0 does");
+        }
+        JoinToken token;
+        try {
+            token = JoinToken.parse(launch.token());
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigurationException("token", "***", "a join token: " + e.getMessage());
+        }
+        return hostSeed(launch.seedHost(), launch.seedPort(), "", token, launch.worldSize(), config,
+                launch.formationTimeout(), launch.onSeedListening());
+    }
+
+    /** {@code source} names where the address came from, after it in an error message. */
+    private Communicator hostSeed(String host, int port, String source, JoinToken token, int worldSize,
+                                  NexarConfig config, Duration formationTimeout, IntConsumer onListening) {
+        InetSocketAddress bind = seedBindAddress(host, port);
+        String where = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
         SeedServer seed;
         try {
-            seed = SeedServer.start(SeedOptions.builder(worldSize).bindAddress(bind).token(js.token())
-                    .formationDeadline(formationTimeout).advertisedHost(js.host()).build());
+            seed = SeedServer.start(SeedOptions.builder(worldSize).bindAddress(bind).token(token)
+                    .formationDeadline(formationTimeout).advertisedHost(host).build());
         } catch (IOException e) {
             throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: rank 0 cannot start the"
-                    + " seed at " + js.hostPort() + " (MASTER_ADDR:MASTER_PORT): " + e.getMessage(), e);
+                    + " seed at " + where + source + ": " + e.getMessage(), e);
         }
         try {
+            onListening.accept(seed.boundAddress().getPort());
             return join(seed.joinString(), 0, config, formationTimeout, seed);
         } catch (RuntimeException e) {
             seed.close();
@@ -101,17 +133,17 @@ public final class QuicTransportProvider implements TransportProvider {
      * The seed host's own address if it is one of this host's, otherwise the wildcard of its family; the wildcard too
      * when the name does not resolve yet (a Kubernetes pod's DNS name may appear after the pod starts).
      */
-    private static InetSocketAddress seedBindAddress(JoinString js) {
+    private static InetSocketAddress seedBindAddress(String seedHost, int port) {
         try {
-            InetAddress host = InetAddress.getByName(js.host());
+            InetAddress host = InetAddress.getByName(seedHost);
             if (host.isLoopbackAddress() || host.isAnyLocalAddress()
                     || java.net.NetworkInterface.getByInetAddress(host) != null) {
-                return new InetSocketAddress(host, js.port());
+                return new InetSocketAddress(host, port);
             }
             return new InetSocketAddress(InetAddress.getByName(host instanceof Inet6Address ? "::" : "0.0.0.0"),
-                    js.port());
+                    port);
         } catch (IOException e) {
-            return new InetSocketAddress(js.port());
+            return new InetSocketAddress(port);
         }
     }
 

@@ -7,6 +7,7 @@ import io.nexar.ClusterFormationException;
 import io.nexar.Communicator;
 import io.nexar.NexarConfig;
 import io.nexar.ReduceOp;
+import io.nexar.SeedlessLaunch;
 import io.nexar.transport.quic.security.JoinString;
 import io.nexar.transport.quic.security.JoinToken;
 import java.io.IOException;
@@ -59,6 +60,32 @@ class HostedSeedTest {
             }
         } finally {
             world.forEach(Communicator::close);
+        }
+    }
+
+    @Test
+    void shouldHostTheSeedOnAKernelPickedPortAndTellItBeforeEnrolling() throws Exception {
+        String token = SeedlessLaunch.newToken();
+        var port = new CompletableFuture<Integer>();
+        var provider = new QuicTransportProvider();
+        var rank0 = CompletableFuture.supplyAsync(() -> provider.joinHostingSeed(SeedlessLaunch.builder(0, 2)
+                .seed("127.0.0.1", 0).token(token).formationTimeout(FORMATION).onSeedListening(port::complete)
+                .build(), CONFIG), r -> Thread.ofVirtual().start(r));
+        int seedPort = port.get(20, TimeUnit.SECONDS);
+        assertThat(seedPort).isPositive();
+        var launch1 = SeedlessLaunch.builder(1, 2).seed("127.0.0.1", seedPort).token(token)
+                .formationTimeout(FORMATION).build();
+        try (Communicator one = provider.join(launch1.joinString(), 1, CONFIG, FORMATION);
+             Communicator zero = rank0.get(20, TimeUnit.SECONDS)) {
+            var sum = CompletableFuture.supplyAsync(() -> {
+                int[] x = {5};
+                zero.allReduce(x, ReduceOp.SUM);
+                return x[0];
+            }, r -> Thread.ofVirtual().start(r));
+            int[] x = {7};
+            one.allReduce(x, ReduceOp.SUM);
+            assertThat(x[0]).isEqualTo(12);
+            assertThat(sum.get(20, TimeUnit.SECONDS)).isEqualTo(12);
         }
     }
 
