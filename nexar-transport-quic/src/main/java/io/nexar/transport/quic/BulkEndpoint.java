@@ -2,6 +2,7 @@ package io.nexar.transport.quic;
 
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.LogContext;
 import io.nexar.transport.quic.security.TlsMaterial;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -188,6 +189,7 @@ final class BulkEndpoint {
      */
     void startThread(String name, Runnable body) {
         Thread t = Thread.ofPlatform().daemon().name(name).unstarted(() -> {
+            LogContext.set(transport.rank(), transport.worldSize()); // once per lane thread, not per message
             try {
                 body.run();
             } finally {

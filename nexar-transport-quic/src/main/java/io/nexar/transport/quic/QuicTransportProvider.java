@@ -14,6 +14,7 @@ import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.LogContext;
 import io.nexar.spi.TransportProvider;
 import io.nexar.transport.quic.formation.Enrolment;
 import io.nexar.transport.quic.formation.SeedOptions;
@@ -29,6 +30,8 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The QUIC transport as a {@link TransportProvider}, found by {@code Nexar.join()} through
@@ -42,6 +45,8 @@ import java.util.List;
  * {@link ClusterFormationException}; the job can then be restarted.
  */
 public final class QuicTransportProvider implements TransportProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(QuicTransportProvider.class);
+
 
     @Override
     public String name() {
@@ -142,6 +147,10 @@ public final class QuicTransportProvider implements TransportProvider {
                 quic, router, bulk);
         Runnable onClose = () -> {
             String gaveUp = router.membership() == null ? null : router.membership().aborted();
+            try (var mdc = LogContext.scope(transport.rank(), transport.worldSize(), 0)) {
+                LOG.info("close: world rank {} closes its world communicator{}", transport.rank(),
+                        gaveUp != null ? " after it gave up: " + gaveUp : "");
+            }
             if (gaveUp != null) {
                 transport.failAfter(gaveUp);
             } else {
@@ -169,6 +178,10 @@ public final class QuicTransportProvider implements TransportProvider {
             transport.close();
             router.close("formation failed");
             throw e;
+        }
+        try (var mdc = LogContext.scope(world.rank(), world.worldSize(), 0)) {
+            LOG.info("formed: world rank {} of {} is connected to every peer{}", world.rank(), world.worldSize(),
+                    elastic ? " (joined the running cluster)" : "");
         }
         JoinString js = JoinString.parse(joinString);
         // a token-only enrolment authenticated the seed's CA: later polls pin it
