@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -21,6 +22,9 @@ import picocli.CommandLine.Parameters;
         description = "Start a seed and N worker JVMs on this machine running MAIN_CLASS_OR_JAR.")
 final class LaunchCommand implements Callable<Integer> {
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = {"-n", "--np"}, required = true, description = "number of worker processes")
     int ranks;
