@@ -60,6 +60,8 @@ final class ChildProcesses implements AutoCloseable {
         // options, which may choose another one
         cmd.add("-D" + CliLogProvider.PROVIDER_PROPERTY + "="
                 + System.getProperty(CliLogProvider.PROVIDER_PROPERTY, CliLogProvider.class.getName()));
+        cmd.add("-D" + CliLogProvider.VERBOSITY_PROPERTY + "="
+                + System.getProperty(CliLogProvider.VERBOSITY_PROPERTY, "WARN"));
         String extra = System.getenv(WORKER_JAVA_OPTS);
         if (extra != null && !extra.isBlank()) {
             cmd.addAll(List.of(extra.trim().split("\\s+")));

@@ -30,6 +30,11 @@ public final class CliLogProvider implements SLF4JServiceProvider {
     public static final String LEVEL_VARIABLE = "NEXAR_LOG_LEVEL";
     /** SLF4J's system property naming the provider class explicitly. */
     static final String PROVIDER_PROPERTY = "slf4j.provider";
+    /**
+     * SLF4J's own messages below this level are not printed: with {@value #PROVIDER_PROPERTY} set, SLF4J would say so
+     * on every JVM's standard error at INFO.
+     */
+    static final String VERBOSITY_PROPERTY = "slf4j.internal.verbosity";
     /** The levels a user may name, in increasing severity. */
     static final String LEVELS = "trace, debug, info, warn, error or off";
 
@@ -88,6 +93,9 @@ public final class CliLogProvider implements SLF4JServiceProvider {
     static void select() {
         if (System.getProperty(PROVIDER_PROPERTY) == null) {
             System.setProperty(PROVIDER_PROPERTY, CliLogProvider.class.getName());
+        }
+        if (System.getProperty(VERBOSITY_PROPERTY) == null) {
+            System.setProperty(VERBOSITY_PROPERTY, "WARN");
         }
     }
 

@@ -328,8 +328,9 @@ public final class Membership implements AutoCloseable {
         if (down.putIfAbsent(peer, why) != null) {
             return;
         }
-        LOG.atLevel(GoodbyeReason.isPoliteLeave(why) ? Level.INFO : Level.WARN)
-                .log("peer down: world rank {} {}", peer, why);
+        // a rank that left politely, or one this rank stopped hearing because it closed its own transport: no alarm
+        boolean expected = GoodbyeReason.isPoliteLeave(why) || why.contains("(this rank closed");
+        LOG.atLevel(expected ? Level.INFO : Level.WARN).log("peer down: world rank {} {}", peer, why);
         for (Group g : List.copyOf(groups.values())) {
             int r = g.local(peer);
             if (r >= 0) {
