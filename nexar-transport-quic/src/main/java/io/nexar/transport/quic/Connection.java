@@ -162,8 +162,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     @Override
     public ProtocolException protocolError(String what) {
         int peer = link == null ? -1 : link.peer;
-        return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), "failed: rank " + peer + " "
-                + what);
+        return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
+                -1, peer), "failed: rank " + peer + " " + what);
     }
 
     @Override

@@ -192,7 +192,8 @@ public final class QuicTransportProvider implements TransportProvider {
                 world.awaitAdmission();
             } catch (RuntimeException e) {
                 world.close();
-                throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: connected to the running"
+                throw new ClusterFormationException(new ErrorContext(Operation.JOIN, enrolment.rank(),
+                        enrolment.worldSize(), 0, -1, -1, -1), "failed: connected to the running"
                         + " cluster as world rank " + enrolment.rank() + " but the members did not admit it: "
                         + e.getMessage(), e);
             }
