@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import io.nexar.internal.config.Units;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
@@ -227,7 +228,7 @@ final class BulkEndpoint {
                 long left = deadline.remainingNanos();
                 if (left <= 0 || !t.join(Duration.ofNanos(left))) {
                     LOG.warn("rank {}: bulk-lane thread {} did not end within {}", transport.rank(), t.getName(),
-                            timeout);
+                            Units.formatRounded(timeout));
                     return;
                 }
             }
