@@ -1,5 +1,6 @@
 package io.nexar.cli;
 
+import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedServer;
@@ -77,6 +78,14 @@ final class LaunchCommand implements Callable<Integer> {
      */
     static void checkConfiguration(CliContext context) {
         NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
+        String level = context.env().get(CliLogProvider.LEVEL_VARIABLE);
+        if (level != null && !level.isBlank()) {
+            try {
+                CliLogProvider.parse(level);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationException(CliLogProvider.LEVEL_VARIABLE, level, CliLogProvider.LEVELS);
+            }
+        }
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */

@@ -62,6 +62,14 @@ class LogOptionsTest {
     }
 
     @Test
+    void shouldRefuseABadLevelInTheEnvironmentBeforeAnyRankStarts() {
+        assertThat(run(Map.of("NEXAR_LOG_LEVEL", "loud"), "launch", "-n", "1", "io.nexar.cli.TestChild", "ok", "x"))
+                .isEqualTo(ExitCodes.CONFIG);
+        assertThat(err()).contains("NEXAR_LOG_LEVEL=\"loud\": expected trace, debug, info, warn, error or off");
+        assertThat(out()).doesNotContain("pid=");
+    }
+
+    @Test
     void shouldOfferTheFlagsOnEveryCommandThatRunsRanks() {
         for (String command : new String[] {"demo", "bench", "launch", "worker", "seed", "run"}) {
             out.reset();
