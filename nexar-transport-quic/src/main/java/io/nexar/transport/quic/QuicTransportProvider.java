@@ -162,7 +162,8 @@ public final class QuicTransportProvider implements TransportProvider {
             }
         };
         TransportCommunicator world;
-        try {
+        // the formation's lines on this thread (listening, bulk lanes, fallbacks) carry the rank; restored after
+        try (var formationMdc = LogContext.scope(enrolment.rank(), enrolment.worldSize(), -1)) {
             transport.bind();
             if (elastic) {
                 transport.connectAdmitted(enrolment.peers(), deadline);
