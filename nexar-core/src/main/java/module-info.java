@@ -19,6 +19,7 @@ module io.nexar {
     exports io.nexar.internal.jfr to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
 
     requires jdk.jfr;
+    requires org.slf4j;
 
     uses io.nexar.spi.TransportProvider;
 }

@@ -9,6 +9,11 @@ package io.nexar;
  *
  * <p>After a mismatch the communicator's collectives are broken: every later collective on it fails at once with this
  * exception (the ranks' calls can no longer be paired reliably). Point-to-point messaging keeps working.
+ *
+ * <p>What to do: fix the program so that every rank of the communicator calls the same collectives in the same order
+ * with the same count, type, operator and root (the message names the field and both ranks); run once with
+ * {@code collective.verify=true} to have every call checked on every rank before it runs. Retrying cannot help
+ * ({@link ErrorCode#FAILED_PRECONDITION}): continue, if at all, on a new communicator.
  */
 public final class CollectiveMismatchException extends NexarException {
     private static final long serialVersionUID = 1L;

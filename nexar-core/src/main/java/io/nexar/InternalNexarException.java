@@ -1,6 +1,11 @@
 package io.nexar;
 
-/** A bug in nexar: an invariant did not hold. Please report the message and stack trace. */
+/**
+ * A bug in nexar: an invariant did not hold. The message names the operation, rank and communicator where it happened.
+ *
+ * <p>What to do: report the message, the stack trace and the flight recorder dump
+ * ({@code Communicator.diagnostics()}) as an issue; close the communicator, since its state is not known to be sound.
+ */
 public final class InternalNexarException extends NexarException {
     private static final long serialVersionUID = 1L;
 

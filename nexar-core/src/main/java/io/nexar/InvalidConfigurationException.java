@@ -6,6 +6,10 @@ package io.nexar;
  * builder), the value and the expected form, for example
  * {@code NEXAR_P2P_TIMEOUT="30x": expected a duration such as 500ms or 30s}; for an unknown name it names the closest
  * known one, for example {@code nexar.p2p.timout is not a nexar setting; did you mean nexar.p2p.timeout?}.
+ *
+ * <p>What to do: correct or remove the named variable, property or builder value (docs/config.md lists every setting,
+ * its form and its bounds) and start again; retrying with the same input cannot help
+ * ({@link ErrorCode#INVALID_ARGUMENT}). The {@code nexar} command exits with code 3 on this error.
  */
 public final class InvalidConfigurationException extends NexarException {
     private static final long serialVersionUID = 1L;

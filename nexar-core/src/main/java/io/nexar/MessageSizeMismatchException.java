@@ -2,7 +2,11 @@ package io.nexar;
 
 /**
  * A received message is larger than the buffer posted for it. The message was consumed (it will not match a later
- * receive) and both sizes are reported.
+ * receive) and both sizes are reported, with the sender's rank, the tag and the communicator.
+ *
+ * <p>What to do: make the receive's buffer at least as large as the largest message the sender may send with that tag
+ * (or send the size in a message of its own first); the message is lost, so the program's exchange must be repeated
+ * at a higher level ({@link ErrorCode#FAILED_PRECONDITION}).
  */
 public final class MessageSizeMismatchException extends NexarException {
     private static final long serialVersionUID = 1L;

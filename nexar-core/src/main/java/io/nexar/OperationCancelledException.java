@@ -3,6 +3,10 @@ package io.nexar;
 /**
  * The operation was cancelled by the caller (an interrupt or a cancelled handle). Once this is thrown, nexar no
  * longer writes into the caller's buffer.
+ *
+ * <p>What to do: nothing, if the cancellation was intended; the thread's interrupt status is set again when an
+ * interrupt caused it. A cancelled collective leaves the other ranks waiting for this rank's part: cancel or close
+ * the communicator on every rank, not on one.
  */
 public final class OperationCancelledException extends NexarException {
     private static final long serialVersionUID = 1L;

@@ -5,7 +5,13 @@ import java.time.Duration;
 
 /**
  * An operation did not complete before its deadline. The message names what it was waiting for, for example
- * {@code recv on rank 2 (world 4, comm 0, tag 7) timed out after 30s waiting for rank 1}.
+ * {@code recv on rank 2 (world 4, comm 0, tag 7) timed out after 30s waiting for rank 1}; after a hang report it
+ * carries that report (what each awaited rank was doing).
+ *
+ * <p>What to do: read the hang report first. Usually a rank never called the matching operation (a program bug: a
+ * missing {@code send}, a collective called on some ranks only, different tags) or is stuck in its own computation;
+ * fix the program. If the ranks are only slow, raise {@code collective.timeout} or {@code p2p.timeout} or pass a
+ * longer per-call deadline ({@link ErrorCode#DEADLINE_EXCEEDED}).
  */
 public final class OperationTimeoutException extends NexarException {
     private static final long serialVersionUID = 1L;

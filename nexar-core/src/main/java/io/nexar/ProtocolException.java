@@ -1,6 +1,14 @@
 package io.nexar;
 
-/** A peer sent bytes that violate the wire protocol: an unknown message type or version, a truncated frame, or a length above the configured maximum. The connection to that peer is closed. */
+/**
+ * A peer sent bytes that violate the wire protocol: an unknown message type or version, a truncated frame, or a length
+ * above the configured maximum. The connection to that peer is closed. The message names the peer's rank and what was
+ * wrong.
+ *
+ * <p>What to do: make sure every process of the job runs the same nexar version (the wire version is checked at
+ * connection set-up) and the same limits ({@code max.frame.size}); otherwise treat the peer as failed
+ * ({@link ErrorCode#PROTOCOL}), and report the message as an issue if both run the same version.
+ */
 public final class ProtocolException extends NexarException {
     private static final long serialVersionUID = 1L;
 

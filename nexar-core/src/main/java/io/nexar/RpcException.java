@@ -15,6 +15,11 @@ package io.nexar;
  *
  * <p>Timeouts, failed callees and cancellations are not RpcExceptions: they raise {@link OperationTimeoutException},
  * {@link PeerFailedException} and {@link OperationCancelledException}.
+ *
+ * <p>What to do: act on {@link #code()}: {@link ErrorCode#UNAVAILABLE} (the callee was overloaded) may be retried
+ * after a pause; otherwise the callee's handler failed or no handler is registered for the function on that
+ * communicator - look at {@link #remoteClass()} and {@link #remoteMessage()}, and fix the handler or register it on
+ * every rank before calling it.
  */
 public final class RpcException extends NexarException {
     private static final long serialVersionUID = 1L;

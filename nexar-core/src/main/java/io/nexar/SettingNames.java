@@ -15,8 +15,8 @@ import java.util.TreeMap;
 final class SettingNames {
     /**
      * {@code NEXAR_*} variables that are not settings but are read elsewhere: where a process joins
-     * ({@link LaunchEnvironment#VARIABLES}), the JVM options of the workers {@code nexar launch} starts, and the JVM
-     * options of the {@code nexar} shell launcher.
+     * ({@link LaunchEnvironment#VARIABLES}), the JVM options of the workers {@code nexar launch} starts, the JVM
+     * options of the {@code nexar} shell launcher, and the level of the {@code nexar} command's log lines.
      */
     static final List<String> OTHER_VARIABLES = otherVariables();
 
@@ -36,6 +36,7 @@ final class SettingNames {
         var names = new ArrayList<>(LaunchEnvironment.VARIABLES);
         names.add("NEXAR_WORKER_JAVA_OPTS");
         names.add("NEXAR_JAVA_OPTS");
+        names.add("NEXAR_LOG_LEVEL"); // the level of the nexar command's log backend (docs/logging.md)
         return List.copyOf(names);
     }
 

@@ -3,6 +3,8 @@ package io.nexar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -88,5 +90,20 @@ class ErrorsTest {
     void shouldRejectAContextWithoutOperation() {
         assertThatThrownBy(() -> new ErrorContext(null, 0, 1, 0, -1, -1, -1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("operation must not be null");
+    }
+
+    /**
+     * Issue 14 item 8: the javadoc of every exception a user can catch says what to do about it. Reads the sources
+     * (the tests run in the module's directory), so that a new subclass without that paragraph fails here.
+     */
+    @Test
+    void shouldTellTheUserWhatToDoInEveryExceptionsJavadoc() throws Exception {
+        Class<?>[] all = NexarException.class.getPermittedSubclasses();
+        assertThat(all).hasSizeGreaterThanOrEqualTo(11);
+        for (Class<?> c : all) {
+            String source = Files.readString(Path.of("src/main/java/io/nexar/" + c.getSimpleName() + ".java"));
+            String javadoc = source.substring(0, source.indexOf("public final class " + c.getSimpleName()));
+            assertThat(javadoc).as(c.getSimpleName()).contains("<p>What to do");
+        }
     }
 }

@@ -83,6 +83,7 @@ class SettingNamesTest {
         LaunchEnvironment.VARIABLES.forEach(v -> env.put(v, "anything"));
         env.put("NEXAR_WORKER_JAVA_OPTS", "-Xmx1g");
         env.put("NEXAR_JAVA_OPTS", "-Xmx1g");
+        env.put("NEXAR_LOG_LEVEL", "debug"); // the nexar command's log level (docs/logging.md)
         env.put("PATH", "/usr/bin");
         env.put("nexar_lower_case", "not ours"); // only NEXAR_ in upper case is nexar's namespace
         var props = Map.of("nexar.test.seed", "42", "nexar.netns.hold", "true", "nexar.regenerateDocs", "false",

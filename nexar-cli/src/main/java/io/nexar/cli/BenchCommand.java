@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -38,6 +39,9 @@ import picocli.CommandLine.Option;
             ""})
 final class BenchCommand implements Callable<Integer> {
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = {"-n", "--np"}, required = true, description = "number of ranks, at least 2")
     int ranks;

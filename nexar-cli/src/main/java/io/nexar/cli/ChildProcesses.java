@@ -56,6 +56,12 @@ final class ChildProcesses implements AutoCloseable {
         var cmd = new ArrayList<String>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
+        // the SLF4J backend of this JVM (the command's own, unless -Dslf4j.provider chose another); before the extra
+        // options, which may choose another one
+        cmd.add("-D" + CliLogProvider.PROVIDER_PROPERTY + "="
+                + System.getProperty(CliLogProvider.PROVIDER_PROPERTY, CliLogProvider.class.getName()));
+        cmd.add("-D" + CliLogProvider.VERBOSITY_PROPERTY + "="
+                + System.getProperty(CliLogProvider.VERBOSITY_PROPERTY, "WARN"));
         String extra = System.getenv(WORKER_JAVA_OPTS);
         if (extra != null && !extra.isBlank()) {
             cmd.addAll(List.of(extra.trim().split("\\s+")));
@@ -77,6 +83,7 @@ final class ChildProcesses implements AutoCloseable {
         for (int rank = 0; rank < n; rank++) {
             var pb = new ProcessBuilder(commandForRank.apply(rank));
             pb.environment().putAll(envForRank.apply(rank));
+            LogOptions.passOn(pb.environment());
             Process p = pb.start();
             p.getOutputStream().close();
             processes.add(p);

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -21,6 +22,9 @@ final class DemoCommand implements Callable<Integer> {
     private static final int[] SIZES = {64, 64 << 10, 1 << 20, 16 << 20};
 
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = {"-n", "--np"}, description = "number of ranks (default ${DEFAULT-VALUE})", defaultValue = "4")
     int ranks;

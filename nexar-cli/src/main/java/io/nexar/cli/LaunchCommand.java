@@ -1,5 +1,6 @@
 package io.nexar.cli;
 
+import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedServer;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -21,6 +23,9 @@ import picocli.CommandLine.Parameters;
         description = "Start a seed and N worker JVMs on this machine running MAIN_CLASS_OR_JAR.")
 final class LaunchCommand implements Callable<Integer> {
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = {"-n", "--np"}, required = true, description = "number of worker processes")
     int ranks;
@@ -73,7 +78,17 @@ final class LaunchCommand implements Callable<Integer> {
      * @throws InvalidConfigurationException naming the variable
      */
     static NexarConfig checkConfiguration(CliContext context) {
-        return NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
+        NexarConfig config = NexarConfig.builder().environment(context.env())
+                .systemProperties(context.systemProperties()).build();
+        String level = context.env().get(CliLogProvider.LEVEL_VARIABLE);
+        if (level != null && !level.isBlank()) {
+            try {
+                CliLogProvider.parse(level);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigurationException(CliLogProvider.LEVEL_VARIABLE, level, CliLogProvider.LEVELS);
+            }
+        }
+        return config;
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */

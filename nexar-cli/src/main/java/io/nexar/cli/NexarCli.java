@@ -17,6 +17,7 @@ public final class NexarCli {
 
     /** Runs the command line and returns the exit code. */
     public static int run(CliContext context, String... args) {
+        LogOptions.reset();
         var cli = new CommandLine(new NexarCli(), new ContextFactory(context));
         cli.setOut(new java.io.PrintWriter(context.out(), true));
         cli.setErr(new java.io.PrintWriter(context.err(), true));
@@ -57,6 +58,7 @@ public final class NexarCli {
     }
 
     public static void main(String[] args) {
+        CliLogProvider.select(); // before the first logger: nexar's lines as docs/logging.md shows them
         System.exit(run(CliContext.system(), args));
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -31,6 +32,9 @@ import picocli.CommandLine.Parameters;
                 + " (MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, NEXAR_TOKEN; or the Slurm or Open MPI equivalents).")
 final class RunCommand implements Callable<Integer> {
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = {"-cp", "--classpath"}, description = "extra class path for the program")
     String classPath;

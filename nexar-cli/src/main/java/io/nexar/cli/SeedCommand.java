@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -22,6 +23,9 @@ import picocli.CommandLine.Option;
         description = "Start a seed: print the join string, admit N workers, hand out ranks and certificates.")
 final class SeedCommand implements Callable<Integer> {
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = {"-n", "--world-size"}, required = true, description = "number of workers to admit")
     int worldSize;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -22,6 +23,9 @@ import picocli.CommandLine.Parameters;
         description = "Run MAIN_CLASS_OR_JAR as a worker of the cluster named by the join string.")
 final class WorkerCommand implements Callable<Integer> {
     private final CliContext context;
+
+    @Mixin
+    LogOptions logOptions;
 
     @Option(names = "--join", description = "the join string printed by `nexar seed`")
     String join;

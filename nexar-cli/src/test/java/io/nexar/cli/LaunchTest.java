@@ -90,8 +90,9 @@ class LaunchTest {
         for (int r = 0; r < 3; r++) {
             assertThat(out()).contains("[rank " + r + "] rank " + r + " gave up: ");
             assertThat(err.toString(StandardCharsets.UTF_8)).as(all)
-                    .containsPattern("\\[rank " + r + "\\] WARNING: nexar hang report: world rank " + r
-                            + " of 4 is in barrier #0 on communicator 0 .*\\n(\\[rank " + r + "\\]   .*\\n)*?"
+                    .containsPattern("\\[rank " + r + "\\] WARN  \\[rank " + r + "/4\\] HangReports:"
+                            + " nexar hang report: world rank " + r + " of 4 is in barrier #0 on communicator 0"
+                            + " .*\\n(\\[rank " + r + "\\]   .*\\n)*?"
                             + "\\[rank " + r + "\\]   world rank 3: recv from rank 0 tag 7 on communicator 0");
         }
         assertThat(out()).contains("gave up: OperationTimeoutException (with the hang report)"); // the first one

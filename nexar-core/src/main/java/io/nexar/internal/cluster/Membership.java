@@ -18,6 +18,7 @@ import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.Futures;
+import io.nexar.internal.util.LogContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,6 +36,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The process's membership service: hears of failed peers (from the transport, through the {@link InboundRouter}),
@@ -46,7 +50,7 @@ import java.util.function.IntPredicate;
  * 3). Listeners run on that thread too.
  */
 public final class Membership implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Membership.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
     /** Agreement messages kept for a communicator this process does not know yet (a split still under way). */
     private static final int MAX_EARLY = 4096;
     /** How long one agreement message may wait for room on the control lane. */
@@ -101,7 +105,8 @@ public final class Membership implements AutoCloseable {
         this.recoveryTimeout = config.recoveryTimeout();
         this.minSize = config.worldMinSize();
         this.owner = Executors.newSingleThreadExecutor(
-                Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory());
+                LogContext.threads(Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory(),
+                        transport.rank(), transport.worldSize()));
         this.state = new ProcessState(world, generation);
         run(() -> register(world, generation));
         router.attach(this);
@@ -299,11 +304,11 @@ public final class Membership implements AutoCloseable {
                 try {
                     task.run();
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.ERROR, () -> "rank " + transport.rank() + ": membership task failed", e);
+                    LOG.error("rank {}: membership task failed", transport.rank(), e);
                 }
             });
         } catch (RejectedExecutionException stopping) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "rank " + transport.rank() + ": membership service is closed");
+            LOG.debug("rank {}: membership service is closed", transport.rank());
         }
     }
 
@@ -323,6 +328,9 @@ public final class Membership implements AutoCloseable {
         if (down.putIfAbsent(peer, why) != null) {
             return;
         }
+        // a rank that left politely, or one this rank stopped hearing because it closed its own transport: no alarm
+        boolean expected = GoodbyeReason.isPoliteLeave(why) || why.contains("(this rank closed");
+        LOG.atLevel(expected ? Level.INFO : Level.WARN).log("peer down: world rank {} {}", peer, why);
         for (Group g : List.copyOf(groups.values())) {
             int r = g.local(peer);
             if (r >= 0) {
@@ -353,8 +361,8 @@ public final class Membership implements AutoCloseable {
                     early.computeIfAbsent(m.communicator(), id -> new ArrayList<>()).add(new Object[] {from, m});
                     earlyCount++;
                 } else {
-                    LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": dropped an agreement message"
-                            + " for unknown communicator " + m.communicator());
+                    LOG.warn("rank {}: dropped an agreement message for unknown communicator {}", transport.rank(),
+                            m.communicator());
                 }
                 return;
             }
@@ -394,8 +402,8 @@ public final class Membership implements AutoCloseable {
                 transport.send(s.to(), Lane.CONTROL, s.message(), Deadline.after(SEND_TIMEOUT),
                         context(Operation.RECOVERY, a.communicator()).withPeer(s.to()));
             } catch (NexarException e) {
-                LOG.log(System.Logger.Level.DEBUG, () -> "rank " + transport.rank() + ": agreement message to rank " + s.to()
-                        + " not sent: " + e.getMessage());
+                LOG.debug("rank {}: agreement message to rank {} not sent: {}", transport.rank(), s.to(),
+                        e.getMessage());
             }
         }
         CompletableFuture<Decision> result = results.get(a.communicator());
@@ -440,9 +448,10 @@ public final class Membership implements AutoCloseable {
                     + " (generation " + generation + ", " + next.size() + " ranks)";
             event.commit();
         }
-        LOG.log(System.Logger.Level.INFO, () -> "rank " + self + ": communicator " + old.id() + " rebuilt as " + id
-                + " without world ranks " + Arrays.toString(failed) + " (" + next.size() + " ranks, this one is rank "
-                + next.rank() + ")");
+        try (var mdc = LogContext.scope(next.rank(), next.size(), id)) {
+            LOG.info("recovery: communicator {} rebuilt as {} without world ranks {} ({} ranks, this one is rank {},"
+                    + " generation {})", old.id(), id, Arrays.toString(failed), next.size(), next.rank(), generation);
+        }
         if (old.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC) {
             state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
             worldRebuilt.accept(decision);
@@ -471,8 +480,10 @@ public final class Membership implements AutoCloseable {
         // the end of a job: the others closed their communicators one after another; nothing to warn about
         boolean othersLeft = Arrays.stream(a.failed())
                 .allMatch(w -> GoodbyeReason.isPoliteLeave(down.getOrDefault(w, "")));
-        LOG.log(othersLeft ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING, () -> "rank "
-                + transport.rank() + ": recovery of communicator " + a.communicator() + " failed: " + why);
+        try (var mdc = LogContext.scope(-1, -1, a.communicator())) {
+            LOG.atLevel(othersLeft ? Level.DEBUG : Level.WARN).log("recovery: communicator {} could not be rebuilt"
+                    + " on world rank {}: {}", a.communicator(), transport.rank(), why);
+        }
         if (a.communicator() == state.world().id() && state.exclude(why)) {
             router.abortAll(-1, why);
         }
@@ -486,8 +497,7 @@ public final class Membership implements AutoCloseable {
                 try {
                     l.consumer().accept(event);
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, () -> "rank " + transport.rank() + ": membership listener failed on "
-                            + event, e);
+                    LOG.warn("rank {}: membership listener failed on {}", transport.rank(), event, e);
                 }
             }
         }

@@ -15,6 +15,7 @@ import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.LogContext;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +27,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The receive side of collectives for one process: registers posted operations, applies arriving chunks straight
@@ -69,7 +72,7 @@ public final class CollectiveEngine {
     private volatile Transport abortTransport;
     /** Where a driver whose round made no progress for {@code hang.report.after} reports; null for none. */
     private volatile HangReports hangs;
-    private static final System.Logger LOG = System.getLogger(CollectiveEngine.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(CollectiveEngine.class);
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
@@ -161,9 +164,10 @@ public final class CollectiveEngine {
             lock.unlock();
         }
         if (!recent.isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "nexar flight recorder: rank " + op.context.rank() + " of "
-                    + op.context.worldSize() + " after " + op.context.operation().displayName() + " #" + op.seq
-                    + " failed:\n" + recent);
+            try (var mdc = LogContext.scope(op.context.rank(), op.context.worldSize(), op.context.communicator())) {
+                LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context.rank(),
+                        op.context.worldSize(), op.context.operation().displayName(), op.seq, recent);
+            }
         }
     }
 
@@ -617,7 +621,9 @@ public final class CollectiveEngine {
         ErrorContext context = cs.context(c.opSeq()).withPeer(src);
         var failure = new CollectiveMismatchException(context, field, "did not match rank " + src
                 + " (found after it returned here): " + detail);
-        LOG.log(System.Logger.Level.WARNING, failure.getMessage());
+        try (var mdc = LogContext.scope(context.rank(), context.worldSize(), context.communicator())) {
+            LOG.warn(failure.getMessage());
+        }
         breakComm(c.communicator(), c.opSeq(), field);
         Transport t = abortTransport;
         Group g = cs.group;

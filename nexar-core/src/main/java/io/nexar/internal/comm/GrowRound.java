@@ -14,6 +14,7 @@ import io.nexar.internal.collective.Splits;
 import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.LogContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,6 +23,8 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The members' side of one {@link io.nexar.Communicator#grow} on the world communicator, as a short schedule over
@@ -41,7 +44,7 @@ import java.util.List;
 final class GrowRound {
     /** Salt of the grown world's id, distinct from recovery's, so a growth and a recovery never share an id. */
     static final int GROW_SALT = 0x6e0;
-    private static final System.Logger LOG = System.getLogger(GrowRound.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(GrowRound.class);
 
     private GrowRound() {
     }
@@ -74,8 +77,9 @@ final class GrowRound {
             transport.admit(newcomers, Deadline.after(config.collectiveTimeout()));
         } catch (NexarException | UnsupportedOperationException e) {
             problem = "could not connect to them: " + e.getMessage();
-            LOG.log(System.Logger.Level.WARNING, "rank " + g.rank() + ": world ranks " + Arrays.toString(added)
-                    + ": " + problem);
+            try (var mdc = LogContext.scope(g.rank(), g.size(), g.id())) {
+                LOG.warn("grow: rank {}: world ranks {}: {}", g.rank(), Arrays.toString(added), problem);
+            }
         }
         if (problem == null && engine.isIdUsed(id)) { // a 32-bit id collision: checked by all before any adopts it
             problem = "the grown communicator's id " + id + " is already used here";
@@ -89,7 +93,12 @@ final class GrowRound {
                     : "another member could not connect to them") + "; the world communicator is unchanged");
         }
         engine.reserveId(id);
-        return new Group(id, g.rank(), grownRanks(g.worldRanks(), added));
+        var grown = new Group(id, g.rank(), grownRanks(g.worldRanks(), added));
+        try (var mdc = LogContext.scope(grown.rank(), grown.size(), id)) {
+            LOG.info("grow: communicator {} grown into {} with world ranks {} ({} ranks, generation {})", g.id(), id,
+                    Arrays.toString(added), grown.size(), nextGeneration);
+        }
+        return grown;
     }
 
     /** The grown world's ranks: the members in their order, then the newcomers (members keep their ranks). */
@@ -108,7 +117,7 @@ final class GrowRound {
         try {
             return encode(admissions.admit(ticket, room, Deadline.after(config.collectiveTimeout())));
         } catch (NexarException e) {
-            LOG.log(System.Logger.Level.WARNING, "world rank " + self + ": grow() admits nobody: " + e.getMessage());
+            LOG.warn("grow: world rank {} admits nobody: {}", self, e.getMessage());
             return encode(List.of());
         }
     }

@@ -73,7 +73,8 @@ public final class ConfigDocs {
                 ```
 
                 The only other `NEXAR_*` variables are `NEXAR_WORKER_JAVA_OPTS` (JVM options of the workers the `nexar`
-                command starts), `NEXAR_JAVA_OPTS` (JVM options of the `nexar` command itself) and those that tell
+                command starts), `NEXAR_JAVA_OPTS` (JVM options of the `nexar` command itself), `NEXAR_LOG_LEVEL`
+                (the level of the log lines of the `nexar` command and the JVMs it starts, docs/logging.md) and those that tell
                 `Nexar.join()` where a process joins:
                 %s.
                 The only other `nexar.*` properties are those of nexar's own test suites: `nexar.test.*`,

@@ -108,7 +108,8 @@ final class RpcDispatcher {
         }
         var s = new Serving(new Key(peer, r.requestId()), r.communicator(), r.functionId(), r.timeoutNanos(), request);
         if (serving.putIfAbsent(s.key, s) != null) {
-            throw new ProtocolException(ErrorContext.of(Operation.RPC).withPeer(peer), "rank " + peer + " sent RPC"
+            throw new ProtocolException(new ErrorContext(Operation.RPC, rank, transport.worldSize(), r.communicator(),
+                    -1, -1, peer), "failed: rank " + peer + " sent RPC"
                     + " request " + r.requestId() + " again while it was running");
         }
         if (inFlight.computeIfAbsent(peer, p -> new AtomicInteger()).incrementAndGet() > maxInFlight) {

@@ -6,6 +6,7 @@ import io.nexar.Operation;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.LogContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hang reports (docs/failure-model.md "Hang reports"): when an operation of this process made no progress for
@@ -38,7 +41,7 @@ import java.util.function.Consumer;
  * threads, so a report never delays delivery. State: the answers awaited, by request id.
  */
 public final class HangReports {
-    private static final System.Logger LOG = System.getLogger(HangReports.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(HangReports.class);
     /** How long one wave of questions waits for its answers. */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(2);
     /** Waves of questions at most: the awaited ranks, the ranks they wait for, and so on. */
@@ -90,7 +93,10 @@ public final class HangReports {
             }
             return;
         }
-        Thread.ofVirtual().name("nexar-status-answer-p" + peer).start(() -> answer(peer, status.requestId()));
+        Thread.ofVirtual().name("nexar-status-answer-p" + peer).start(() -> {
+            LogContext.set(transport.rank(), transport.worldSize());
+            answer(peer, status.requestId());
+        });
     }
 
     private void answer(int peer, long requestId) {
@@ -102,7 +108,7 @@ public final class HangReports {
                     Deadline.after(ANSWER_WAIT), new ErrorContext(Operation.DIAGNOSTICS, transport.rank(),
                             transport.worldSize(), -1, -1, -1, peer));
         } catch (NexarException e) {
-            LOG.log(System.Logger.Level.DEBUG, "rank {0}: cannot answer rank {1}''s status question: {2}",
+            LOG.debug("rank {}: cannot answer rank {}'s status question: {}",
                     transport.rank(), peer, e.getMessage());
         }
     }
@@ -117,9 +123,10 @@ public final class HangReports {
      */
     public void stalled(String doing, int[] worldRanks, String recent, Consumer<String> done) {
         Thread.ofVirtual().name("nexar-hang-report").start(() -> {
+            LogContext.set(transport.rank(), transport.worldSize());
             String report = report(doing, worldRanks) + recent;
             lastReport = report;
-            LOG.log(System.Logger.Level.WARNING, report);
+            LOG.warn(report);
             done.accept(report);
         });
     }

@@ -237,8 +237,8 @@ final class BulkConnection {
     /** A protocol error naming the peer (rank -1 while it is not identified yet). */
     ProtocolException protocolError(String what) {
         int peer = link == null ? -1 : link.peer;
-        return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), "failed: rank " + peer + " "
-                + what);
+        return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
+                -1, peer), "failed: rank " + peer + " " + what);
     }
 
     // ------------------------------------------------------------------ the two threads

@@ -1,7 +1,9 @@
 package io.nexar.transport.quic;
 
+import io.nexar.internal.config.Units;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.LogContext;
 import io.nexar.transport.quic.security.TlsMaterial;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -188,6 +190,7 @@ final class BulkEndpoint {
      */
     void startThread(String name, Runnable body) {
         Thread t = Thread.ofPlatform().daemon().name(name).unstarted(() -> {
+            LogContext.set(transport.rank(), transport.worldSize()); // once per lane thread, not per message
             try {
                 body.run();
             } finally {
@@ -225,7 +228,7 @@ final class BulkEndpoint {
                 long left = deadline.remainingNanos();
                 if (left <= 0 || !t.join(Duration.ofNanos(left))) {
                     LOG.warn("rank {}: bulk-lane thread {} did not end within {}", transport.rank(), t.getName(),
-                            timeout);
+                            Units.formatRounded(timeout));
                     return;
                 }
             }

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * One QUIC connection to one peer, and the handler of its {@link QuicChannel}. All methods run on the channel's event
@@ -146,6 +147,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         }
         if (++hellos == LANES) {
             ready = true;
+            LOG.info("connection up: world rank {} at {} (incarnation {})", link.peer, remote(), incarnation);
             link.markReady(incarnation);
         }
     }
@@ -160,8 +162,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     @Override
     public ProtocolException protocolError(String what) {
         int peer = link == null ? -1 : link.peer;
-        return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), "failed: rank " + peer + " "
-                + what);
+        return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
+                -1, peer), "failed: rank " + peer + " " + what);
     }
 
     @Override
@@ -354,7 +356,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
         done = true;
         String why = leavingWhy != null ? leavingWhy : describe(closeEvent);
         closedByPeer = closeEvent != null;
-        LOG.debug("rank {}: connection with {} closed: {}", transport.rank(), remote(), why);
+        LOG.atLevel(link != null ? Level.INFO : Level.DEBUG).log("connection down: {} at {} {}",
+                link != null ? "world rank " + link.peer : "a peer not yet identified", remote(), why);
         PeerLink l = link;
         if (l != null) {
             for (BulkConnection bulk : l.bulks()) {

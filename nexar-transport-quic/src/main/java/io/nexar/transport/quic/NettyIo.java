@@ -21,6 +21,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.quic.EpollQuicUtils;
 import io.netty.handler.codec.quic.SegmentedDatagramPacketAllocator;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.nexar.internal.util.LogContext;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -48,8 +49,13 @@ final class NettyIo {
     private final int maxPayload;
 
     NettyIo(String threadPrefix, QuicTuning tuning) {
+        this(threadPrefix, tuning, -1, -1);
+    }
+
+    /** Like {@link #NettyIo(String, QuicTuning)}; the event loops start with {@code rank} and world in their MDC. */
+    NettyIo(String threadPrefix, QuicTuning tuning, int rank, int worldSize) {
         this.epoll = Epoll.isAvailable();
-        this.threads = new NamedThreads(threadPrefix);
+        this.threads = new NamedThreads(threadPrefix, rank, worldSize);
         this.group = new MultiThreadIoEventLoopGroup(tuning.ioThreads(), threads,
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         this.segments = epoll && tuning.gsoSegments() > 0 && EpollDatagramChannel.isSegmentedDatagramPacketSupported()
@@ -130,13 +136,21 @@ final class NettyIo {
         private final AtomicInteger next = new AtomicInteger();
         final List<Thread> started = new CopyOnWriteArrayList<>();
 
-        NamedThreads(String prefix) {
+        private final int rank;
+        private final int worldSize;
+
+        NamedThreads(String prefix, int rank, int worldSize) {
             this.prefix = prefix;
+            this.rank = rank;
+            this.worldSize = worldSize;
         }
 
         @Override
         public Thread newThread(Runnable r) {
-            var t = new FastThreadLocalThread(r, prefix + "-io-" + next.getAndIncrement());
+            var t = new FastThreadLocalThread(() -> {
+                LogContext.set(rank, worldSize); // once per event loop: its log lines carry the rank
+                r.run();
+            }, prefix + "-io-" + next.getAndIncrement());
             t.setDaemon(true);
             started.add(t);
             return t;

@@ -42,7 +42,7 @@ final class QuicEndpoint {
     private QuicEndpoint(QuicTransport transport, QuicTuning tuning) {
         this.transport = transport;
         this.tuning = tuning;
-        this.io = new NettyIo("nexar-quic-r" + transport.rank(), tuning);
+        this.io = new NettyIo("nexar-quic-r" + transport.rank(), tuning, transport.rank(), transport.worldSize());
     }
 
     /**

@@ -6,6 +6,7 @@ import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
@@ -273,7 +274,7 @@ public final class QuicTransport implements Transport, Progress {
         List<PeerLink> dialled = dialHigher(added, t, deadline);
         Formation.await(this, added, deadline);
         endpoint.connectBulk(dialled, t, deadline);
-        LOG.info("rank {}: connected to world ranks {} admitted into the running cluster", rank,
+        LOG.info("grow: rank {}: connected to world ranks {} admitted into the running cluster", rank,
                 infos.stream().map(PeerInfo::rank).toList());
     }
 
@@ -403,7 +404,7 @@ public final class QuicTransport implements Transport, Progress {
         } finally {
             try {
                 if (e != null && !e.shutdown(forLoops)) {
-                    LOG.warn("rank {}: QUIC event loops did not stop within {}", rank, total);
+                    LOG.warn("rank {}: QUIC event loops did not stop within {}", rank, Units.formatRounded(total));
                 }
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();

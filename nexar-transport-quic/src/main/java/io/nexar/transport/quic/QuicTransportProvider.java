@@ -15,6 +15,7 @@ import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.LogContext;
 import io.nexar.spi.TransportProvider;
 import io.nexar.transport.quic.formation.Enrolment;
 import io.nexar.transport.quic.formation.SeedOptions;
@@ -32,6 +33,8 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.IntConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The QUIC transport as a {@link TransportProvider}, found by {@code Nexar.join()} through
@@ -45,6 +48,8 @@ import java.util.function.IntConsumer;
  * {@link ClusterFormationException}; the job can then be restarted.
  */
 public final class QuicTransportProvider implements TransportProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(QuicTransportProvider.class);
+
 
     @Override
     public String name() {
@@ -174,6 +179,10 @@ public final class QuicTransportProvider implements TransportProvider {
                 quic, router, bulk);
         Runnable onClose = () -> {
             String gaveUp = router.membership() == null ? null : router.membership().aborted();
+            try (var mdc = LogContext.scope(transport.rank(), transport.worldSize(), 0)) {
+                LOG.info("close: world rank {} closes its world communicator{}", transport.rank(),
+                        gaveUp != null ? " after it gave up: " + gaveUp : "");
+            }
             if (gaveUp != null) {
                 transport.failAfter(gaveUp);
             } else {
@@ -185,7 +194,8 @@ public final class QuicTransportProvider implements TransportProvider {
             }
         };
         TransportCommunicator world;
-        try {
+        // the formation's lines on this thread (listening, bulk lanes, fallbacks) carry the rank; restored after
+        try (var formationMdc = LogContext.scope(enrolment.rank(), enrolment.worldSize(), -1)) {
             transport.bind();
             if (elastic) {
                 transport.connectAdmitted(enrolment.peers(), deadline);
@@ -202,6 +212,10 @@ public final class QuicTransportProvider implements TransportProvider {
             router.close("formation failed");
             throw e;
         }
+        try (var mdc = LogContext.scope(world.rank(), world.worldSize(), 0)) {
+            LOG.info("formed: world rank {} of {} is connected to every peer{}", world.rank(), world.worldSize(),
+                    elastic ? " (joined the running cluster)" : "");
+        }
         JoinString js = JoinString.parse(joinString);
         // a token-only enrolment authenticated the seed's CA: later polls pin it
         world.admissions(new SeedAdmissions(js.tokenOnly()
@@ -211,7 +225,8 @@ public final class QuicTransportProvider implements TransportProvider {
                 world.awaitAdmission();
             } catch (RuntimeException e) {
                 world.close();
-                throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: connected to the running"
+                throw new ClusterFormationException(new ErrorContext(Operation.JOIN, enrolment.rank(),
+                        enrolment.worldSize(), 0, -1, -1, -1), "failed: connected to the running"
                         + " cluster as world rank " + enrolment.rank() + " but the members did not admit it: "
                         + e.getMessage(), e);
             }

@@ -15,6 +15,7 @@ import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
 import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
 import io.nexar.internal.protocol.JoinRefusal;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.LogContext;
 import io.nexar.transport.quic.MemberCredentials;
 import io.nexar.transport.quic.PeerInfo;
 import io.nexar.transport.quic.security.ClusterCa;
@@ -245,8 +246,10 @@ public final class WorkerEnrolment {
                     admission = adm;
                 }
                 socket.setSoTimeout(1000); // bounds close(), which waits for the seed's close_notify
-                LOG.info("joined the cluster at {} as rank {} of {} (member {}){}", seed, accepted.rank(),
-                        accepted.worldSize(), accepted.memberId(), elastic ? " while it was running" : "");
+                try (var mdc = LogContext.scope(accepted.rank(), accepted.worldSize(), -1)) {
+                    LOG.info("join: joined the cluster at {} as rank {} of {} (member {}){}", seed, accepted.rank(),
+                            accepted.worldSize(), accepted.memberId(), elastic ? " while it was running" : "");
+                }
                 return new Enrolment(accepted.rank(), accepted.worldSize(), credentials, infos, admission);
             } catch (SocketTimeoutException e) {
                 throw failure("deadline of " + Units.formatRounded(deadline) + " passed waiting for the seed at " + seed
