@@ -143,6 +143,12 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
     /**
      * A configuration with these transport values and the defaults of every collective key.
      *
+     * @param p2pTimeout setting {@code p2p.timeout}
+     * @param closeTimeout setting {@code close.timeout}
+     * @param maxFrameBytes setting {@code max.frame.size}, in bytes
+     * @param chunkBytes setting {@code chunk.size}, in bytes
+     * @param unexpectedMaxBytes setting {@code unexpected.max.bytes}, in bytes
+     * @param sources where each key's value came from
      * @throws InvalidConfigurationException as the canonical constructor
      */
     public NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFrameBytes, long chunkBytes,
@@ -175,12 +181,20 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
                 (Integer) ConfigKey.RPC_MAX_IN_FLIGHT.parsedDefault(), sources);
     }
 
-    /** {@link #recoveryPolicy()} as the enum. */
+    /**
+     * {@link #recoveryPolicy()} as the enum.
+     *
+     * @return setting {@code recovery.policy} as the enum
+     */
     public RecoveryPolicy policy() {
         return RecoveryPolicy.fromKey(recoveryPolicy);
     }
 
-    /** The built-in defaults only; the environment and system properties are not read. */
+    /**
+     * The built-in defaults only; the environment and system properties are not read.
+     *
+     * @return the configuration of built-in defaults
+     */
     public static NexarConfig defaults() {
         return builder().ignoreEnvironment().build();
     }
@@ -189,6 +203,7 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * The defaults, overridden by {@code NEXAR_*} environment variables ({@link System#getenv()}), overridden by
      * {@code nexar.*} system properties ({@link System#getProperties()}).
      *
+     * @return the configuration of this process
      * @throws InvalidConfigurationException if a variable or property of a key is malformed or out of range, or a
      *         {@code NEXAR_*} variable or {@code nexar.*} property is not a setting (a misspelling): the message names
      *         it and the closest setting
@@ -201,6 +216,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * A builder that reads the process environment and system properties (at the time of this call) under its own
      * calls; replace them with {@link Builder#environment}, {@link Builder#systemProperties} or
      * {@link Builder#ignoreEnvironment()}.
+     *
+     * @return a new builder
      */
     public static Builder builder() {
         return new Builder(System.getenv(), snapshot(System.getProperties()));
@@ -211,6 +228,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * Its {@link Builder#build()} returns a configuration equal to this one; setters then override single keys. The
      * values count as set on the builder, so an {@link Builder#environment environment} given afterwards only affects
      * keys that still have their default.
+     *
+     * @return a builder holding this configuration
      */
     public Builder toBuilder() {
         var b = new Builder(Map.of(), Map.of());
@@ -242,6 +261,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
      * </pre>
      *
      * <p>{@code nexar info} prints it, and a node logs it once at start.
+     *
+     * @return the table, one line per key
      */
     public String describe() {
         int keyWidth = 0;
@@ -558,6 +579,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
          * Sets {@link ConfigKey#HANG_REPORT_AFTER}: how long an operation waits without progress before the rank
          * reports what it and the ranks it waits for are doing; {@link Duration#ZERO} for never.
          *
+         * @param after the time without progress before a hang report, or {@link Duration#ZERO} for never
+         * @return this builder
          * @throws InvalidConfigurationException if negative or longer than 24 hours
          */
         public Builder hangReportAfter(Duration after) {
@@ -567,6 +590,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         /**
          * Sets {@link ConfigKey#RPC_TIMEOUT}: the deadline of one remote call.
          *
+         * @param timeout the deadline of one remote call, positive
+         * @return this builder
          * @throws InvalidConfigurationException if not positive
          */
         public Builder rpcTimeout(Duration timeout) {
@@ -576,6 +601,8 @@ public record NexarConfig(Duration p2pTimeout, Duration closeTimeout, long maxFr
         /**
          * Sets {@link ConfigKey#RPC_MAX_IN_FLIGHT}: the most remote calls to one rank in flight at once.
          *
+         * @param calls the most calls to one rank in flight at once, in [1, 65536]
+         * @return this builder
          * @throws InvalidConfigurationException if not in [1, 65536]
          */
         public Builder rpcMaxInFlight(int calls) {
