@@ -16,7 +16,7 @@ public interface CollectiveHandle {
      */
     void await();
 
-    /** True once the operation ended, successfully or not; never blocks. */
+    /** {@return true once the operation ended, successfully or not; never blocks} */
     boolean isDone();
 
     /**
@@ -27,6 +27,6 @@ public interface CollectiveHandle {
      */
     boolean cancel();
 
-    /** The operation as a future, completed with null or exceptionally with its {@link NexarException}. */
+    /** {@return the operation as a future, completed with null or exceptionally with its {@link NexarException}} */
     CompletableFuture<Void> toCompletableFuture();
 }

@@ -17,6 +17,7 @@ package io.nexar;
  */
 public final class CollectiveMismatchException extends NexarException {
     private static final long serialVersionUID = 1L;
+    /** The part of the call the ranks disagree on. */
     private final Field field;
 
     /** The part of the call the ranks disagree on; the code travels in abort messages. */
@@ -47,12 +48,17 @@ public final class CollectiveMismatchException extends NexarException {
             this.code = code;
         }
 
-        /** The wire code. */
+        /** {@return the field's code in abort messages} */
         public int code() {
             return code;
         }
 
-        /** The field of a wire code, or null. */
+        /**
+         * The field of a wire code.
+         *
+         * @param code a code from an abort message
+         * @return the field with that code, or null if no field has it
+         */
         public static Field fromCode(int code) {
             for (Field f : values()) {
                 if (f.code == code) {
@@ -64,6 +70,8 @@ public final class CollectiveMismatchException extends NexarException {
     }
 
     /**
+     * Creates the exception; its message is the context's prefix followed by {@code detail}.
+     *
      * @param context where it happened; its peer is the other rank involved
      * @param field the field that differs
      * @param detail the rest of the message after the context prefix
@@ -73,7 +81,7 @@ public final class CollectiveMismatchException extends NexarException {
         this.field = field;
     }
 
-    /** The field the ranks disagree on. */
+    /** {@return the field the ranks disagree on} */
     public Field field() {
         return field;
     }

@@ -47,10 +47,18 @@ public interface Communicator extends AutoCloseable {
     /** The colour with which a rank takes part in {@link #split} without joining any new communicator. */
     int UNDEFINED = -1;
 
-    /** This process's rank in this communicator. */
+    /**
+     * This process's rank in this communicator.
+     *
+     * @return this process's rank, in [0, {@link #worldSize()})
+     */
     int rank();
 
-    /** The number of ranks in this communicator. */
+    /**
+     * The number of ranks in this communicator.
+     *
+     * @return the number of ranks, at least 1
+     */
     int worldSize();
 
     /**
@@ -58,10 +66,16 @@ public interface Communicator extends AutoCloseable {
      * the ranks it waits for, for how long), each pending receive, "idle since ..." for communicators with nothing in
      * progress, and the last hang report this process logged (docs/failure-model.md "Hang reports"). Never blocks on
      * other ranks; the format is for reading, not parsing.
+     *
+     * @return a human-readable report of several lines
      */
     String diagnostics();
 
-    /** The communicator's id, unique in the cluster; the world communicator is 0. */
+    /**
+     * The communicator's id, unique in the cluster; the world communicator is 0.
+     *
+     * @return this communicator's id
+     */
     int id();
 
     /**
@@ -75,6 +89,9 @@ public interface Communicator extends AutoCloseable {
      * <p>Closing the new communicator fails its pending operations on this process only and leaves this one (and the
      * world) open; closing the world ends every communicator of the process.
      *
+     * @param color the new communicator to join: ranks with the same color form one; negative ({@link #UNDEFINED})
+     *         joins none
+     * @param key orders the ranks within the new communicator (ties broken by rank in this one)
      * @return this rank's new communicator, or null if {@code color} is negative
      */
     Communicator split(int color, int key);
@@ -82,6 +99,8 @@ public interface Communicator extends AutoCloseable {
     /**
      * A new communicator with the same ranks in the same order and its own id: traffic with the same tags on the
      * two never mixes (a collective, like {@link #split}).
+     *
+     * @return the new communicator; this one stays open
      */
     Communicator dup();
 
@@ -170,7 +189,11 @@ public interface Communicator extends AutoCloseable {
      */
     Growth grow(java.util.function.Consumer<Growth> stateTransfer);
 
-    /** {@link #grow(java.util.function.Consumer)} without state transfer. */
+    /**
+     * {@link #grow(java.util.function.Consumer)} without state transfer.
+     *
+     * @return what changed (nothing when no worker was waiting)
+     */
     default Growth grow() {
         return grow(g -> { });
     }
@@ -180,6 +203,7 @@ public interface Communicator extends AutoCloseable {
      * (with the old-to-new rank map) and this process's exclusion. Events about failures already known are not
      * replayed.
      *
+     * @param listener called with each membership event, on a thread of nexar (keep it short)
      * @return the registration; close it to stop the events
      */
     MembershipWatch watch(java.util.function.Consumer<MembershipEvent> listener);
@@ -187,28 +211,64 @@ public interface Communicator extends AutoCloseable {
     /**
      * Sends the bytes of {@code data} (its whole size) to {@code dest}.
      *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the bytes to send
      * @throws IllegalArgumentException if dest is not in [0, worldSize) or tag is negative
      */
     void send(int dest, int tag, MemorySegment data);
 
-    /** Sends {@code data} as little-endian floats. */
+    /**
+     * Sends {@code data} as little-endian floats.
+     *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the floats to send
+     */
     void send(int dest, int tag, float[] data);
 
-    /** Sends {@code data} as little-endian doubles. */
+    /**
+     * Sends {@code data} as little-endian doubles.
+     *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the doubles to send
+     */
     void send(int dest, int tag, double[] data);
 
-    /** Sends {@code data} as little-endian 32-bit integers. */
+    /**
+     * Sends {@code data} as little-endian 32-bit integers.
+     *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the integers to send
+     */
     void send(int dest, int tag, int[] data);
 
-    /** Sends {@code data} as little-endian 64-bit integers. */
+    /**
+     * Sends {@code data} as little-endian 64-bit integers.
+     *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the integers to send
+     */
     void send(int dest, int tag, long[] data);
 
-    /** Sends the bytes of {@code data}. */
+    /**
+     * Sends the bytes of {@code data}.
+     *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the bytes to send
+     */
     void send(int dest, int tag, byte[] data);
 
     /**
      * Sends the contents of device memory: the buffer's adapter stages it to host memory first.
      *
+     * @param dest the rank to send to, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param data the device memory to send (its whole size)
      * @see io.nexar.device.DeviceAdapter
      */
     void send(int dest, int tag, DeviceBuffer data);
@@ -216,30 +276,71 @@ public interface Communicator extends AutoCloseable {
     /**
      * Receives the next message from {@code src} with {@code tag} into {@code buffer}.
      *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the message lands; its size is the largest message accepted
      * @return the number of bytes received, at most {@code buffer.byteSize()}
      * @throws MessageSizeMismatchException if the message is larger than the buffer
      */
     long recv(int src, int tag, MemorySegment buffer);
 
-    /** Receives floats; returns the number of elements received. */
+    /**
+     * Receives floats; returns the number of elements received.
+     *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the elements land; its length is the largest message accepted
+     * @return the number of elements received, at most {@code buffer.length}
+     */
     int recv(int src, int tag, float[] buffer);
 
-    /** Receives doubles; returns the number of elements received. */
+    /**
+     * Receives doubles; returns the number of elements received.
+     *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the elements land; its length is the largest message accepted
+     * @return the number of elements received, at most {@code buffer.length}
+     */
     int recv(int src, int tag, double[] buffer);
 
-    /** Receives 32-bit integers; returns the number of elements received. */
+    /**
+     * Receives 32-bit integers; returns the number of elements received.
+     *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the elements land; its length is the largest message accepted
+     * @return the number of elements received, at most {@code buffer.length}
+     */
     int recv(int src, int tag, int[] buffer);
 
-    /** Receives 64-bit integers; returns the number of elements received. */
+    /**
+     * Receives 64-bit integers; returns the number of elements received.
+     *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the elements land; its length is the largest message accepted
+     * @return the number of elements received, at most {@code buffer.length}
+     */
     int recv(int src, int tag, long[] buffer);
 
-    /** Receives bytes; returns the number of bytes received. */
+    /**
+     * Receives bytes; returns the number of bytes received.
+     *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the message lands; its length is the largest message accepted
+     * @return the number of elements received, at most {@code buffer.length}
+     */
     int recv(int src, int tag, byte[] buffer);
 
     /**
      * Receives into device memory: the message lands in host memory and the buffer's adapter copies it to the
      * device.
      *
+     * @param src the rank to receive from, in [0, worldSize)
+     * @param tag the message tag, in [0, {@link #MAX_TAG}]; the receiver matches on it
+     * @param buffer where the message lands on the device; its size is the largest message accepted
      * @return the number of bytes received
      */
     long recv(int src, int tag, DeviceBuffer buffer);
@@ -249,6 +350,7 @@ public interface Communicator extends AutoCloseable {
      * Remote procedure calls on this communicator: register functions by id, call them on any rank (in this
      * communicator's numbering), blocking or asynchronously. See {@link Rpc}.
      *
+     * @return this communicator's RPC service
      * @throws UnsupportedOperationException if this communicator was built without RPC (by hand, in tests)
      */
     Rpc rpc();
@@ -269,13 +371,21 @@ public interface Communicator extends AutoCloseable {
     /** Blocks until every rank of the communicator has called barrier (dissemination algorithm). */
     void barrier();
 
-    /** Starts a barrier. */
+    /**
+     * Starts a barrier.
+     *
+     * @return the barrier's handle, returned at once
+     */
     CollectiveHandle barrierAsync();
 
     /**
      * In place: every rank's {@code data} becomes the element-wise reduction of all ranks' {@code data}. Every rank
      * gets bit-identical results.
      *
+     * @param data this rank's input, replaced by the result
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
      * @throws IllegalArgumentException if count is negative, data holds fewer than count elements, or op does not
      *         apply to type
      */
@@ -283,28 +393,65 @@ public interface Communicator extends AutoCloseable {
         allReduce(data, data, type, count, op);
     }
 
-    /** Out of place: {@code out} receives the reduction of every rank's {@code in} ({@code in} is not written). */
+    /**
+     * Out of place: {@code out} receives the reduction of every rank's {@code in} ({@code in} is not written).
+     *
+     * @param in this rank's input, not written
+     * @param out receives the result ({@code count} elements); may be {@code in}
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
+     */
     void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** Starts an allReduce ({@code in} may equal {@code out}). */
+    /**
+     * Starts an allReduce ({@code in} may equal {@code out}).
+     *
+     * @param in this rank's input
+     * @param out receives the result ({@code count} elements); may be {@code in}
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** In-place allReduce of floats. */
+    /**
+     * In-place allReduce of floats.
+     *
+     * @param data this rank's floats, replaced by the reduction of every rank's
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(float[] data, ReduceOp op) {
         Arrays2.allReduce(this, data, op);
     }
 
-    /** In-place allReduce of doubles. */
+    /**
+     * In-place allReduce of doubles.
+     *
+     * @param data this rank's doubles, replaced by the reduction of every rank's
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(double[] data, ReduceOp op) {
         Arrays2.allReduce(this, data, op);
     }
 
-    /** In-place allReduce of 32-bit integers. */
+    /**
+     * In-place allReduce of 32-bit integers.
+     *
+     * @param data this rank's integers, replaced by the reduction of every rank's
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(int[] data, ReduceOp op) {
         Arrays2.allReduce(this, data, op);
     }
 
-    /** In-place allReduce of 64-bit integers. */
+    /**
+     * In-place allReduce of 64-bit integers.
+     *
+     * @param data this rank's integers, replaced by the reduction of every rank's
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(long[] data, ReduceOp op) {
         Arrays2.allReduce(this, data, op);
     }
@@ -321,30 +468,60 @@ public interface Communicator extends AutoCloseable {
      * <p>First version: the buckets are copied into one staging buffer (kept between calls), reduced there and copied
      * back, so a call costs two local copies of the total size (docs/collectives.md, "Bucketed allReduce").
      *
+     * @param buckets the buffers reduced in place, each a whole number of elements
+     * @param type the type of the elements
+     * @param op the reduction operator; it must apply to the type
      * @throws IllegalArgumentException if a bucket is null, read-only or not a whole number of elements, or op does
      *         not apply to type
      */
     void allReduce(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op);
 
-    /** Starts a bucketed allReduce; the buckets belong to the operation until it ends. */
+    /**
+     * Starts a bucketed allReduce; the buckets belong to the operation until it ends.
+     *
+     * @param buckets the buffers reduced in place, each a whole number of elements
+     * @param type the type of the elements
+     * @param op the reduction operator; it must apply to the type
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allReduceAsync(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op);
 
-    /** Bucketed allReduce of float arrays, in place. */
+    /**
+     * Bucketed allReduce of float arrays, in place.
+     *
+     * @param buckets the arrays reduced in place (same lengths in the same order on every rank)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(float[][] buckets, ReduceOp op) {
         Arrays2.allReduceBuckets(this, buckets, DataType.F32, op);
     }
 
-    /** Bucketed allReduce of double arrays, in place. */
+    /**
+     * Bucketed allReduce of double arrays, in place.
+     *
+     * @param buckets the arrays reduced in place (same lengths in the same order on every rank)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(double[][] buckets, ReduceOp op) {
         Arrays2.allReduceBuckets(this, buckets, DataType.F64, op);
     }
 
-    /** Bucketed allReduce of 32-bit integer arrays, in place. */
+    /**
+     * Bucketed allReduce of 32-bit integer arrays, in place.
+     *
+     * @param buckets the arrays reduced in place (same lengths in the same order on every rank)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(int[][] buckets, ReduceOp op) {
         Arrays2.allReduceBuckets(this, buckets, DataType.I32, op);
     }
 
-    /** Bucketed allReduce of 64-bit integer arrays, in place. */
+    /**
+     * Bucketed allReduce of 64-bit integer arrays, in place.
+     *
+     * @param buckets the arrays reduced in place (same lengths in the same order on every rank)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void allReduce(long[][] buckets, ReduceOp op) {
         Arrays2.allReduceBuckets(this, buckets, DataType.I64, op);
     }
@@ -366,22 +543,54 @@ public interface Communicator extends AutoCloseable {
      * bucketed allReduce). A payload that breaks its format (docs/protocol.md) fails the call with a
      * {@link ProtocolException} naming the rank that sent it, before anything is written.
      *
+     * @param data this rank's input, replaced by the result
+     * @param type the element type: F16, BF16, F32 or F64
+     * @param count the number of elements of {@code data}
+     * @param op SUM or AVG
+     * @param compressor selects the elements each rank sends (the same kind and resulting k on every rank)
+     * @param residual the error-feedback residual of this tensor ({@code count} elements, F64 for F64 data, F32
+     *         otherwise), updated
      * @throws IllegalArgumentException if type is not F16, BF16, F32 or F64, op is not SUM or AVG, count is negative or
      *         above 2^31 - 9, or a buffer is too small, read-only or the two overlap
      */
     void allReduceCompressed(MemorySegment data, DataType type, long count, ReduceOp op, Compressor compressor,
                              MemorySegment residual);
 
-    /** Starts a compressed allReduce (the compression runs on the calling thread before this returns). */
+    /**
+     * Starts a compressed allReduce (the compression runs on the calling thread before this returns).
+     *
+     * @param data this rank's input, replaced by the result
+     * @param type the element type: F16, BF16, F32 or F64
+     * @param count the number of elements of {@code data}
+     * @param op SUM or AVG
+     * @param compressor selects the elements each rank sends (the same kind and resulting k on every rank)
+     * @param residual the error-feedback residual of this tensor ({@code count} elements, F64 for F64 data, F32
+     *         otherwise), updated
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allReduceCompressedAsync(MemorySegment data, DataType type, long count, ReduceOp op,
                                               Compressor compressor, MemorySegment residual);
 
-    /** Compressed allReduce of floats with a float residual of the same length. */
+    /**
+     * Compressed allReduce of floats with a float residual of the same length.
+     *
+     * @param data this rank's floats, replaced by the result
+     * @param op SUM or AVG
+     * @param compressor selects the elements each rank sends (the same kind and resulting k on every rank)
+     * @param residual the error-feedback residual of this tensor (same length as data), updated
+     */
     default void allReduceCompressed(float[] data, ReduceOp op, Compressor compressor, float[] residual) {
         Arrays2.allReduceCompressed(this, data, op, compressor, residual);
     }
 
-    /** Compressed allReduce of doubles with a double residual of the same length. */
+    /**
+     * Compressed allReduce of doubles with a double residual of the same length.
+     *
+     * @param data this rank's doubles, replaced by the result
+     * @param op SUM or AVG
+     * @param compressor selects the elements each rank sends (the same kind and resulting k on every rank)
+     * @param residual the error-feedback residual of this tensor (same length as data), updated
+     */
     default void allReduceCompressed(double[] data, ReduceOp op, Compressor compressor, double[] residual) {
         Arrays2.allReduceCompressed(this, data, op, compressor, residual);
     }
@@ -389,29 +598,61 @@ public interface Communicator extends AutoCloseable {
     /**
      * Copies {@code root}'s {@code count} elements of {@code data} into every other rank's {@code data}.
      *
+     * @param data the root's elements to send; on the other ranks, receives them
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param root the rank whose data is copied, in [0, worldSize)
      * @throws IllegalArgumentException if root is not in [0, worldSize) or data is too small
      */
     void broadcast(MemorySegment data, DataType type, long count, int root);
 
-    /** Starts a broadcast. */
+    /**
+     * Starts a broadcast.
+     *
+     * @param data the root's elements to send; on the other ranks, receives them
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param root the rank whose data is copied, in [0, worldSize)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root);
 
-    /** Broadcast of floats. */
+    /**
+     * Broadcast of floats.
+     *
+     * @param data the root's elements to send; on the other ranks, receives them (same length on every rank)
+     * @param root the rank whose data is copied, in [0, worldSize)
+     */
     default void broadcast(float[] data, int root) {
         Arrays2.broadcast(this, data, root);
     }
 
-    /** Broadcast of doubles. */
+    /**
+     * Broadcast of doubles.
+     *
+     * @param data the root's elements to send; on the other ranks, receives them (same length on every rank)
+     * @param root the rank whose data is copied, in [0, worldSize)
+     */
     default void broadcast(double[] data, int root) {
         Arrays2.broadcast(this, data, root);
     }
 
-    /** Broadcast of 32-bit integers. */
+    /**
+     * Broadcast of 32-bit integers.
+     *
+     * @param data the root's elements to send; on the other ranks, receives them (same length on every rank)
+     * @param root the rank whose data is copied, in [0, worldSize)
+     */
     default void broadcast(int[] data, int root) {
         Arrays2.broadcast(this, data, root);
     }
 
-    /** Broadcast of 64-bit integers. */
+    /**
+     * Broadcast of 64-bit integers.
+     *
+     * @param data the root's elements to send; on the other ranks, receives them (same length on every rank)
+     * @param root the rank whose data is copied, in [0, worldSize)
+     */
     default void broadcast(long[] data, int root) {
         Arrays2.broadcast(this, data, root);
     }
@@ -419,153 +660,430 @@ public interface Communicator extends AutoCloseable {
     /**
      * Reduces every rank's {@code in} into {@code root}'s {@code out} ({@code out} may equal {@code in}; on other
      * ranks it is ignored and may be null).
+     *
+     * @param in this rank's input
+     * @param out receives the result on the root (may be {@code in}); ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param op the reduction operator; it must apply to the type
+     * @param root the rank that receives the result, in [0, worldSize)
      */
     void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root);
 
-    /** Starts a reduce. */
+    /**
+     * Starts a reduce.
+     *
+     * @param in this rank's input
+     * @param out receives the result on the root (may be {@code in}); ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param op the reduction operator; it must apply to the type
+     * @param root the rank that receives the result, in [0, worldSize)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                  int root);
 
-    /** reduce of floats: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    /**
+     * reduce of floats: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}.
+     *
+     * @param in this rank's input
+     * @param out receives the result on the root (same length as {@code in}); ignored elsewhere, may be null
+     * @param op the reduction operator; it must apply to the type
+     * @param root the rank that receives the result, in [0, worldSize)
+     */
     default void reduce(float[] in, float[] out, ReduceOp op, int root) {
         Arrays2.reduce(this, in, out, op, root);
     }
 
-    /** reduce of doubles: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    /**
+     * reduce of doubles: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}.
+     *
+     * @param in this rank's input
+     * @param out receives the result on the root (same length as {@code in}); ignored elsewhere, may be null
+     * @param op the reduction operator; it must apply to the type
+     * @param root the rank that receives the result, in [0, worldSize)
+     */
     default void reduce(double[] in, double[] out, ReduceOp op, int root) {
         Arrays2.reduce(this, in, out, op, root);
     }
 
-    /** reduce of 32-bit integers: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    /**
+     * reduce of 32-bit integers: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}.
+     *
+     * @param in this rank's input
+     * @param out receives the result on the root (same length as {@code in}); ignored elsewhere, may be null
+     * @param op the reduction operator; it must apply to the type
+     * @param root the rank that receives the result, in [0, worldSize)
+     */
     default void reduce(int[] in, int[] out, ReduceOp op, int root) {
         Arrays2.reduce(this, in, out, op, root);
     }
 
-    /** reduce of 64-bit integers: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}. */
+    /**
+     * reduce of 64-bit integers: {@code out} (root only; may be null elsewhere) receives the reduction of every rank's {@code in}.
+     *
+     * @param in this rank's input
+     * @param out receives the result on the root (same length as {@code in}); ignored elsewhere, may be null
+     * @param op the reduction operator; it must apply to the type
+     * @param root the rank that receives the result, in [0, worldSize)
+     */
     default void reduce(long[] in, long[] out, ReduceOp op, int root) {
         Arrays2.reduce(this, in, out, op, root);
     }
 
-    /** {@code out} (worldSize x count elements) receives every rank's {@code count} elements of {@code in}. */
+    /**
+     * {@code out} (worldSize x count elements) receives every rank's {@code count} elements of {@code in}.
+     *
+     * @param in this rank's {@code count} elements
+     * @param out receives worldSize x count elements, rank j's at block j
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     */
     void allGather(MemorySegment in, MemorySegment out, DataType type, long count);
 
-    /** Starts an allGather. */
+    /**
+     * Starts an allGather.
+     *
+     * @param in this rank's {@code count} elements
+     * @param out receives worldSize x count elements, rank j's at block j
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count);
 
-    /** allGather of floats: {@code out} holds worldSize x in.length elements. */
+    /**
+     * allGather of floats: {@code out} holds worldSize x in.length elements.
+     *
+     * @param in this rank's elements (same length on every rank)
+     * @param out receives worldSize x in.length elements, rank j's at block j
+     */
     default void allGather(float[] in, float[] out) {
         Arrays2.allGather(this, in, out);
     }
 
-    /** allGather of doubles: {@code out} holds worldSize x in.length elements. */
+    /**
+     * allGather of doubles: {@code out} holds worldSize x in.length elements.
+     *
+     * @param in this rank's elements (same length on every rank)
+     * @param out receives worldSize x in.length elements, rank j's at block j
+     */
     default void allGather(double[] in, double[] out) {
         Arrays2.allGather(this, in, out);
     }
 
-    /** allGather of 32-bit integers: {@code out} holds worldSize x in.length elements. */
+    /**
+     * allGather of 32-bit integers: {@code out} holds worldSize x in.length elements.
+     *
+     * @param in this rank's elements (same length on every rank)
+     * @param out receives worldSize x in.length elements, rank j's at block j
+     */
     default void allGather(int[] in, int[] out) {
         Arrays2.allGather(this, in, out);
     }
 
-    /** allGather of 64-bit integers: {@code out} holds worldSize x in.length elements. */
+    /**
+     * allGather of 64-bit integers: {@code out} holds worldSize x in.length elements.
+     *
+     * @param in this rank's elements (same length on every rank)
+     * @param out receives worldSize x in.length elements, rank j's at block j
+     */
     default void allGather(long[] in, long[] out) {
         Arrays2.allGather(this, in, out);
     }
 
-    /** allGather with {@code counts[j]} elements from rank j, packed in rank order in {@code out}. */
+    /**
+     * allGather with {@code counts[j]} elements from rank j, packed in rank order in {@code out}.
+     *
+     * @param in this rank's {@code counts[rank]} elements
+     * @param out receives the sum of counts elements, in rank order
+     * @param type the type of the elements
+     * @param counts the number of elements from each rank, indexed by rank (the same on every rank)
+     */
     void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts);
 
-    /** Starts an allGatherV. */
+    /**
+     * Starts an allGatherV.
+     *
+     * @param in this rank's {@code counts[rank]} elements
+     * @param out receives the sum of counts elements, in rank order
+     * @param type the type of the elements
+     * @param counts the number of elements from each rank, indexed by rank (the same on every rank)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allGatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts);
 
     /**
      * {@code in} holds worldSize blocks of {@code count} elements; rank r's {@code out} receives the reduction over all
      * ranks of block r.
+     *
+     * @param in worldSize blocks of {@code count} elements; block r is reduced into rank r's out
+     * @param out receives this rank's block of the reduction ({@code count} elements)
+     * @param type the type of the elements
+     * @param count the number of elements of each block
+     * @param op the reduction operator; it must apply to the type
      */
     void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** Starts a reduceScatter. */
+    /**
+     * Starts a reduceScatter.
+     *
+     * @param in worldSize blocks of {@code count} elements; block r is reduced into rank r's out
+     * @param out receives this rank's block of the reduction ({@code count} elements)
+     * @param type the type of the elements
+     * @param count the number of elements of each block
+     * @param op the reduction operator; it must apply to the type
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** reduceScatter of floats: {@code in} holds worldSize x out.length elements. */
+    /**
+     * reduceScatter of floats: {@code in} holds worldSize x out.length elements.
+     *
+     * @param in worldSize blocks of out.length elements
+     * @param out receives this rank's block of the reduction
+     * @param op the reduction operator; it must apply to the type
+     */
     default void reduceScatter(float[] in, float[] out, ReduceOp op) {
         Arrays2.reduceScatter(this, in, out, op);
     }
 
-    /** reduceScatter of doubles: {@code in} holds worldSize x out.length elements. */
+    /**
+     * reduceScatter of doubles: {@code in} holds worldSize x out.length elements.
+     *
+     * @param in worldSize blocks of out.length elements
+     * @param out receives this rank's block of the reduction
+     * @param op the reduction operator; it must apply to the type
+     */
     default void reduceScatter(double[] in, double[] out, ReduceOp op) {
         Arrays2.reduceScatter(this, in, out, op);
     }
 
-    /** reduceScatter of 32-bit integers: {@code in} holds worldSize x out.length elements. */
+    /**
+     * reduceScatter of 32-bit integers: {@code in} holds worldSize x out.length elements.
+     *
+     * @param in worldSize blocks of out.length elements
+     * @param out receives this rank's block of the reduction
+     * @param op the reduction operator; it must apply to the type
+     */
     default void reduceScatter(int[] in, int[] out, ReduceOp op) {
         Arrays2.reduceScatter(this, in, out, op);
     }
 
-    /** reduceScatter of 64-bit integers: {@code in} holds worldSize x out.length elements. */
+    /**
+     * reduceScatter of 64-bit integers: {@code in} holds worldSize x out.length elements.
+     *
+     * @param in worldSize blocks of out.length elements
+     * @param out receives this rank's block of the reduction
+     * @param op the reduction operator; it must apply to the type
+     */
     default void reduceScatter(long[] in, long[] out, ReduceOp op) {
         Arrays2.reduceScatter(this, in, out, op);
     }
 
-    /** Block j of {@code in} ({@code count} elements) goes to rank j; block j of {@code out} comes from rank j. */
+    /**
+     * Block j of {@code in} ({@code count} elements) goes to rank j; block j of {@code out} comes from rank j.
+     *
+     * @param in worldSize blocks of {@code count} elements; block j goes to rank j
+     * @param out receives worldSize blocks of {@code count} elements; block j comes from rank j
+     * @param type the type of the elements
+     * @param count the number of elements of each block
+     */
     void allToAll(MemorySegment in, MemorySegment out, DataType type, long count);
 
-    /** Starts an allToAll. */
+    /**
+     * Starts an allToAll.
+     *
+     * @param in worldSize blocks of {@code count} elements; block j goes to rank j
+     * @param out receives worldSize blocks of {@code count} elements; block j comes from rank j
+     * @param type the type of the elements
+     * @param count the number of elements of each block
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allToAllAsync(MemorySegment in, MemorySegment out, DataType type, long count);
 
-    /** allToAll with {@code sendCounts[j]} elements to and {@code recvCounts[j]} from rank j, packed in rank order. */
+    /**
+     * allToAll with {@code sendCounts[j]} elements to and {@code recvCounts[j]} from rank j, packed in rank order.
+     *
+     * @param in the elements this rank sends, packed in rank order
+     * @param sendCounts the number of elements to each rank, indexed by rank
+     * @param out receives the elements from every rank, packed in rank order
+     * @param recvCounts the number of elements from each rank, indexed by rank
+     * @param type the type of the elements
+     */
     void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type);
 
-    /** Starts an allToAllV. */
+    /**
+     * Starts an allToAllV.
+     *
+     * @param in the elements this rank sends, packed in rank order
+     * @param sendCounts the number of elements to each rank, indexed by rank
+     * @param out receives the elements from every rank, packed in rank order
+     * @param recvCounts the number of elements from each rank, indexed by rank
+     * @param type the type of the elements
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle allToAllVAsync(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
                                     DataType type);
 
-    /** {@code root}'s {@code out} (worldSize x count) receives every rank's {@code in}; out may be null elsewhere. */
+    /**
+     * {@code root}'s {@code out} (worldSize x count) receives every rank's {@code in}; out may be null elsewhere.
+     *
+     * @param in this rank's {@code count} elements
+     * @param out on the root, receives worldSize x count elements, rank j's at block j; ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param root the rank that receives, in [0, worldSize)
+     */
     void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root);
 
-    /** Starts a gather. */
+    /**
+     * Starts a gather.
+     *
+     * @param in this rank's {@code count} elements
+     * @param out on the root, receives worldSize x count elements, rank j's at block j; ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param root the rank that receives, in [0, worldSize)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle gatherAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root);
 
-    /** gather with {@code counts[j]} elements from rank j (every rank passes the same counts). */
+    /**
+     * gather with {@code counts[j]} elements from rank j (every rank passes the same counts).
+     *
+     * @param in this rank's {@code counts[rank]} elements
+     * @param out on the root, receives the sum of counts elements in rank order; ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param counts the number of elements from each rank, indexed by rank (the same on every rank)
+     * @param root the rank that receives, in [0, worldSize)
+     */
     void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
-    /** Starts a gatherV. */
+    /**
+     * Starts a gatherV.
+     *
+     * @param in this rank's {@code counts[rank]} elements
+     * @param out on the root, receives the sum of counts elements in rank order; ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param counts the number of elements from each rank, indexed by rank (the same on every rank)
+     * @param root the rank that receives, in [0, worldSize)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle gatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
-    /** Rank j's {@code out} receives block j of {@code root}'s {@code in}; in may be null elsewhere. */
+    /**
+     * Rank j's {@code out} receives block j of {@code root}'s {@code in}; in may be null elsewhere.
+     *
+     * @param in on the root, worldSize blocks of {@code count} elements, block j for rank j; ignored elsewhere, may be
+     *         null
+     * @param out receives this rank's block ({@code count} elements)
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param root the rank that sends, in [0, worldSize)
+     */
     void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root);
 
-    /** Starts a scatter. */
+    /**
+     * Starts a scatter.
+     *
+     * @param in on the root, worldSize blocks of {@code count} elements, block j for rank j; ignored elsewhere, may be
+     *         null
+     * @param out receives this rank's block ({@code count} elements)
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param root the rank that sends, in [0, worldSize)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle scatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root);
 
-    /** scatter with {@code counts[j]} elements for rank j (every rank passes the same counts). */
+    /**
+     * scatter with {@code counts[j]} elements for rank j (every rank passes the same counts).
+     *
+     * @param in on the root, the elements for every rank packed in rank order; ignored elsewhere, may be null
+     * @param out receives this rank's {@code counts[rank]} elements
+     * @param type the type of the elements
+     * @param counts the number of elements for each rank, indexed by rank (the same on every rank)
+     * @param root the rank that sends, in [0, worldSize)
+     */
     void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
-    /** Starts a scatterV. */
+    /**
+     * Starts a scatterV.
+     *
+     * @param in on the root, the elements for every rank packed in rank order; ignored elsewhere, may be null
+     * @param out receives this rank's {@code counts[rank]} elements
+     * @param type the type of the elements
+     * @param counts the number of elements for each rank, indexed by rank (the same on every rank)
+     * @param root the rank that sends, in [0, worldSize)
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle scatterVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
-    /** Inclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r); AVG divides by r + 1. */
+    /**
+     * Inclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r); AVG divides by r + 1.
+     *
+     * @param in this rank's input
+     * @param out receives the inclusive prefix reduction up to this rank (same number of elements)
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
+     */
     void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** Starts a scan. */
+    /**
+     * Starts a scan.
+     *
+     * @param in this rank's input
+     * @param out receives the inclusive prefix reduction up to this rank (same number of elements)
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle scanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** Inclusive scan of floats. */
+    /**
+     * Inclusive scan of floats.
+     *
+     * @param in this rank's input
+     * @param out receives the inclusive prefix reduction up to this rank (same number of elements)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void scan(float[] in, float[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, false);
     }
 
-    /** Inclusive scan of doubles. */
+    /**
+     * Inclusive scan of doubles.
+     *
+     * @param in this rank's input
+     * @param out receives the inclusive prefix reduction up to this rank (same number of elements)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void scan(double[] in, double[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, false);
     }
 
-    /** Inclusive scan of 32-bit integers. */
+    /**
+     * Inclusive scan of 32-bit integers.
+     *
+     * @param in this rank's input
+     * @param out receives the inclusive prefix reduction up to this rank (same number of elements)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void scan(int[] in, int[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, false);
     }
 
-    /** Inclusive scan of 64-bit integers. */
+    /**
+     * Inclusive scan of 64-bit integers.
+     *
+     * @param in this rank's input
+     * @param out receives the inclusive prefix reduction up to this rank (same number of elements)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void scan(long[] in, long[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, false);
     }
@@ -573,28 +1091,67 @@ public interface Communicator extends AutoCloseable {
     /**
      * Exclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r-1); rank 0 gets the operator's identity
      * (0 for SUM and AVG, 1 for PROD, the type's largest value for MIN, smallest for MAX, all ones for BAND).
+     *
+     * @param in this rank's input
+     * @param out receives the reduction of the ranks before this one (the identity on rank 0)
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
      */
     void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** Starts an exclusiveScan. */
+    /**
+     * Starts an exclusiveScan.
+     *
+     * @param in this rank's input
+     * @param out receives the reduction of the ranks before this one (the identity on rank 0)
+     * @param type the type of the elements
+     * @param count the number of elements
+     * @param op the reduction operator; it must apply to the type
+     * @return the operation's handle, returned at once; await it before touching the buffers again
+     */
     CollectiveHandle exclusiveScanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op);
 
-    /** Exclusive scan of floats. */
+    /**
+     * Exclusive scan of floats.
+     *
+     * @param in this rank's input
+     * @param out receives the reduction of the ranks before this one (the identity on rank 0)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void exclusiveScan(float[] in, float[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, true);
     }
 
-    /** Exclusive scan of doubles. */
+    /**
+     * Exclusive scan of doubles.
+     *
+     * @param in this rank's input
+     * @param out receives the reduction of the ranks before this one (the identity on rank 0)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void exclusiveScan(double[] in, double[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, true);
     }
 
-    /** Exclusive scan of 32-bit integers. */
+    /**
+     * Exclusive scan of 32-bit integers.
+     *
+     * @param in this rank's input
+     * @param out receives the reduction of the ranks before this one (the identity on rank 0)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void exclusiveScan(int[] in, int[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, true);
     }
 
-    /** Exclusive scan of 64-bit integers. */
+    /**
+     * Exclusive scan of 64-bit integers.
+     *
+     * @param in this rank's input
+     * @param out receives the reduction of the ranks before this one (the identity on rank 0)
+     * @param op the reduction operator; it must apply to the type
+     */
     default void exclusiveScan(long[] in, long[] out, ReduceOp op) {
         Arrays2.scan(this, in, out, op, true);
     }

@@ -15,6 +15,9 @@ public sealed interface Compressor permits Compressor.TopK, Compressor.RandomK {
     /**
      * How many elements a rank sends for a buffer of {@code count} elements: at least 1 (0 for an empty buffer) and at
      * most {@code count}.
+     *
+     * @param count the number of elements of the buffer
+     * @return the number of elements sent for it
      */
     long kept(long count);
 
@@ -38,12 +41,22 @@ public sealed interface Compressor permits Compressor.TopK, Compressor.RandomK {
             }
         }
 
-        /** Top-k sending {@code k} elements per call (all of them if the buffer is smaller). */
+        /**
+         * Top-k sending {@code k} elements per call (all of them if the buffer is smaller).
+         *
+         * @param k elements sent per call, at least 1
+         * @return the compressor
+         */
         public static TopK count(long k) {
             return new TopK(k, 0);
         }
 
-        /** Top-k sending {@code ceil(count * ratio)} elements per call, for example 0.01 for 1%. */
+        /**
+         * Top-k sending {@code ceil(count * ratio)} elements per call, for example 0.01 for 1%.
+         *
+         * @param ratio fraction of the elements sent per call, in (0, 1]
+         * @return the compressor
+         */
         public static TopK ratio(double ratio) {
             return new TopK(0, ratio);
         }

@@ -162,7 +162,7 @@ public enum ConfigKey {
             this.noun = noun;
         }
 
-        /** The name used in {@code docs/config.md}, for example {@code duration}. */
+        /** {@return the name used in {@code docs/config.md}, for example {@code duration}} */
         public String displayName() {
             return name().toLowerCase(Locale.ROOT);
         }
@@ -287,17 +287,17 @@ public enum ConfigKey {
         return Optional.empty();
     }
 
-    /** The key name, lower case with dots, for example {@code p2p.timeout}. */
+    /** {@return the key name, lower case with dots, for example {@code p2p.timeout}} */
     public String key() {
         return key;
     }
 
-    /** The environment variable: {@code NEXAR_} and the key in upper snake case ({@code NEXAR_P2P_TIMEOUT}). */
+    /** {@return the environment variable: {@code NEXAR_} and the key in upper snake case ({@code NEXAR_P2P_TIMEOUT})} */
     public String envVar() {
         return "NEXAR_" + key.replace('.', '_').toUpperCase(Locale.ROOT);
     }
 
-    /** The system property: {@code nexar.} and the key ({@code nexar.p2p.timeout}). */
+    /** {@return the system property: {@code nexar.} and the key ({@code nexar.p2p.timeout})} */
     public String systemProperty() {
         return "nexar." + key;
     }
@@ -306,22 +306,24 @@ public enum ConfigKey {
      * The name a command-line flag for this key takes: {@code --} and the key with dashes ({@code --p2p-timeout}).
      * The {@code nexar} commands have no flag per key (their workers read the environment); a program with its own
      * command line can use this name.
+     *
+     * @return the flag, for example {@code --p2p-timeout}
      */
     public String flag() {
         return "--" + key.replace('.', '-');
     }
 
-    /** The kind of value this key takes. */
+    /** {@return the kind of value this key takes} */
     public Type type() {
         return type;
     }
 
-    /** The built-in default as text, for example {@code 30s}. */
+    /** {@return the built-in default as text, for example {@code 30s}} */
     public String defaultValue() {
         return defaultValue;
     }
 
-    /** The values an {@link Type#ENUM} key accepts, as their text (for example {@code tcp-plain}); else empty. */
+    /** {@return the values an {@link Type#ENUM} key accepts, as their text (for example {@code tcp-plain}); empty for other types} */
     public List<String> choices() {
         return choices;
     }
@@ -329,6 +331,8 @@ public enum ConfigKey {
     /**
      * The allowed values in words, for example {@code 4KiB to 1GiB}, {@code > 0s} or {@code ring, tree}; for
      * {@code docs/config.md}.
+     *
+     * @return the allowed values in words
      */
     public String allowed() {
         return switch (type) {
@@ -347,7 +351,7 @@ public enum ConfigKey {
         };
     }
 
-    /** One line on what the setting does. */
+    /** {@return one line on what the setting does} */
     public String description() {
         return description;
     }

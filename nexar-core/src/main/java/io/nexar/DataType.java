@@ -34,12 +34,12 @@ public enum DataType {
         this.floatingPoint = floatingPoint;
     }
 
-    /** Size of one element in bytes. */
+    /** {@return the size of one element in bytes} */
     public int byteSize() {
         return byteSize;
     }
 
-    /** True for F16, BF16, F32 and F64. */
+    /** {@return true for F16, BF16, F32 and F64} */
     public boolean isFloatingPoint() {
         return floatingPoint;
     }

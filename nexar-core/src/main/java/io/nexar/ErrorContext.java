@@ -18,28 +18,49 @@ package io.nexar;
 public record ErrorContext(Operation operation, int rank, int worldSize, int communicator, long sequence, int tag,
                            int peer) {
 
+    /** Checks that the operation is given. */
     public ErrorContext {
         if (operation == null) {
             throw new IllegalArgumentException("operation must not be null");
         }
     }
 
-    /** A context that knows only the operation and nothing about the cluster (before formation). */
+    /**
+     * A context that knows only the operation and nothing about the cluster (before formation).
+     *
+     * @param operation the operation that failed
+     * @return the context, with every numeric field -1
+     */
     public static ErrorContext of(Operation operation) {
         return new ErrorContext(operation, -1, -1, -1, -1, -1, -1);
     }
 
-    /** A context for a point-to-point operation. */
+    /**
+     * A context for a point-to-point operation.
+     *
+     * @param operation the operation that failed
+     * @param rank the local rank
+     * @param worldSize the communicator's size
+     * @param communicator the communicator id
+     * @param tag the user tag
+     * @param peer the remote rank, -1 if none (a receive from any source)
+     * @return the context, without a sequence number
+     */
     public static ErrorContext p2p(Operation operation, int rank, int worldSize, int communicator, int tag, int peer) {
         return new ErrorContext(operation, rank, worldSize, communicator, -1, tag, peer);
     }
 
-    /** This context with another peer. */
+    /**
+     * This context with another peer.
+     *
+     * @param newPeer the remote rank involved
+     * @return a copy of this context with {@code newPeer} as its peer
+     */
     public ErrorContext withPeer(int newPeer) {
         return new ErrorContext(operation, rank, worldSize, communicator, sequence, tag, newPeer);
     }
 
-    /** The standard message prefix: {@code recv on rank 2 (world 4, comm 0, tag 7)}. */
+    /** {@return the standard message prefix, for example {@code recv on rank 2 (world 4, comm 0, tag 7)}} */
     public String describe() {
         var sb = new StringBuilder(operation.displayName());
         if (rank >= 0) {

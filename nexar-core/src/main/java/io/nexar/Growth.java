@@ -20,12 +20,12 @@ public record Growth(int previousSize, int size, boolean joinedNow) {
         }
     }
 
-    /** How many ranks were admitted. */
+    /** {@return how many ranks were admitted} */
     public int added() {
         return size - previousSize;
     }
 
-    /** True if ranks were admitted. */
+    /** {@return true if ranks were admitted} */
     public boolean grew() {
         return size > previousSize;
     }

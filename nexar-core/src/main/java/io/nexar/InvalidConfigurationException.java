@@ -13,11 +13,16 @@ package io.nexar;
  */
 public final class InvalidConfigurationException extends NexarException {
     private static final long serialVersionUID = 1L;
+    /** The name as the user wrote it. */
     private final String setting;
+    /** The offending value as text. */
     private final String value;
+    /** What was expected, or null for an unknown name. */
     private final String expected;
 
     /**
+     * Creates the exception for an invalid value.
+     *
      * @param setting the name as the user wrote it: an environment variable, a system property or a builder method
      * @param value the offending value as text
      * @param expected what was expected
@@ -51,12 +56,12 @@ public final class InvalidConfigurationException extends NexarException {
                 + " (docs/config.md lists them)", null);
     }
 
-    /** The setting's name as the user wrote it. */
+    /** {@return the setting's name as the user wrote it} */
     public String setting() {
         return setting;
     }
 
-    /** The offending value. */
+    /** {@return the offending value} */
     public String value() {
         return value;
     }

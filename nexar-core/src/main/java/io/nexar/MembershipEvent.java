@@ -10,7 +10,7 @@ import java.util.List;
 public sealed interface MembershipEvent permits MembershipEvent.RankFailed, MembershipEvent.Rebuilt,
         MembershipEvent.Grown, MembershipEvent.Excluded {
 
-    /** The communicator the event is about, as it was numbered when the event happened. */
+    /** {@return the id of the communicator the event is about, as it was when the event happened} */
     int communicator();
 
     /**

@@ -10,10 +10,14 @@ package io.nexar;
  */
 public final class MessageSizeMismatchException extends NexarException {
     private static final long serialVersionUID = 1L;
+    /** The size the sender sent, in bytes. */
     private final long messageBytes;
+    /** The size of the receive buffer, in bytes. */
     private final long bufferBytes;
 
     /**
+     * Creates the exception; its message names both sizes and the sender.
+     *
      * @param context where it happened; its peer is the sender
      * @param messageBytes the size the sender sent
      * @param bufferBytes the size of the receive buffer
@@ -25,12 +29,12 @@ public final class MessageSizeMismatchException extends NexarException {
         this.bufferBytes = bufferBytes;
     }
 
-    /** Size of the message that was sent, in bytes. */
+    /** {@return the size of the message that was sent, in bytes} */
     public long messageBytes() {
         return messageBytes;
     }
 
-    /** Size of the buffer that was posted, in bytes. */
+    /** {@return the size of the buffer that was posted, in bytes} */
     public long bufferBytes() {
         return bufferBytes;
     }

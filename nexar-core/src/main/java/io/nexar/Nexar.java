@@ -40,6 +40,7 @@ public final class Nexar {
     /**
      * Joins the cluster described by the environment, with the configuration from the environment.
      *
+     * @return the world communicator, this process's rank in it assigned
      * @throws ClusterFormationException if no join string is set, no transport is available, or joining fails
      * @throws InvalidConfigurationException if a variable has a bad value (a malformed join string names the
      *         variable it came from, {@code NEXAR_JOIN}), or a {@code NEXAR_*} variable or {@code nexar.*}
@@ -94,7 +95,10 @@ public final class Nexar {
     /**
      * Joins the cluster of {@code joinString}, within the configuration's {@code formation.timeout}.
      *
+     * @param joinString {@code nexar://HOST:PORT?token=SECRET&ca=sha256:FINGERPRINT}, as {@code nexar seed} prints it
      * @param requestedRank the rank to ask for, or -1 for any
+     * @param config the configuration of this process
+     * @return the world communicator, this process's rank in it assigned
      * @throws ClusterFormationException if no transport is available or joining fails
      * @throws InvalidConfigurationException if {@code joinString} is malformed (setting {@code joinString}; the
      *         message shows it with the token replaced by {@code ***})
@@ -132,7 +136,11 @@ public final class Nexar {
         return provider.join(launch.joinString(), launch.rank(), config, launch.formationTimeout());
     }
 
-    /** The network transports found on the class or module path. */
+    /**
+     * The network transports found on the class or module path.
+     *
+     * @return every provider found by {@link java.util.ServiceLoader}, available or not
+     */
     public static List<TransportProvider> transports() {
         return ServiceLoader.load(TransportProvider.class).stream().map(ServiceLoader.Provider::get).toList();
     }

@@ -14,32 +14,40 @@ public abstract sealed class NexarException extends RuntimeException
         CommunicatorClosedException, MessageSizeMismatchException, InvalidConfigurationException,
         InternalNexarException, OperationCancelledException, CollectiveMismatchException, RpcException {
 
+    /** Where the error happened. */
     private final ErrorContext context;
 
+    /**
+     * Creates the exception; its message is the context's prefix followed by {@code detail}.
+     *
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     * @param cause the underlying cause, or null
+     */
     NexarException(ErrorContext context, String detail, Throwable cause) {
         super(context.describe() + " " + detail, cause);
         this.context = context;
     }
 
-    /** The stable error code: what the caller should do next. */
+    /** {@return the stable error code: what the caller should do next} */
     public abstract ErrorCode code();
 
-    /** Where the error happened. */
+    /** {@return where the error happened} */
     public ErrorContext context() {
         return context;
     }
 
-    /** The operation that failed. */
+    /** {@return the operation that failed} */
     public Operation operation() {
         return context.operation();
     }
 
-    /** The local rank, -1 if no rank was assigned yet. */
+    /** {@return the local rank, -1 if no rank was assigned yet} */
     public int rank() {
         return context.rank();
     }
 
-    /** The remote rank involved, if known. */
+    /** {@return the remote rank involved, if known} */
     public OptionalInt peer() {
         return context.peer() >= 0 ? OptionalInt.of(context.peer()) : OptionalInt.empty();
     }

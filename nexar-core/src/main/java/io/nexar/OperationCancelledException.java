@@ -12,6 +12,8 @@ public final class OperationCancelledException extends NexarException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception; its message is the context's prefix followed by {@code detail}.
+     *
      * @param context where it happened
      * @param detail the rest of the message after the context prefix
      * @param cause the underlying cause, or null
@@ -20,7 +22,12 @@ public final class OperationCancelledException extends NexarException {
         super(context, detail, cause);
     }
 
-    /** Without a cause. */
+    /**
+     * Creates the exception without a cause.
+     *
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     */
     public OperationCancelledException(ErrorContext context, String detail) {
         this(context, detail, null);
     }

@@ -15,10 +15,14 @@ import java.time.Duration;
  */
 public final class OperationTimeoutException extends NexarException {
     private static final long serialVersionUID = 1L;
+    /** The deadline that passed. */
     private final Duration timeout;
+    /** The schedule step a collective timed out in, or -1. */
     private final int step;
 
     /**
+     * Creates the exception; its message names the timeout and what the operation waited for.
+     *
      * @param context where it happened; its peer is the rank that was awaited, if one was
      * @param timeout the deadline that passed
      * @param waitingFor what the operation was waiting for, for example {@code rank 1}
@@ -46,12 +50,12 @@ public final class OperationTimeoutException extends NexarException {
         this.step = step;
     }
 
-    /** The schedule step (counted from 0) a collective operation timed out in, or -1. */
+    /** {@return the schedule step (counted from 0) a collective operation timed out in, or -1} */
     public int step() {
         return step;
     }
 
-    /** The timeout that passed. */
+    /** {@return the timeout that passed} */
     public Duration timeout() {
         return timeout;
     }

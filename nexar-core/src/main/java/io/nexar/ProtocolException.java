@@ -13,6 +13,8 @@ public final class ProtocolException extends NexarException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception; its message is the context's prefix followed by {@code detail}.
+     *
      * @param context where it happened
      * @param detail the rest of the message after the context prefix
      * @param cause the underlying cause, or null
@@ -21,7 +23,12 @@ public final class ProtocolException extends NexarException {
         super(context, detail, cause);
     }
 
-    /** Without a cause. */
+    /**
+     * Creates the exception without a cause.
+     *
+     * @param context where it happened
+     * @param detail the rest of the message after the context prefix
+     */
     public ProtocolException(ErrorContext context, String detail) {
         this(context, detail, null);
     }

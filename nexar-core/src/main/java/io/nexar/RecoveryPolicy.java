@@ -24,12 +24,18 @@ public enum RecoveryPolicy {
      */
     AUTOMATIC;
 
-    /** The setting's text: abort, manual or automatic. */
+    /** {@return the setting's text: abort, manual or automatic} */
     public String key() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** The policy named {@code key} (as {@link #key()} spells it). */
+    /**
+     * The policy named {@code key} (as {@link #key()} spells it, in any case).
+     *
+     * @param key abort, manual or automatic
+     * @return the policy
+     * @throws IllegalArgumentException if no policy has that name
+     */
     public static RecoveryPolicy fromKey(String key) {
         return valueOf(key.toUpperCase(Locale.ROOT));
     }

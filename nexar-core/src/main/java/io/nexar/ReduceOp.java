@@ -28,7 +28,7 @@ public enum ReduceOp {
     /** Bitwise exclusive or (integer types only). */
     BXOR;
 
-    /** True for BAND, BOR and BXOR. */
+    /** {@return true for BAND, BOR and BXOR} */
     public boolean isBitwise() {
         return this == BAND || this == BOR || this == BXOR;
     }

@@ -23,15 +23,20 @@ package io.nexar;
  */
 public final class RpcException extends NexarException {
     private static final long serialVersionUID = 1L;
+    /** Why the callee failed the call. */
     private final Reason reason;
+    /** The error code the callee sent. */
     private final ErrorCode code;
+    /** The function called. */
     private final int functionId;
+    /** The class name of the handler's exception, or empty. */
     private final String remoteClass;
+    /** The handler's exception message or the callee's reason, possibly empty. */
     private final String remoteMessage;
 
     /** Why the callee failed the call. */
     public enum Reason {
-        /** The handler threw; {@link #remoteClass()} names the exception. */
+        /** The handler threw; {@link RpcException#remoteClass()} names the exception. */
         HANDLER_FAILED,
         /** No handler is registered for the function id on the callee's communicator. */
         UNKNOWN_FUNCTION,
@@ -40,6 +45,8 @@ public final class RpcException extends NexarException {
     }
 
     /**
+     * Creates the exception; its message names the callee, the function and why it failed.
+     *
      * @param context where the call was made; its peer is the callee
      * @param reason why the callee failed it
      * @param code the error code the callee sent
@@ -68,28 +75,28 @@ public final class RpcException extends NexarException {
         };
     }
 
-    /** Why the callee failed the call. */
+    /** {@return why the callee failed the call} */
     public Reason reason() {
         return reason;
     }
 
-    /** The error code the callee chose: what the caller should do next. */
+    /** {@return the error code the callee chose: what the caller should do next} */
     @Override
     public ErrorCode code() {
         return code;
     }
 
-    /** The function that was called. */
+    /** {@return the function that was called} */
     public int functionId() {
         return functionId;
     }
 
-    /** The fully qualified class name of the exception the handler threw, or empty for other reasons. */
+    /** {@return the fully qualified class name of the exception the handler threw, or empty for other reasons} */
     public String remoteClass() {
         return remoteClass;
     }
 
-    /** The message of the handler's exception (empty if it had none), or the callee's reason. */
+    /** {@return the message of the handler's exception (empty if it had none), or the callee's reason} */
     public String remoteMessage() {
         return remoteMessage;
     }

@@ -13,8 +13,8 @@ import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 /**
- * The program a worker runs: a main class (found on {@code --classpath} or the nexar jar, which includes the
- * examples) or an executable jar (its manifest's Main-Class, with the jar on the class path).
+ * The program a worker runs: a main class (found on {@code --classpath} or nexar's class path, which includes
+ * the examples) or an executable jar (its manifest's Main-Class, with the jar on the class path).
  *
  * @param classPath extra class path entries, possibly empty
  * @param mainClass the class whose {@code main} runs
@@ -58,7 +58,11 @@ record UserProgram(String classPath, String mainClass, List<String> args) {
         return program;
     }
 
-    /** The command that starts this program in a new JVM with the nexar jar on its class path. */
+    /**
+     * The command that starts this program in a new JVM with nexar's class path after the program's: the CLI's jar
+     * and the plain jars its manifest names (nexar's modules and their dependencies), or whatever class path this JVM
+     * was started with.
+     */
     List<String> command() {
         return ChildProcesses.javaCommand(classPath, mainClass, args);
     }

@@ -13,7 +13,11 @@ import java.util.List;
  */
 public interface DeviceAdapter {
 
-    /** A short name for messages and {@code nexar info}, for example {@code host} or {@code cuda:0}. */
+    /**
+     * A short name for messages and {@code nexar info}, for example {@code host} or {@code cuda:0}.
+     *
+     * @return a short name, for example {@code host} or {@code cuda:0}
+     */
     String name();
 
     /**
@@ -38,12 +42,18 @@ public interface DeviceAdapter {
      * Host memory that a receive for {@code target} may land in before {@link #receiveToDevice} is called. The host
      * adapter returns the target's own memory so nothing is copied; a device adapter returns a staging buffer of
      * {@code target.byteSize()} bytes.
+     *
+     * @param target the device memory the receive is for
+     * @return host memory of {@code target.byteSize()} bytes
      */
     MemorySegment receiveStaging(DeviceBuffer target);
 
     /**
      * Stages several regions into one contiguous host buffer, in order. The default concatenates
      * {@link #stageForSend} results.
+     *
+     * @param sources the device memory to send, in order
+     * @return host memory holding the bytes of every source, concatenated
      */
     default MemorySegment stageForSend(List<? extends DeviceBuffer> sources) {
         long total = 0;
@@ -63,6 +73,8 @@ public interface DeviceAdapter {
     /**
      * Splits {@code received} over several regions, in order. The default calls {@link #receiveToDevice} per region.
      *
+     * @param received the bytes that arrived, exactly the sum of the targets' sizes
+     * @param targets the device memory to fill, in order
      * @throws IllegalArgumentException if the sizes do not add up
      */
     default void receiveToDevice(MemorySegment received, List<? extends DeviceBuffer> targets) {

@@ -6,9 +6,9 @@ package io.nexar.device;
  */
 public interface DeviceBuffer {
 
-    /** Size of the region in bytes. */
+    /** {@return the size of the region in bytes} */
     long byteSize();
 
-    /** The adapter that knows how to move bytes in and out of this buffer. */
+    /** {@return the adapter that knows how to move bytes in and out of this buffer} */
     DeviceAdapter adapter();
 }

@@ -14,7 +14,12 @@ public final class HostAdapter implements DeviceAdapter {
     private HostAdapter() {
     }
 
-    /** Views host memory as a device buffer of this adapter. */
+    /**
+     * Views host memory as a device buffer of this adapter.
+     *
+     * @param memory host memory
+     * @return a device buffer of this adapter over {@code memory} (no copy)
+     */
     public static DeviceBuffer wrap(MemorySegment memory) {
         return new HostBuffer(memory);
     }

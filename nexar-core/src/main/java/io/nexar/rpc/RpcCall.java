@@ -15,11 +15,12 @@ public interface RpcCall<R> {
     /**
      * Blocks until the call ends and returns its response. An interrupt while waiting cancels the call.
      *
+     * @return the response
      * @throws io.nexar.NexarException how the call failed (see the class description)
      */
     R await();
 
-    /** True once the call ended, successfully or not; never blocks. */
+    /** {@return true once the call ended, successfully or not; never blocks} */
     boolean isDone();
 
     /**
@@ -33,6 +34,8 @@ public interface RpcCall<R> {
     /**
      * The call as a future, completed with the response or exceptionally with the call's
      * {@link io.nexar.NexarException}. Its dependent actions run on a virtual thread, never on a transport thread.
+     *
+     * @return the future of the response
      */
     CompletableFuture<R> toCompletableFuture();
 }

@@ -14,13 +14,23 @@ import java.nio.charset.StandardCharsets;
  */
 public interface RpcCodec<T> {
 
-    /** The bytes of {@code value}; they are copied before the call returns. */
+    /**
+     * The bytes of {@code value}; they are copied before the call returns.
+     *
+     * @param value the value to send
+     * @return its bytes
+     */
     MemorySegment encode(T value);
 
-    /** The value of {@code bytes} (a read-only heap segment the result may keep). */
+    /**
+     * The value of {@code bytes} (a read-only heap segment the result may keep).
+     *
+     * @param bytes the bytes received
+     * @return the value they encode
+     */
     T decode(MemorySegment bytes);
 
-    /** Byte arrays as they are. */
+    /** {@return a codec of byte arrays as they are} */
     static RpcCodec<byte[]> bytes() {
         return new RpcCodec<>() {
             @Override
@@ -35,7 +45,7 @@ public interface RpcCodec<T> {
         };
     }
 
-    /** Strings as UTF-8 (malformed input is replaced, as {@link String#String(byte[], java.nio.charset.Charset)}). */
+    /** {@return a codec of strings as UTF-8 (malformed input is replaced, as {@link String#String(byte[], java.nio.charset.Charset)})} */
     static RpcCodec<String> utf8() {
         return new RpcCodec<>() {
             @Override
@@ -50,7 +60,7 @@ public interface RpcCodec<T> {
         };
     }
 
-    /** 64-bit integers as 8 little-endian bytes. */
+    /** {@return a codec of 64-bit integers as 8 little-endian bytes} */
     static RpcCodec<Long> int64() {
         return new RpcCodec<>() {
             private static final ValueLayout.OfLong LE = ValueLayout.JAVA_LONG_UNALIGNED

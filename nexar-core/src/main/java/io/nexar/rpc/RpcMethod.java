@@ -21,6 +21,8 @@ import java.util.Objects;
 public record RpcMethod<Q, R>(int functionId, RpcCodec<Q> requestCodec, RpcCodec<R> responseCodec) {
 
     /**
+     * Checks the id and the codecs.
+     *
      * @throws IllegalArgumentException if functionId is negative
      * @throws NullPointerException if a codec is null
      */
@@ -32,7 +34,16 @@ public record RpcMethod<Q, R>(int functionId, RpcCodec<Q> requestCodec, RpcCodec
         Objects.requireNonNull(responseCodec, "responseCodec");
     }
 
-    /** The method with this id and codecs. */
+    /**
+     * The method with this id and codecs.
+     *
+     * @param <Q> the request type
+     * @param <R> the response type
+     * @param functionId the function id, {@code >= 0}
+     * @param requestCodec encodes requests (caller) and decodes them (callee)
+     * @param responseCodec encodes responses (callee) and decodes them (caller)
+     * @return the method
+     */
     public static <Q, R> RpcMethod<Q, R> of(int functionId, RpcCodec<Q> requestCodec, RpcCodec<R> responseCodec) {
         return new RpcMethod<>(functionId, requestCodec, responseCodec);
     }

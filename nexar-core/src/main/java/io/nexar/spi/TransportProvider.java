@@ -12,16 +12,18 @@ import java.time.Duration;
  */
 public interface TransportProvider {
 
-    /** A short name, for example {@code quic}, shown by {@code nexar info}. */
+    /** {@return a short name, for example {@code quic}, shown by {@code nexar info}} */
     String name();
 
     /**
      * Whether this provider can run here (for example, its native library loaded); when false, {@link #detail()}
      * says why.
+     *
+     * @return true if this provider can join a cluster here
      */
     boolean isAvailable();
 
-    /** One line about the provider's state, for example the native library it loaded or why it could not. */
+    /** {@return one line about the provider's state, for example the native library it loaded or why it could not} */
     String detail();
 
     /**
@@ -30,7 +32,9 @@ public interface TransportProvider {
      *
      * @param joinString {@code nexar://HOST:PORT?token=SECRET&ca=sha256:FINGERPRINT}
      * @param requestedRank the rank to ask for, or -1 to let the seed assign one
+     * @param config the configuration of this process
      * @param formationTimeout how long joining and connecting may take in all
+     * @return the world communicator, this process's rank in it assigned
      * @throws io.nexar.ClusterFormationException if the cluster cannot be joined or formed in time
      * @throws io.nexar.InvalidConfigurationException if the join string is malformed: its setting is
      *         {@code joinString}, its value the join string with the token replaced by {@code ***}
@@ -45,6 +49,9 @@ public interface TransportProvider {
      *
      * @param joinString {@code nexar://HOST:PORT?token=SECRET&auth=token}: where to listen and the token to require
      * @param worldSize how many ranks form the cluster
+     * @param config the configuration of this process
+     * @param formationTimeout how long starting the seed, joining and connecting may take in all
+     * @return the world communicator, with this process as rank 0
      * @throws io.nexar.ClusterFormationException if the seed cannot listen there, or the cluster cannot be formed in
      *         time
      * @throws UnsupportedOperationException if this transport cannot host a seed

@@ -102,13 +102,19 @@ public final class NexarMetrics implements AutoCloseable {
      * Starts recording nexar's events into {@code registry} with the default options (no communicator or rank
      * tag).
      *
+     * @param registry the registry the meters are registered in
+     * @return the running binding; close it to stop recording
      * @throws IllegalStateException if this JVM has no Flight Recorder or cannot create its repository
      */
     public static NexarMetrics bindTo(MeterRegistry registry) {
         return builder().bindTo(registry);
     }
 
-    /** Options: tags beyond the defaults, percentiles. */
+    /**
+     * Options: tags beyond the defaults, percentiles.
+     *
+     * @return a builder with the default options
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -244,6 +250,9 @@ public final class NexarMetrics implements AutoCloseable {
          * Adds a {@code communicator} tag (the communicator's id) to the collective, point-to-point and membership
          * meters. Off by default: every {@code split()} and {@code dup()} makes a new id, so a program that makes
          * communicators in a loop would make meters without bound.
+         *
+         * @param enabled true to add the tag
+         * @return this builder
          */
         public Builder communicatorTag(boolean enabled) {
             this.communicatorTag = enabled;
@@ -254,6 +263,9 @@ public final class NexarMetrics implements AutoCloseable {
          * Adds a {@code rank} tag (the rank in the operation's communicator) to the collective and point-to-point
          * meters. Off by default: with one rank per process a common tag ({@code registry.config().commonTags})
          * says the same once; useful when one JVM runs several ranks (LocalCluster).
+         *
+         * @param enabled true to add the tag
+         * @return this builder
          */
         public Builder rankTag(boolean enabled) {
             this.rankTag = enabled;
@@ -263,6 +275,9 @@ public final class NexarMetrics implements AutoCloseable {
         /**
          * Whether the timers publish a percentile histogram (buckets, for Prometheus' {@code histogram_quantile}).
          * On by default.
+         *
+         * @param enabled true to publish the histogram
+         * @return this builder
          */
         public Builder percentileHistogram(boolean enabled) {
             this.histogram = enabled;
@@ -271,6 +286,9 @@ public final class NexarMetrics implements AutoCloseable {
 
         /**
          * Percentiles the timers compute in this process (default 0.5, 0.9, 0.99); none for an empty array.
+         *
+         * @param percentiles the percentiles, each in [0, 1]
+         * @return this builder
          */
         public Builder percentiles(double... percentiles) {
             for (double p : percentiles) {
@@ -282,7 +300,12 @@ public final class NexarMetrics implements AutoCloseable {
             return this;
         }
 
-        /** Starts recording into {@code registry}; close the result to stop. */
+        /**
+         * Starts recording into {@code registry}; close the result to stop.
+         *
+         * @param registry the registry the meters are registered in
+         * @return the running binding; close it to stop recording
+         */
         public NexarMetrics bindTo(MeterRegistry registry) {
             Builder copy = new Builder();
             copy.communicatorTag = communicatorTag;

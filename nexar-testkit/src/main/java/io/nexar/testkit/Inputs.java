@@ -14,7 +14,16 @@ public final class Inputs {
     private Inputs() {
     }
 
-    /** {@code world} buffers of {@code count} elements whose reductions by {@code op} are exact in any order. */
+    /**
+     * {@code world} buffers of {@code count} elements whose reductions by {@code op} are exact in any order.
+     *
+     * @param seed the seed of the values
+     * @param world the number of buffers, one per rank
+     * @param count the number of elements of each buffer
+     * @param type the element type
+     * @param op the operator the values are chosen for (PROD avoids zeros)
+     * @return the buffers, one per rank, heap segments accessible from every thread
+     */
     public static MemorySegment[] exact(long seed, int world, long count, DataType type, ReduceOp op) {
         var random = new Random(seed);
         var out = new MemorySegment[world];
@@ -35,7 +44,15 @@ public final class Inputs {
         return out;
     }
 
-    /** {@code world} buffers of random values (floats in [-1000, 1000)). */
+    /**
+     * {@code world} buffers of random values (floats in [-1000, 1000)).
+     *
+     * @param seed the seed of the values
+     * @param world the number of buffers, one per rank
+     * @param count the number of elements of each buffer
+     * @param type the element type
+     * @return the buffers, one per rank, heap segments accessible from every thread
+     */
     public static MemorySegment[] random(long seed, int world, long count, DataType type) {
         var random = new Random(seed);
         var out = new MemorySegment[world];
@@ -54,14 +71,25 @@ public final class Inputs {
         return out;
     }
 
-    /** A fresh heap copy of {@code s} (8-byte aligned), accessible from every thread. */
+    /**
+     * A fresh heap copy of {@code s} (8-byte aligned), accessible from every thread.
+     *
+     * @param s the segment to copy
+     * @return the copy
+     */
     public static MemorySegment copy(MemorySegment s) {
         var out = MemorySegment.ofArray(new long[Math.toIntExact((s.byteSize() + 7) / 8)]).asSlice(0, s.byteSize());
         out.copyFrom(s);
         return out;
     }
 
-    /** A zeroed heap segment of {@code count} elements. */
+    /**
+     * A zeroed heap segment of {@code count} elements.
+     *
+     * @param count the number of elements
+     * @param type the element type
+     * @return the segment
+     */
     public static MemorySegment zeros(long count, DataType type) {
         long bytes = count * type.byteSize();
         return MemorySegment.ofArray(new long[Math.toIntExact((bytes + 7) / 8)]).asSlice(0, bytes);

@@ -48,12 +48,23 @@ public final class LocalCluster implements TestCluster {
         this.communicators = List.copyOf(list);
     }
 
-    /** Starts {@code worldSize} ranks with the configuration from the environment. */
+    /**
+     * Starts {@code worldSize} ranks with the configuration from the environment.
+     *
+     * @param worldSize the number of ranks, at least 1
+     * @return the running cluster; close it
+     */
     public static LocalCluster start(int worldSize) {
         return start(worldSize, NexarConfig.fromEnvironment());
     }
 
-    /** Starts {@code worldSize} ranks with {@code config}. */
+    /**
+     * Starts {@code worldSize} ranks with {@code config}.
+     *
+     * @param worldSize the number of ranks, at least 1
+     * @param config the configuration of every rank
+     * @return the running cluster; close it
+     */
     public static LocalCluster start(int worldSize, NexarConfig config) {
         return start(worldSize, config, DEFAULT_RUN_TIMEOUT);
     }
@@ -61,6 +72,10 @@ public final class LocalCluster implements TestCluster {
     /**
      * Starts {@code worldSize} ranks with {@code config}; {@link #onEachRank} gives up after {@code runTimeout}.
      *
+     * @param worldSize the number of ranks, at least 1
+     * @param config the configuration of every rank
+     * @param runTimeout how long {@link #onEachRank} waits for all bodies
+     * @return the running cluster; close it
      * @throws IllegalArgumentException if worldSize is less than 1
      */
     public static LocalCluster start(int worldSize, NexarConfig config, Duration runTimeout) {
@@ -81,6 +96,9 @@ public final class LocalCluster implements TestCluster {
      * Runs {@code body} on every rank at once, each on a virtual thread named {@code nexar-local-rank-R}, and
      * returns the results by rank.
      *
+     * @param <T> the type of a body's result
+     * @param body the code each rank runs with its world communicator
+     * @return the body's results by rank
      * @throws RankFailedException if any body threw (cause: the first failure) or the run timed out (with the
      *                             stacks of the ranks still running)
      */
@@ -93,6 +111,8 @@ public final class LocalCluster implements TestCluster {
     /**
      * Test fault: rank {@code rank}'s process dies without a word; every other rank hears of it at once, as its
      * failure detector would (with setting {@code recovery.policy} deciding what follows).
+     *
+     * @param rank the rank whose process dies
      */
     public void crash(int rank) {
         fabric.endpoint(rank).crash("crashed (test fault: its process died)");
@@ -101,6 +121,10 @@ public final class LocalCluster implements TestCluster {
     /**
      * Test fault: rank {@code observer} alone loses rank {@code victim} (a partial partition): it excludes it, as its
      * failure detector would after the heartbeat timeout; {@code victim} stays alive.
+     *
+     * @param observer the rank that loses the victim
+     * @param victim the rank it excludes
+     * @param why the reason the observer reports, completing "rank N ..."
      */
     public void suspect(int observer, int victim, String why) {
         fabric.endpoint(observer).exclude(victim, why);

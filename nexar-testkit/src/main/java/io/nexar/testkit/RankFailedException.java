@@ -6,6 +6,7 @@ package io.nexar.testkit;
  */
 public final class RankFailedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    /** The rank whose body failed first, or -1. */
     private final int rank;
 
     /**
@@ -20,7 +21,7 @@ public final class RankFailedException extends RuntimeException {
         this.rank = rank;
     }
 
-    /** The rank whose body failed first, or -1 if the cluster timed out with no failure. */
+    /** {@return the rank whose body failed first, or -1 if the cluster timed out with no failure} */
     public int rank() {
         return rank;
     }

@@ -27,12 +27,18 @@ public final class RankRunner {
     }
 
     /**
+     * Runs {@code body} on every rank at once and returns the results by rank.
+     *
+     * @param <T> the type of a body's result
      * @param name the cluster's name, for messages (for example {@code LocalCluster})
      * @param threadPrefix thread names are this plus the rank
      * @param communicators the world communicator of each rank
      * @param timeout how long the bodies may run in total
+     * @param body the code each rank runs with its world communicator
      * @param onFailure called on the failing rank's thread with its rank and error
      * @param closeAll closes the cluster after a failure or timeout
+     * @return the body's results by rank
+     * @throws RankFailedException if any body threw (cause: the first failure) or the run timed out
      */
     public static <T> Map<Integer, T> run(String name, String threadPrefix, List<Communicator> communicators,
                                           Duration timeout, RankBody<T> body, BiConsumer<Integer, Throwable> onFailure,

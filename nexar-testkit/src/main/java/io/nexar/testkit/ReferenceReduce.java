@@ -13,12 +13,31 @@ public final class ReferenceReduce {
     private ReferenceReduce() {
     }
 
-    /** The fold of {@code count} elements starting at element {@code from} of every input, AVG divided by n. */
+    /**
+     * The fold of {@code count} elements starting at element {@code from} of every input, AVG divided by n.
+     *
+     * @param inputs one buffer per rank
+     * @param from the first element of each input to fold
+     * @param count the number of elements to fold
+     * @param type the element type
+     * @param op the operator
+     * @return a new heap segment of {@code count} elements
+     */
     public static MemorySegment fold(MemorySegment[] inputs, long from, long count, DataType type, ReduceOp op) {
         return prefix(inputs, inputs.length, from, count, type, op);
     }
 
-    /** The fold of the first {@code ranks} inputs (an inclusive scan at rank ranks-1); identity when ranks is 0. */
+    /**
+     * The fold of the first {@code ranks} inputs (an inclusive scan at rank ranks-1); identity when ranks is 0.
+     *
+     * @param inputs one buffer per rank
+     * @param ranks how many inputs to fold, from the first
+     * @param from the first element of each input to fold
+     * @param count the number of elements to fold
+     * @param type the element type
+     * @param op the operator
+     * @return a new heap segment of {@code count} elements
+     */
     public static MemorySegment prefix(MemorySegment[] inputs, int ranks, long from, long count, DataType type,
                                        ReduceOp op) {
         int w = type.byteSize();

@@ -19,6 +19,7 @@ public final class Resync {
     /**
      * Agrees with the other survivors on the step to redo.
      *
+     * @param c the communicator the failed step ran on (the world, rebuilt under recovery policy automatic)
      * @param failedStep the step whose operation failed on this rank
      * @return the step every survivor redoes
      * @throws PeerFailedException if the agreement failed {@value #ATTEMPTS} times in a row

@@ -39,10 +39,24 @@ public abstract class AllReduceVariantsContract {
     protected static final long SEED = Long.getLong("nexar.test.seed", 0x5EED_B0C7L);
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    /** Starts {@code worldSize} connected ranks with {@code config}. */
+    /** For a transport's one-line subclass. */
+    protected AllReduceVariantsContract() {
+    }
+
+    /**
+     * Starts {@code worldSize} connected ranks with {@code config}.
+     *
+     * @param worldSize the number of ranks
+     * @param config the configuration of every rank
+     * @return the running cluster; the test closes it
+     */
     protected abstract TestCluster start(int worldSize, NexarConfig config);
 
-    /** Small chunks, so that payloads and buckets span several messages. */
+    /**
+     * Small chunks, so that payloads and buckets span several messages.
+     *
+     * @return a builder the tests add to or build as it is
+     */
     protected NexarConfig.Builder config() {
         return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20))
                 .collectiveTimeout(Duration.ofSeconds(20)).chunkBytes(1024);

@@ -39,15 +39,33 @@ public abstract class CollectiveContract {
     protected static final long SEED = Long.getLong("nexar.test.seed", 0x5EED_C011L);
     private static final List<DataType> TYPES = List.of(DataType.values());
 
-    /** Starts {@code worldSize} connected ranks with {@code config}. */
+    /** For a transport's one-line subclass. */
+    protected CollectiveContract() {
+    }
+
+    /**
+     * Starts {@code worldSize} connected ranks with {@code config}.
+     *
+     * @param worldSize the number of ranks
+     * @param config the configuration of every rank
+     * @return the running cluster; the test closes it
+     */
     protected abstract TestCluster start(int worldSize, NexarConfig config);
 
-    /** World size of {@link #aRootMismatchIsNeverSilent} (the 7; network transports may use fewer processes' worth). */
+    /**
+     * World size of {@link #aRootMismatchIsNeverSilent} (the issue's 7; network transports may use fewer processes' worth).
+     *
+     * @return the world size, at least 3
+     */
     protected int rootMismatchWorld() {
         return 7;
     }
 
-    /** A configuration for fast tests: small chunks and segments so that chunking and pipelining are exercised. */
+    /**
+     * A configuration for fast tests: small chunks and segments so that chunking and pipelining are exercised.
+     *
+     * @return a builder the tests add to or build as it is
+     */
     protected NexarConfig.Builder config() {
         return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20))
                 .collectiveTimeout(Duration.ofSeconds(20)).chunkBytes(1024).set(ConfigKey.PIPELINE_SEGMENT_SIZE, "1KiB");

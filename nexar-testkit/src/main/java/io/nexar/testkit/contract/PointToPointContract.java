@@ -36,19 +36,35 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class PointToPointContract {
 
-    /** Starts {@code worldSize} connected ranks with {@code config}. */
+    /** For a transport's one-line subclass. */
+    protected PointToPointContract() {
+    }
+
+    /**
+     * Starts {@code worldSize} connected ranks with {@code config}.
+     *
+     * @param worldSize the number of ranks
+     * @param config the configuration of every rank
+     * @return the running cluster; the test closes it
+     */
     protected abstract TestCluster start(int worldSize, NexarConfig config);
 
     /**
      * Bytes the transport itself may hold for a receiver that receives nothing, beyond the unexpected-message store
      * (for example the kernel's socket buffers of a TCP lane): a sender finishes that many bytes of sends before it
      * has to wait. 0 for a transport that hands messages straight to the receiver's store.
+     *
+     * @return the bytes, 0 by default
      */
     protected long transportBufferedBytes() {
         return 0;
     }
 
-    /** A configuration for fast tests: no environment, short timeouts. */
+    /**
+     * A configuration for fast tests: no environment, short timeouts.
+     *
+     * @return a builder the tests add to or build as it is
+     */
     protected NexarConfig.Builder config() {
         return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20));
     }
@@ -585,7 +601,13 @@ public abstract class PointToPointContract {
         }
     }
 
-    /** Deterministic bytes for message {@code id}. */
+    /**
+     * Deterministic bytes for message {@code id}.
+     *
+     * @param size the number of bytes
+     * @param id the message's id, which changes the bytes
+     * @return the bytes
+     */
     protected static byte[] pattern(int size, int id) {
         var b = new byte[size];
         for (int i = 0; i < size; i++) {

@@ -41,10 +41,24 @@ public abstract class RpcContract {
     private static final RpcMethod<Long, Long> SQUARE = RpcMethod.of(2, RpcCodec.int64(), RpcCodec.int64());
     private static final RpcMethod<String, String> ECHO = RpcMethod.of(3, RpcCodec.utf8(), RpcCodec.utf8());
 
-    /** Starts {@code worldSize} connected ranks with {@code config}. */
+    /** For a transport's one-line subclass. */
+    protected RpcContract() {
+    }
+
+    /**
+     * Starts {@code worldSize} connected ranks with {@code config}.
+     *
+     * @param worldSize the number of ranks
+     * @param config the configuration of every rank
+     * @return the running cluster; the test closes it
+     */
     protected abstract TestCluster start(int worldSize, NexarConfig config);
 
-    /** A configuration for fast tests: no environment, short timeouts. */
+    /**
+     * A configuration for fast tests: no environment, short timeouts.
+     *
+     * @return a builder the tests add to or build as it is
+     */
     protected NexarConfig.Builder config() {
         return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20))
                 .collectiveTimeout(Duration.ofSeconds(20)).rpcTimeout(Duration.ofSeconds(20));
