@@ -33,7 +33,17 @@ public abstract class GroupAndDeadlineContract {
     /** A generous bound for a call under {@link #PER_CALL} to fail in, on a loaded machine. */
     private static final Duration FAILS_WITHIN = Duration.ofSeconds(15);
 
-    /** Starts {@code worldSize} connected ranks with {@code config}. */
+    /** For subclasses, which say how to start a cluster. */
+    protected GroupAndDeadlineContract() {
+    }
+
+    /**
+     * Starts {@code worldSize} connected ranks with {@code config}.
+     *
+     * @param worldSize the number of ranks
+     * @param config the configuration of every rank
+     * @return the started cluster, closed by the test
+     */
     protected abstract TestCluster start(int worldSize, NexarConfig config);
 
     private static NexarConfig config() {
