@@ -4,6 +4,8 @@ package io.nexar;
 public enum Operation {
     SEND("send"),
     RECV("recv"),
+    /** {@code probe} or {@code iprobe}: looking for a message without receiving it. */
+    PROBE("probe"),
     ALL_REDUCE("allReduce"),
     BROADCAST("broadcast"),
     REDUCE("reduce"),
