@@ -61,19 +61,20 @@ class MailboxWildcardTest {
 
     @Test
     void shouldGiveAMessageToTheEarliestPostedMatchingReceive() {
-        var a = new byte[1];
-        var b = new byte[1];
-        var c = new byte[1];
-        PendingReceive specific = post(1, 5, a);
-        PendingReceive anyTag = post(1, ANY, b);
-        PendingReceive anySource = post(ANY, 5, c);
-        mailbox.onMessage(2, data(5, 0, 1, (byte) 3)); // only anySource matches
-        mailbox.onMessage(1, data(6, 0, 1, (byte) 2)); // only anyTag matches
-        mailbox.onMessage(1, data(5, 1, 1, (byte) 1)); // specific was posted first
+        byte[][] got = new byte[4][1];
+        PendingReceive anySource = post(ANY, 5, got[0]);
+        PendingReceive specific = post(1, 5, got[1]);
+        PendingReceive anyTag = post(1, ANY, got[2]);
+        PendingReceive other = post(ANY, 6, got[3]);
+        mailbox.onMessage(1, data(5, 0, 1, (byte) 1)); // all but other match: anySource was posted first
+        mailbox.onMessage(1, data(5, 1, 1, (byte) 2)); // specific, posted before anyTag
+        mailbox.onMessage(1, data(6, 2, 1, (byte) 3)); // anyTag, posted before other
+        mailbox.onMessage(2, data(6, 0, 1, (byte) 4)); // other
+        assertThat(await(anySource)).isEqualTo(new Status(1, 5, 1));
         assertThat(await(specific)).isEqualTo(new Status(1, 5, 1));
         assertThat(await(anyTag)).isEqualTo(new Status(1, 6, 1));
-        assertThat(await(anySource)).isEqualTo(new Status(2, 5, 1));
-        assertThat(new byte[] {a[0], b[0], c[0]}).containsExactly(1, 2, 3);
+        assertThat(await(other)).isEqualTo(new Status(2, 6, 1));
+        assertThat(got).isDeepEqualTo(new byte[][] {{1}, {2}, {3}, {4}});
     }
 
     @Test
