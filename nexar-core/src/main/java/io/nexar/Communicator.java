@@ -13,8 +13,8 @@ import java.util.Optional;
  *
  * <h2>Point-to-point</h2>
  * {@code send(dest, tag, data)} delivers {@code data} to rank {@code dest}, where it is matched to a
- * {@code recv(src, tag, buffer)} by (communicator, source, tag). Between two ranks, messages with the same tag are
- * received in the order they were sent (MPI's non-overtaking rule), whatever their sizes. A message that arrives
+ * {@code recv(src, tag, buffer)} by (communicator, source, tag). The messages of one sender are matched in the order
+ * they were sent (MPI's non-overtaking rule), whatever their sizes. A message that arrives
  * before its receive is posted is kept in a bounded store (setting {@code unexpected.max.bytes}); when that store is
  * full, senders wait (back-pressure) instead of dropping anything. A rank may send to itself.
  *
@@ -23,6 +23,15 @@ import java.util.Optional;
  * the caller's buffer. A message smaller than the buffer fills its prefix and {@code recv} returns its size; a
  * message larger than the buffer is consumed and reported as a {@link MessageSizeMismatchException} naming both
  * sizes. Sizes are 64-bit; payloads of any size are split into chunks (setting {@code chunk.size}) transparently.
+ *
+ * <p>MPI's full set (docs/point-to-point.md): {@link #isend} and {@link #irecv} return a {@link PointToPointHandle}
+ * at once; {@link #ANY_SOURCE} and {@link #ANY_TAG} receive from any rank or with any tag (a receive takes the
+ * earliest matchable message that matches it, and a message goes to the earliest posted receive that matches it);
+ * {@link #probe} and {@link #iprobe} describe a message without receiving it; {@link #recvStatus}, the handles and
+ * {@link #sendRecv} return a {@link Status} (source in this communicator's numbering, tag, size). The {@code recv}
+ * methods keep returning counts; use {@code recvStatus} or {@code irecv(...).await()} for the status. Every operation
+ * takes a {@link MemorySegment}; {@link java.nio.ByteBuffer} forms (heap or direct, from position to limit; a receive
+ * advances the position) and array-slice forms ({@code array, offset, length}) are views of it, not copies.
  *
  * <p>Memory: heap segments and segments of global, automatic or shared arenas are filled in place by the transport
  * thread that delivers the message. A segment of a confined arena cannot be touched by another thread, so such a
