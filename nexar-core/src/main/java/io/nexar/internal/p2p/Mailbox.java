@@ -20,7 +20,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -32,25 +31,29 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Point-to-point matching for one process: pairs inbound {@link Message.Data} chunks with posted receives by
- * (communicator, source, tag), in the sender's sequence order.
+ * Point-to-point receive side of one process: pairs inbound {@link Message.Data} chunks with posted receives by
+ * (communicator, source, tag), either of which a receive may leave open (wildcards), in the sender's sequence order.
  *
  * <pre>
- *   inbound chunk ──▶ pair (comm, src): seqs arrived contiguously?  ──▶ channel (comm, src, tag)
- *                                                                     ├─ posted receives (FIFO)
- *                                                                     └─ unmatched messages by seq
+ *   inbound chunk ──▶ pair (comm, src): seqs arrived contiguously?  ──▶ {@link Matcher}
+ *                                                                     ├─ posted receives (per channel; wildcards)
+ *                                                                     └─ unmatched messages by channel and seq
  * </pre>
  *
  * <p>Ordering: a sender numbers its messages to each (receiver, communicator) 0, 1, 2, ... A message becomes
  * matchable once every lower-numbered message from that sender has started to arrive, so a receive takes the
- * oldest message of its tag even when lanes reorder messages (MPI's non-overtaking rule).
+ * oldest matching message of that sender even when lanes reorder messages (MPI's non-overtaking rule); the
+ * {@link Matcher} applies MPI's rules across senders and posted receives (docs/point-to-point.md).
  *
  * <p>Memory: chunks of unmatched messages are copied into the unexpected store, bounded by {@code maxStoredBytes}.
  * A chunk that does not fit is refused ({@link Delivery#FULL}) and the transport retries later, except the first
- * chunk of the oldest missing message of a pair while later messages of the pair wait for it or a receive from that
- * sender is posted, so that concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its
- * bound by at most one chunk per sender at a time. Once a receive is bound to a
- * message, its chunks go straight into the receive's buffer.
+ * chunk of the oldest missing message of a pair while later messages of the pair wait for it, or a posted receive or
+ * a blocking probe may take a message from that sender (a wildcard source counts for every sender), so that
+ * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
+ * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
+ *
+ * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
+ * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
  *
  * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
  * that timed out never sees a late write) and never across I/O or a blocking wait on another object.
@@ -129,7 +132,7 @@ public final class Mailbox implements InboundHandler {
                 String down = worldSrc == PendingReceive.ANY ? null : downPeers.get(worldSrc);
                 if (down != null) {
                     matcher.unpost(r);
-                    r.result.completeExceptionally(peerFailed(r, worldSrc, down));
+                    r.result.completeExceptionally(r.peerFailed(worldSrc, down));
                 }
             }
             changed.signalAll(); // a sender refused for lack of room may now be matched directly
@@ -273,7 +276,7 @@ public final class Mailbox implements InboundHandler {
                 abandon(r);
                 String report = r.hangReport;
                 r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
-                        source(r) + got + (report == null ? "" : "; " + report)));
+                        r.source() + got + (report == null ? "" : "; " + report)));
             }
         } finally {
             lock.unlock();
@@ -306,7 +309,7 @@ public final class Mailbox implements InboundHandler {
             return r.result.get(Math.max(0, until.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             if (limited) {
-                throw new OperationTimeoutException(r.context, waitLimit.timeout(), source(r)
+                throw new OperationTimeoutException(r.context, waitLimit.timeout(), r.source()
                         + " (the wait ended; the receive is still pending)");
             }
             expire(r, deadline);
@@ -317,7 +320,7 @@ public final class Mailbox implements InboundHandler {
                 if (!r.result.isDone()) {
                     abandon(r);
                     r.result.completeExceptionally(new OperationCancelledException(r.context,
-                            "was interrupted while waiting for " + source(r)));
+                            "was interrupted while waiting for " + r.source()));
                 }
             } finally {
                 lock.unlock();
@@ -327,15 +330,6 @@ public final class Mailbox implements InboundHandler {
         } catch (ExecutionException e) {
             throw Futures.unwrap(e);
         }
-    }
-
-    /** "rank 1", "rank 1 (world rank 3)" or "any rank", naming what a receive waits for. */
-    private static String source(PendingReceive r) {
-        if (r.worldSrc == PendingReceive.ANY) {
-            return "any rank";
-        }
-        int src = r.context.peer();
-        return "rank " + src + (src == r.worldSrc ? "" : " (world rank " + r.worldSrc + ")");
     }
 
     /**
@@ -359,7 +353,7 @@ public final class Mailbox implements InboundHandler {
             String doing;
             lock.lock();
             try {
-                doing = describe(r, System.nanoTime(), waiting);
+                doing = r.describe(System.nanoTime(), waiting);
             } finally {
                 lock.unlock();
             }
@@ -383,26 +377,10 @@ public final class Mailbox implements InboundHandler {
         lock.lock();
         try {
             long now = System.nanoTime();
-            matcher.forEachPosted(r -> lines.add(describe(r, now, waitingFor)));
+            matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor)));
         } finally {
             lock.unlock();
         }
-    }
-
-    /** For example {@code recv from rank 1 tag 31 on communicator 0 for 10.0 s}; under the lock. */
-    private static String describe(PendingReceive r, long now, Set<Integer> waitingFor) {
-        if (r.worldSrc != PendingReceive.ANY) {
-            waitingFor.add(r.worldSrc);
-        }
-        var sb = new StringBuilder("recv from ").append(source(r));
-        sb.append(" tag ").append(r.tag == PendingReceive.ANY ? "any" : Integer.toString(r.tag))
-                .append(" on communicator ").append(r.communicator);
-        if (r.bound != null) {
-            sb.append(" (received ").append(r.bound.receivedBytes).append(" of ").append(r.bound.totalBytes)
-                    .append(" bytes)");
-        }
-        return sb.append(" for ").append(String.format(Locale.ROOT, "%.1f", (now - r.postedNanos) / 1e9))
-                .append(" s").toString();
     }
 
     /** Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to. */
@@ -698,7 +676,7 @@ public final class Mailbox implements InboundHandler {
         String down = downPeers.get(m.src);
         if (down != null && !m.complete()) {
             abandon(r);
-            r.result.completeExceptionally(peerFailed(r, m.src, down));
+            r.result.completeExceptionally(r.peerFailed(m.src, down));
         }
     }
 
@@ -730,7 +708,7 @@ public final class Mailbox implements InboundHandler {
         if (downPeers.putIfAbsent(peer, why) != null) {
             return;
         }
-        failReceives((comm, src) -> src == peer, r -> peerFailed(r, peer, why));
+        failReceives((comm, src) -> src == peer, r -> r.peerFailed(peer, why));
     }
 
     /**
@@ -780,13 +758,6 @@ public final class Mailbox implements InboundHandler {
             }
         }
         changed.signalAll();
-    }
-
-    /** The receive's source failed: named in the communicator's numbering, plus its world rank if different. */
-    private static PeerFailedException peerFailed(PendingReceive r, int worldSrc, String why) {
-        int peer = r.worldSrc == PendingReceive.ANY ? r.rankOf(worldSrc) : r.context.peer();
-        String world = peer == worldSrc ? "" : " (world rank " + worldSrc + ")";
-        return new PeerFailedException(r.context, "cannot complete: rank " + peer + world + " " + why);
     }
 
     private static ProtocolException protocol(int peer, String what) {

@@ -1,8 +1,11 @@
 package io.nexar.internal.p2p;
 
 import io.nexar.ErrorContext;
+import io.nexar.PeerFailedException;
 import io.nexar.Status;
 import java.lang.foreign.MemorySegment;
+import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -64,6 +67,41 @@ public final class PendingReceive {
             }
         }
         return -1;
+    }
+
+    /** "rank 1", "rank 1 (world rank 3)" or "any rank": what this receive waits for, in messages. */
+    String source() {
+        if (worldSrc == ANY) {
+            return "any rank";
+        }
+        int src = context.peer();
+        return "rank " + src + (src == worldSrc ? "" : " (world rank " + worldSrc + ")");
+    }
+
+    /**
+     * For a hang report, for example {@code recv from rank 1 tag 31 on communicator 0 for 10.0 s}; adds the world
+     * rank it waits for to {@code waitingFor}. Under the mailbox's lock.
+     */
+    String describe(long now, Set<Integer> waitingFor) {
+        if (worldSrc != ANY) {
+            waitingFor.add(worldSrc);
+        }
+        var sb = new StringBuilder("recv from ").append(source());
+        sb.append(" tag ").append(tag == ANY ? "any" : Integer.toString(tag)).append(" on communicator ")
+                .append(communicator);
+        if (bound != null) {
+            sb.append(" (received ").append(bound.receivedBytes).append(" of ").append(bound.totalBytes)
+                    .append(" bytes)");
+        }
+        return sb.append(" for ").append(String.format(Locale.ROOT, "%.1f", (now - postedNanos) / 1e9))
+                .append(" s").toString();
+    }
+
+    /** The failure of this receive because world rank {@code src}, its source, is gone ({@code why}). */
+    PeerFailedException peerFailed(int src, String why) {
+        int peer = worldSrc == ANY ? rankOf(src) : context.peer();
+        String world = peer == src ? "" : " (world rank " + src + ")";
+        return new PeerFailedException(context, "cannot complete: rank " + peer + world + " " + why);
     }
 
     /** True once the receive ended, successfully or not. */
