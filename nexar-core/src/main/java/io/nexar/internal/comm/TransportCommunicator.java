@@ -47,7 +47,6 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -100,7 +99,7 @@ public final class TransportCommunicator implements Communicator {
      * @param nextSeq the next message number per destination
      */
     private record View(Group group, int generation, Collectives collectives,
-                        ConcurrentHashMap<Integer, AtomicLong> nextSeq) {
+                        ConcurrentHashMap<Integer, SendOrder> nextSeq) {
     }
 
     /**
@@ -387,7 +386,7 @@ public final class TransportCommunicator implements Communicator {
 
     /** A send whose checks passed and whose sequence number is taken: its place in the order is fixed. */
     private record OutboundSend(View view, ErrorContext context, Deadline deadline, int dest, int tag, long seq,
-                                MemorySegment data) {
+                                SendOrder order, MemorySegment data) {
     }
 
     private OutboundSend prepareSend(int dest, int tag, MemorySegment data) {
@@ -400,8 +399,8 @@ public final class TransportCommunicator implements Communicator {
         Checks.rank("dest", dest, group.size());
         var context = ErrorContext.p2p(Operation.SEND, group.rank(), group.size(), group.id(), tag, dest);
         checkOpen(context);
-        long seq = v.nextSeq().computeIfAbsent(dest, d -> new AtomicLong()).getAndIncrement();
-        return new OutboundSend(v, context, deadline, dest, tag, seq, data);
+        SendOrder order = v.nextSeq().computeIfAbsent(dest, d -> new SendOrder());
+        return new OutboundSend(v, context, deadline, dest, tag, order.take(), order, data);
     }
 
     private void transmit(OutboundSend s) {
@@ -409,15 +408,25 @@ public final class TransportCommunicator implements Communicator {
         long total = s.data().byteSize();
         long chunk = config.chunkBytes();
         long offset = 0;
+        boolean first = true;
         try {
+            s.order().awaitTurn(s.seq(), s.deadline(), s.context());
             do {
                 long len = Math.min(chunk, total - offset);
                 transport.send(group.world(s.dest()), Lane.P2P, new Message.Data(group.id(), s.tag(), s.seq(), total,
                         offset, s.data().asSlice(offset, len)), s.deadline(), s.context());
+                if (first) {
+                    first = false;
+                    s.order().started(s.seq());
+                }
                 offset += len;
             } while (offset < total);
         } catch (PeerFailedException e) {
             throw afterFailure(e, s.view().generation());
+        } finally {
+            if (first) {
+                s.order().started(s.seq()); // failed before its first chunk went: later sends must not wait for it
+            }
         }
     }
 

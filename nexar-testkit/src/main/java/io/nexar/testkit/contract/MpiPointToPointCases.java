@@ -322,6 +322,44 @@ public abstract class MpiPointToPointCases {
         }
     }
 
+    /**
+     * Many isends, then a blocking send, while the receiver's store is full: each message must still arrive, in order.
+     * isends transmit on their own threads; their first chunks go out in send order, or a later one could be refused
+     * ahead of an earlier one on the same lane and hold it back until the timeout.
+     */
+    @Test
+    void shouldDeliverIsendsAndALaterSendInOrderThroughAFullStore() {
+        int size = 8 * 1024;
+        int messages = 24;
+        long bound = 16 * 1024;
+        try (var cluster = start(2, config().unexpectedMaxBytes(bound).chunkBytes(4096).build())) {
+            cluster.run(c -> {
+                if (c.rank() == 0) {
+                    var handles = new ArrayList<PointToPointHandle>();
+                    for (int i = 0; i < messages; i++) {
+                        handles.add(c.isend(1, 1, MemorySegment.ofArray(pattern(size, i))));
+                    }
+                    c.send(1, 1, pattern(size, messages));
+                    for (var h : handles) {
+                        h.await();
+                    }
+                } else {
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (cluster.unexpectedBytes(1) < bound - size && System.nanoTime() < deadline) {
+                        Thread.onSpinWait(); // let the store fill before receiving anything
+                    }
+                    var got = new byte[size];
+                    for (int i = 0; i <= messages; i++) {
+                        assertThat(c.recvStatus(0, Communicator.ANY_TAG, MemorySegment.ofArray(got)).byteSize())
+                                .isEqualTo(size);
+                        assertThat(got).as("message %d", i).isEqualTo(pattern(size, i));
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
     @Test
     void shouldSendAndReceiveHeapAndDirectByteBuffersBetweenPositionAndLimit() {
         try (var cluster = start(2)) {
