@@ -7,19 +7,20 @@ import io.nexar.internal.util.Deadline;
 import java.util.TreeSet;
 
 /**
- * The send order to one destination on one communicator: numbers the messages 0, 1, 2, ... and hands their first
- * chunks to the transport in that order.
+ * The send order to one destination on one communicator: numbers the messages 0, 1, 2, ... and hands them to the
+ * transport one after the other, in that order, each whole (its chunks never interleave with another message's).
  *
- * <p>Why: the receiver matches a message only once every earlier one of its sender has started to arrive, and a lane
- * whose chunk the receiver refuses (its unexpected store is full) stops until that chunk is taken. A first chunk that
- * overtook an earlier message on the same lane could hold that message back for good. {@code isend} transmits on a
- * virtual thread, so without this gate a later {@code send} of the same thread could overtake it.
+ * <p>Why: a lane whose chunk the receiver refuses (its unexpected store is full, and nothing waits for that message)
+ * stops until the chunk is taken. A chunk of a later message that went ahead of an earlier message's chunks on the
+ * same lane could so hold the earlier one back for good: the receiver takes the later message only once the earlier
+ * one has been received. {@code isend} transmits on a virtual thread, so without this a later {@code send} of the
+ * same thread would overtake it (MpiPointToPointCases#shouldNotLetASendOvertakeAnEarlierIsendThroughAFullStore).
  */
 final class SendOrder {
     private long next;
-    /** Every message numbered below this has had its first chunk handed to the transport (or failed). */
+    /** Every message numbered below this has been handed to the transport whole, or failed. */
     private long started;
-    /** Numbers at or above {@link #started} whose first chunk went (out of turn only after a failure). */
+    /** Numbers above {@link #started} that are done (out of turn only after a failure: a timeout at the gate). */
     private final TreeSet<Long> startedAhead = new TreeSet<>();
 
     /** The next message's number: its place in the order is fixed from now. */
@@ -28,7 +29,7 @@ final class SendOrder {
     }
 
     /**
-     * Waits until every message numbered below {@code seq} has had its first chunk handed to the transport.
+     * Waits until every message numbered below {@code seq} has been handed to the transport whole, or failed.
      *
      * @throws OperationTimeoutException if {@code deadline} passes first
      * @throws OperationCancelledException if the thread is interrupted (its interrupt status is kept)
@@ -50,8 +51,8 @@ final class SendOrder {
         }
     }
 
-    /** Message {@code seq}'s first chunk was handed to the transport, or its send failed before: the next may go. */
-    synchronized void started(long seq) {
+    /** Message {@code seq} was handed to the transport whole, or its send failed: the next may go. */
+    synchronized void done(long seq) {
         if (seq != started) {
             startedAhead.add(seq);
             return;

@@ -408,25 +408,18 @@ public final class TransportCommunicator implements Communicator {
         long total = s.data().byteSize();
         long chunk = config.chunkBytes();
         long offset = 0;
-        boolean first = true;
         try {
             s.order().awaitTurn(s.seq(), s.deadline(), s.context());
             do {
                 long len = Math.min(chunk, total - offset);
                 transport.send(group.world(s.dest()), Lane.P2P, new Message.Data(group.id(), s.tag(), s.seq(), total,
                         offset, s.data().asSlice(offset, len)), s.deadline(), s.context());
-                if (first) {
-                    first = false;
-                    s.order().started(s.seq());
-                }
                 offset += len;
             } while (offset < total);
         } catch (PeerFailedException e) {
             throw afterFailure(e, s.view().generation());
         } finally {
-            if (first) {
-                s.order().started(s.seq()); // failed before its first chunk went: later sends must not wait for it
-            }
+            s.order().done(s.seq()); // sent or failed: the next message to this rank may go
         }
     }
 
