@@ -2,15 +2,19 @@ package io.nexar;
 
 import io.nexar.device.DeviceBuffer;
 import io.nexar.rpc.Rpc;
+import io.nexar.internal.util.Checks;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.util.Optional;
 
 /**
  * A group of ranks that exchange messages. Rank numbers run from 0 to {@link #worldSize()} - 1.
  *
  * <h2>Point-to-point</h2>
  * {@code send(dest, tag, data)} delivers {@code data} to rank {@code dest}, where it is matched to a
- * {@code recv(src, tag, buffer)} by (communicator, source, tag). Between two ranks, messages with the same tag are
- * received in the order they were sent (MPI's non-overtaking rule), whatever their sizes. A message that arrives
+ * {@code recv(src, tag, buffer)} by (communicator, source, tag). The messages of one sender are matched in the order
+ * they were sent (MPI's non-overtaking rule), whatever their sizes. A message that arrives
  * before its receive is posted is kept in a bounded store (setting {@code unexpected.max.bytes}); when that store is
  * full, senders wait (back-pressure) instead of dropping anything. A rank may send to itself.
  *
@@ -19,6 +23,15 @@ import java.lang.foreign.MemorySegment;
  * the caller's buffer. A message smaller than the buffer fills its prefix and {@code recv} returns its size; a
  * message larger than the buffer is consumed and reported as a {@link MessageSizeMismatchException} naming both
  * sizes. Sizes are 64-bit; payloads of any size are split into chunks (setting {@code chunk.size}) transparently.
+ *
+ * <p>MPI's full set (docs/point-to-point.md): {@link #isend} and {@link #irecv} return a {@link PointToPointHandle}
+ * at once; {@link #ANY_SOURCE} and {@link #ANY_TAG} receive from any rank or with any tag (a receive takes the
+ * earliest matchable message that matches it, and a message goes to the earliest posted receive that matches it);
+ * {@link #probe} and {@link #iprobe} describe a message without receiving it; {@link #recvStatus}, the handles and
+ * {@link #sendRecv} return a {@link Status} (source in this communicator's numbering, tag, size). The {@code recv}
+ * methods keep returning counts; use {@code recvStatus} or {@code irecv(...).await()} for the status. Every operation
+ * takes a {@link MemorySegment}; {@link java.nio.ByteBuffer} forms (heap or direct, from position to limit; a receive
+ * advances the position) and array-slice forms ({@code array, offset, length}) are views of it, not copies.
  *
  * <p>Memory: heap segments and segments of global, automatic or shared arenas are filled in place by the transport
  * thread that delivers the message. A segment of a confined arena cannot be touched by another thread, so such a
@@ -344,6 +357,540 @@ public interface Communicator extends AutoCloseable {
      * @return the number of bytes received
      */
     long recv(int src, int tag, DeviceBuffer buffer);
+
+    // ---------------------------------------------------------------------------- point-to-point: MPI's full set
+
+    /*
+     * Non-blocking operations, wildcards, probes, status, sendRecv, and the ByteBuffer and array-slice forms. The
+     * ByteBuffer and slice forms are views handed to the MemorySegment forms (no copy): a ByteBuffer (heap or
+     * direct) sends or receives the bytes between its position and limit; a receive advances its position by the
+     * bytes received, a send leaves it unchanged. Slices are elements [offset, offset + length) of an array.
+     */
+
+    /** Wildcard source of a receive or probe: a message from any rank of this communicator (MPI_ANY_SOURCE). */
+    int ANY_SOURCE = -2;
+
+    /** Wildcard tag of a receive or probe: a message with any tag (MPI_ANY_TAG). */
+    int ANY_TAG = -1;
+
+    /**
+     * Starts sending {@code data} to {@code dest} and returns at once (MPI_Isend). The message takes its place in the
+     * send order now: a later send to the same rank on this communicator is matched after it. The data belongs to
+     * the operation until it ends (do not write it before {@link PointToPointHandle#await()} returns).
+     *
+     * @param dest the destination rank
+     * @param tag the tag, in [0, MAX_TAG]
+     * @param data the bytes to send (its whole size); heap, global, auto or shared arena memory
+     * @return the send's handle; its status is (dest, tag, size)
+     * @throws IllegalArgumentException if dest is not in [0, worldSize), tag is negative, data is null or belongs to
+     *         a confined arena
+     * @throws CommunicatorClosedException if this communicator is closed
+     */
+    PointToPointHandle isend(int dest, int tag, MemorySegment data);
+
+    /**
+     * Posts a receive and returns at once (MPI_Irecv). It matches like {@link #recvStatus}, in the order receives
+     * were posted; {@link PointToPointHandle#await()} returns the message's {@link Status}. The buffer belongs to the
+     * operation until it ends.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer where the message lands (at most its size); heap, global, auto or shared arena memory
+     * @return the receive's handle
+     * @throws IllegalArgumentException if src or tag is out of range, buffer is null, read-only or belongs to a
+     *         confined arena
+     * @throws CommunicatorClosedException if this communicator is closed
+     */
+    PointToPointHandle irecv(int src, int tag, MemorySegment buffer);
+
+    /**
+     * Receives the next matching message into {@code buffer} and says where it came from (MPI_Recv with a status).
+     * A receive with {@link #ANY_SOURCE} or {@link #ANY_TAG} takes the earliest matchable message that matches: the
+     * messages of one sender are matched in the order they were sent (whatever their tags), those of different
+     * senders in the order they began to arrive. A message goes to the earliest posted receive that matches it.
+     * A receive from {@link #ANY_SOURCE} is not failed by the loss of one rank (another, or this rank, may still
+     * send); it ends by a match, setting {@code p2p.timeout}, the recovery policy or {@link #close()}.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer where the message lands (at most its size)
+     * @return the message's source (in this communicator's numbering), tag and size in bytes
+     * @throws IllegalArgumentException if src or tag is out of range, buffer is null or read-only
+     * @throws MessageSizeMismatchException if the message is larger than the buffer
+     * @throws OperationTimeoutException if setting {@code p2p.timeout} passes first
+     * @throws PeerFailedException if the (specific) source fails
+     * @throws CommunicatorClosedException if this communicator is closed
+     */
+    Status recvStatus(int src, int tag, MemorySegment buffer);
+
+    /**
+     * Waits until a receive of ({@code src}, {@code tag}) could take a message, and describes it without receiving
+     * it (MPI_Probe): a receive of the returned source and tag that follows takes that very message, unless another
+     * thread receives it first. Use it to size the buffer of a message of unknown size.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @return the message's source, tag and size in bytes
+     * @throws IllegalArgumentException if src or tag is out of range
+     * @throws OperationTimeoutException if setting {@code p2p.timeout} passes first
+     * @throws PeerFailedException if the (specific) source fails
+     * @throws CommunicatorClosedException if this communicator is closed
+     */
+    Status probe(int src, int tag);
+
+    /**
+     * {@link #probe} without waiting (MPI_Iprobe).
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @return the status of the message a receive would take now, or empty if none has arrived
+     * @throws IllegalArgumentException if src or tag is out of range
+     * @throws CommunicatorClosedException if this communicator is closed
+     */
+    Optional<Status> iprobe(int src, int tag);
+
+    /**
+     * Sends {@code data} to {@code dest} and receives a message from {@code src} into {@code buffer}, without
+     * deadlock whatever the peers do at the same time (MPI_Sendrecv): the receive is posted before the send starts.
+     * {@code dest} and {@code src} may be the same rank, or this rank.
+     *
+     * @param dest the destination rank
+     * @param sendTag the tag of the message sent
+     * @param data the bytes to send
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param recvTag the tag to receive or {@link #ANY_TAG}
+     * @param buffer where the received message lands
+     * @return the received message's status
+     * @throws IllegalArgumentException if a rank or tag is out of range, or a buffer is null or read-only
+     * @throws NexarException as {@link #send} and {@link #recvStatus}
+     */
+    Status sendRecv(int dest, int sendTag, MemorySegment data, int src, int recvTag, MemorySegment buffer);
+
+    /**
+     * Sends the bytes between {@code data}'s position and limit (heap or direct); the buffer is not changed.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the bytes to send
+     * @throws IllegalArgumentException as {@link #send(int, int, MemorySegment)}
+     */
+    default void send(int dest, int tag, ByteBuffer data) {
+        send(dest, tag, P2pBuffers.view(data));
+    }
+
+    /**
+     * Receives into {@code buffer} from its position (at most up to its limit) and advances the position by the
+     * bytes received.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer where the message lands
+     * @return the number of bytes received
+     * @throws NexarException as {@link #recvStatus}
+     */
+    default int recv(int src, int tag, ByteBuffer buffer) {
+        return Math.toIntExact(P2pBuffers.recvStatus(this, src, tag, buffer).byteSize());
+    }
+
+    /**
+     * {@link #recvStatus(int, int, MemorySegment)} into a byte buffer, advancing its position.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer where the message lands, from its position
+     * @return the message's status
+     * @throws NexarException as {@link #recvStatus(int, int, MemorySegment)}
+     */
+    default Status recvStatus(int src, int tag, ByteBuffer buffer) {
+        return P2pBuffers.recvStatus(this, src, tag, buffer);
+    }
+
+    /**
+     * {@link #isend(int, int, MemorySegment)} of the bytes between {@code data}'s position and limit.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the bytes to send (not changed; do not write them before the send ends)
+     * @return the send's handle
+     */
+    default PointToPointHandle isend(int dest, int tag, ByteBuffer data) {
+        return isend(dest, tag, P2pBuffers.view(data));
+    }
+
+    /**
+     * {@link #irecv(int, int, MemorySegment)} into a byte buffer from its position; the position advances by the bytes
+     * received when the receive is seen to end (await, or isDone returning true, or the future completing).
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer where the message lands
+     * @return the receive's handle
+     */
+    default PointToPointHandle irecv(int src, int tag, ByteBuffer buffer) {
+        return P2pBuffers.irecv(this, src, tag, buffer);
+    }
+
+    /**
+     * {@link #sendRecv(int, int, MemorySegment, int, int, MemorySegment)} of byte buffers: sends {@code data}'s
+     * remaining bytes (unchanged) and receives into {@code buffer}, advancing its position.
+     *
+     * @param dest the destination rank
+     * @param sendTag the tag of the message sent
+     * @param data the bytes to send
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param recvTag the tag to receive or {@link #ANY_TAG}
+     * @param buffer where the received message lands
+     * @return the received message's status
+     */
+    default Status sendRecv(int dest, int sendTag, ByteBuffer data, int src, int recvTag,
+                            ByteBuffer buffer) {
+        return P2pBuffers.sendRecv(this, dest, sendTag, data, src, recvTag, buffer);
+    }
+
+    /**
+     * Sends elements [offset, offset + length) of {@code data} as little-endian bytes.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #send(int, int, MemorySegment)}
+     */
+    default void send(int dest, int tag, byte[] data, int offset, int length) {
+        P2pBuffers.send(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_BYTE, offset, length);
+    }
+
+    /**
+     * Receives bytes into elements [offset, offset + length) of {@code buffer}.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the number of elements received
+     * @throws IllegalArgumentException if the range is not inside the array, or the message is not a whole number of
+     *         elements
+     * @throws NexarException as {@link #recvStatus(int, int, MemorySegment)}
+     */
+    default int recv(int src, int tag, byte[] buffer, int offset, int length) {
+        return P2pBuffers.recv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_BYTE, offset, length);
+    }
+
+    /**
+     * Starts sending elements [offset, offset + length) of {@code data} as little-endian bytes.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array (do not write the range before the send ends)
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @return the send's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #isend(int, int, MemorySegment)}
+     */
+    default PointToPointHandle isend(int dest, int tag, byte[] data, int offset, int length) {
+        return P2pBuffers.isend(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_BYTE, offset, length);
+    }
+
+    /**
+     * Starts receiving bytes into elements [offset, offset + length) of {@code buffer};
+     * the status's size is in bytes.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array (do not read the range before the receive ends)
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the receive's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #irecv(int, int, MemorySegment)}
+     */
+    default PointToPointHandle irecv(int src, int tag, byte[] buffer, int offset, int length) {
+        return P2pBuffers.irecv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_BYTE, offset, length);
+    }
+
+    /**
+     * Sends elements [offset, offset + length) of {@code data} as little-endian floats.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #send(int, int, MemorySegment)}
+     */
+    default void send(int dest, int tag, float[] data, int offset, int length) {
+        P2pBuffers.send(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_FLOAT, offset, length);
+    }
+
+    /**
+     * Receives floats into elements [offset, offset + length) of {@code buffer}.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the number of elements received
+     * @throws IllegalArgumentException if the range is not inside the array, or the message is not a whole number of
+     *         elements
+     * @throws NexarException as {@link #recvStatus(int, int, MemorySegment)}
+     */
+    default int recv(int src, int tag, float[] buffer, int offset, int length) {
+        return P2pBuffers.recv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_FLOAT, offset, length);
+    }
+
+    /**
+     * Starts sending elements [offset, offset + length) of {@code data} as little-endian floats.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array (do not write the range before the send ends)
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @return the send's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #isend(int, int, MemorySegment)}
+     */
+    default PointToPointHandle isend(int dest, int tag, float[] data, int offset, int length) {
+        return P2pBuffers.isend(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_FLOAT, offset, length);
+    }
+
+    /**
+     * Starts receiving floats into elements [offset, offset + length) of {@code buffer};
+     * the status's size is in bytes.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array (do not read the range before the receive ends)
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the receive's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #irecv(int, int, MemorySegment)}
+     */
+    default PointToPointHandle irecv(int src, int tag, float[] buffer, int offset, int length) {
+        return P2pBuffers.irecv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_FLOAT, offset, length);
+    }
+
+    /**
+     * Sends elements [offset, offset + length) of {@code data} as little-endian doubles.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #send(int, int, MemorySegment)}
+     */
+    default void send(int dest, int tag, double[] data, int offset, int length) {
+        P2pBuffers.send(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_DOUBLE, offset, length);
+    }
+
+    /**
+     * Receives doubles into elements [offset, offset + length) of {@code buffer}.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the number of elements received
+     * @throws IllegalArgumentException if the range is not inside the array, or the message is not a whole number of
+     *         elements
+     * @throws NexarException as {@link #recvStatus(int, int, MemorySegment)}
+     */
+    default int recv(int src, int tag, double[] buffer, int offset, int length) {
+        return P2pBuffers.recv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_DOUBLE, offset, length);
+    }
+
+    /**
+     * Starts sending elements [offset, offset + length) of {@code data} as little-endian doubles.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array (do not write the range before the send ends)
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @return the send's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #isend(int, int, MemorySegment)}
+     */
+    default PointToPointHandle isend(int dest, int tag, double[] data, int offset, int length) {
+        return P2pBuffers.isend(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_DOUBLE, offset, length);
+    }
+
+    /**
+     * Starts receiving doubles into elements [offset, offset + length) of {@code buffer};
+     * the status's size is in bytes.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array (do not read the range before the receive ends)
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the receive's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #irecv(int, int, MemorySegment)}
+     */
+    default PointToPointHandle irecv(int src, int tag, double[] buffer, int offset, int length) {
+        return P2pBuffers.irecv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_DOUBLE, offset, length);
+    }
+
+    /**
+     * Sends elements [offset, offset + length) of {@code data} as little-endian 32-bit integers.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #send(int, int, MemorySegment)}
+     */
+    default void send(int dest, int tag, int[] data, int offset, int length) {
+        P2pBuffers.send(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_INT, offset, length);
+    }
+
+    /**
+     * Receives 32-bit integers into elements [offset, offset + length) of {@code buffer}.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the number of elements received
+     * @throws IllegalArgumentException if the range is not inside the array, or the message is not a whole number of
+     *         elements
+     * @throws NexarException as {@link #recvStatus(int, int, MemorySegment)}
+     */
+    default int recv(int src, int tag, int[] buffer, int offset, int length) {
+        return P2pBuffers.recv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_INT, offset, length);
+    }
+
+    /**
+     * Starts sending elements [offset, offset + length) of {@code data} as little-endian 32-bit integers.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array (do not write the range before the send ends)
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @return the send's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #isend(int, int, MemorySegment)}
+     */
+    default PointToPointHandle isend(int dest, int tag, int[] data, int offset, int length) {
+        return P2pBuffers.isend(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_INT, offset, length);
+    }
+
+    /**
+     * Starts receiving 32-bit integers into elements [offset, offset + length) of {@code buffer};
+     * the status's size is in bytes.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array (do not read the range before the receive ends)
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the receive's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #irecv(int, int, MemorySegment)}
+     */
+    default PointToPointHandle irecv(int src, int tag, int[] buffer, int offset, int length) {
+        return P2pBuffers.irecv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_INT, offset, length);
+    }
+
+    /**
+     * Sends elements [offset, offset + length) of {@code data} as little-endian 64-bit integers.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #send(int, int, MemorySegment)}
+     */
+    default void send(int dest, int tag, long[] data, int offset, int length) {
+        P2pBuffers.send(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_LONG, offset, length);
+    }
+
+    /**
+     * Receives 64-bit integers into elements [offset, offset + length) of {@code buffer}.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the number of elements received
+     * @throws IllegalArgumentException if the range is not inside the array, or the message is not a whole number of
+     *         elements
+     * @throws NexarException as {@link #recvStatus(int, int, MemorySegment)}
+     */
+    default int recv(int src, int tag, long[] buffer, int offset, int length) {
+        return P2pBuffers.recv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_LONG, offset, length);
+    }
+
+    /**
+     * Starts sending elements [offset, offset + length) of {@code data} as little-endian 64-bit integers.
+     *
+     * @param dest the destination rank
+     * @param tag the tag
+     * @param data the array (do not write the range before the send ends)
+     * @param offset the first element sent
+     * @param length the number of elements sent
+     * @return the send's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #isend(int, int, MemorySegment)}
+     */
+    default PointToPointHandle isend(int dest, int tag, long[] data, int offset, int length) {
+        return P2pBuffers.isend(this, dest, tag, MemorySegment.ofArray(Checks.notNull("data", data)),
+                ValueLayout.JAVA_LONG, offset, length);
+    }
+
+    /**
+     * Starts receiving 64-bit integers into elements [offset, offset + length) of {@code buffer};
+     * the status's size is in bytes.
+     *
+     * @param src the source rank or {@link #ANY_SOURCE}
+     * @param tag the tag or {@link #ANY_TAG}
+     * @param buffer the array (do not read the range before the receive ends)
+     * @param offset the first element written
+     * @param length the most elements received
+     * @return the receive's handle
+     * @throws IllegalArgumentException if the range is not inside the array, or as
+     *         {@link #irecv(int, int, MemorySegment)}
+     */
+    default PointToPointHandle irecv(int src, int tag, long[] buffer, int offset, int length) {
+        return P2pBuffers.irecv(this, src, tag, MemorySegment.ofArray(Checks.notNull("buffer", buffer)),
+                ValueLayout.JAVA_LONG, offset, length);
+    }
 
 
     /**

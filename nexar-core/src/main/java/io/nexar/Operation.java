@@ -6,6 +6,8 @@ public enum Operation {
     SEND("send"),
     /** {@link Communicator#recv}. */
     RECV("recv"),
+    /** {@code probe} or {@code iprobe}: looking for a message without receiving it. */
+    PROBE("probe"),
     /** {@link Communicator#allReduce} in all its forms. */
     ALL_REDUCE("allReduce"),
     /** {@link Communicator#broadcast}. */

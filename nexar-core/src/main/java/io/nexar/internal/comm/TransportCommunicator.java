@@ -11,6 +11,8 @@ import io.nexar.MembershipWatch;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.PeerFailedException;
+import io.nexar.PointToPointHandle;
+import io.nexar.Status;
 import io.nexar.RecoveryPolicy;
 import io.nexar.ReduceOp;
 import io.nexar.device.DeviceBuffer;
@@ -27,6 +29,7 @@ import io.nexar.internal.jfr.MembershipChangeEvent;
 import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.p2p.PendingReceive;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.rpc.RpcEngine;
 import io.nexar.internal.transport.HangReports;
@@ -40,12 +43,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -98,7 +102,7 @@ public final class TransportCommunicator implements Communicator {
      * @param nextSeq the next message number per destination
      */
     private record View(Group group, int generation, Collectives collectives,
-                        ConcurrentHashMap<Integer, AtomicLong> nextSeq) {
+                        ConcurrentHashMap<Integer, SendOrder> nextSeq) {
     }
 
     /**
@@ -380,29 +384,45 @@ public final class TransportCommunicator implements Communicator {
     }
 
     private void sendSegment(int dest, int tag, MemorySegment data) {
+        transmit(prepareSend(dest, tag, data));
+    }
+
+    /** A send whose checks passed and whose sequence number is taken: its place in the order is fixed. */
+    private record OutboundSend(View view, ErrorContext context, Deadline deadline, int dest, int tag, long seq,
+                                SendOrder order, MemorySegment data) {
+    }
+
+    private OutboundSend prepareSend(int dest, int tag, MemorySegment data) {
         Checks.rank("dest", dest, worldSize());
         Checks.tag(tag);
         Checks.notNull("data", data);
         var deadline = Deadline.after(CallTimeout.p2p(config));
         View v = current(Operation.SEND, deadline);
         Group group = v.group();
-        int id = group.id();
         Checks.rank("dest", dest, group.size());
-        var context = ErrorContext.p2p(Operation.SEND, group.rank(), group.size(), id, tag, dest);
+        var context = ErrorContext.p2p(Operation.SEND, group.rank(), group.size(), group.id(), tag, dest);
         checkOpen(context);
-        long seq = v.nextSeq().computeIfAbsent(dest, d -> new AtomicLong()).getAndIncrement();
-        long total = data.byteSize();
+        SendOrder order = v.nextSeq().computeIfAbsent(dest, d -> new SendOrder());
+        return new OutboundSend(v, context, deadline, dest, tag, order.take(), order, data);
+    }
+
+    private void transmit(OutboundSend s) {
+        Group group = s.view().group();
+        long total = s.data().byteSize();
         long chunk = config.chunkBytes();
         long offset = 0;
         try {
+            s.order().awaitTurn(s.seq(), s.deadline(), s.context());
             do {
                 long len = Math.min(chunk, total - offset);
-                transport.send(group.world(dest), Lane.P2P, new Message.Data(id, tag, seq, total, offset,
-                        data.asSlice(offset, len)), deadline, context);
+                transport.send(group.world(s.dest()), Lane.P2P, new Message.Data(group.id(), s.tag(), s.seq(), total,
+                        offset, s.data().asSlice(offset, len)), s.deadline(), s.context());
                 offset += len;
             } while (offset < total);
         } catch (PeerFailedException e) {
-            throw afterFailure(e, v.generation());
+            throw afterFailure(e, s.view().generation());
+        } finally {
+            s.order().done(s.seq()); // sent or failed: the next message to this rank may go
         }
     }
 
@@ -444,7 +464,7 @@ public final class TransportCommunicator implements Communicator {
         RuntimeException failure = null;
         long n = -1;
         try {
-            n = recvSegment(src, tag, buffer);
+            n = recvSegment(src, tag, buffer).byteSize();
             return n;
         } catch (RuntimeException e) {
             failure = e;
@@ -468,9 +488,27 @@ public final class TransportCommunicator implements Communicator {
         }
     }
 
-    private long recvSegment(int src, int tag, MemorySegment buffer) {
-        Checks.rank("src", src, worldSize());
-        Checks.tag(tag);
+    private Status recvSegment(int src, int tag, MemorySegment buffer) {
+        if (buffer != null && buffer.isReadOnly()) {
+            throw new IllegalArgumentException("buffer is read-only");
+        }
+        if (buffer != null && !buffer.isAccessibleBy(OTHER_THREAD)) {
+            // A thread-confined segment cannot be written by the transport thread that delivers the message: receive
+            // into shared memory and copy on this thread.
+            try (Arena staging = Arena.ofShared()) {
+                MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
+                Status st = recvSegment(src, tag, shared);
+                MemorySegment.copy(shared, 0, buffer, 0, st.byteSize());
+                return st;
+            }
+        }
+        return startReceive(src, tag, buffer).await();
+    }
+
+    /** Posts a receive (src and tag may be wildcards) into a buffer that the transport's threads may write. */
+    private P2pHandle startReceive(int src, int tag, MemorySegment buffer) {
+        checkSource(src);
+        checkReceiveTag(tag);
         Checks.notNull("buffer", buffer);
         if (buffer.isReadOnly()) {
             throw new IllegalArgumentException("buffer is read-only");
@@ -478,26 +516,38 @@ public final class TransportCommunicator implements Communicator {
         var deadline = Deadline.after(CallTimeout.p2p(config));
         View rv = current(Operation.RECV, deadline);
         Group group = rv.group();
-        int id = group.id();
-        Checks.rank("src", src, group.size());
-        var context = ErrorContext.p2p(Operation.RECV, group.rank(), group.size(), id, tag, src);
+        var context = p2pContext(Operation.RECV, group, src, tag);
         checkOpen(context);
-        int worldSrc = group.world(src);
         try {
-            if (buffer.isAccessibleBy(OTHER_THREAD)) {
-                return mailbox.receiveFrom(id, worldSrc, tag, buffer, deadline, context);
-            }
-            // A thread-confined segment cannot be written by the transport thread that delivers the message: receive
-            // into shared memory and copy on this thread.
-            try (Arena staging = Arena.ofShared()) {
-                MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
-                long n = mailbox.receiveFrom(id, worldSrc, tag, shared, deadline, context);
-                MemorySegment.copy(shared, 0, buffer, 0, n);
-                return n;
-            }
+            var r = mailbox.post(group.id(), worldSource(group, src), tag == ANY_TAG ? PendingReceive.ANY : tag,
+                    group.worldRanks(), buffer, context);
+            return P2pHandle.receive(mailbox, r, deadline, e -> afterFailure(e, rv.generation()));
         } catch (PeerFailedException e) {
             throw afterFailure(e, rv.generation());
         }
+    }
+
+    private void checkSource(int src) {
+        if (src != ANY_SOURCE) {
+            Checks.rank("src", src, worldSize());
+        }
+    }
+
+    private static void checkReceiveTag(int tag) {
+        if (tag != ANY_TAG) {
+            Checks.tag(tag);
+        }
+    }
+
+    /** A point-to-point context in {@code group}'s numbering; a wildcard source or tag is unknown (-1). */
+    private static ErrorContext p2pContext(Operation op, Group group, int src, int tag) {
+        Checks.rank("src", src == ANY_SOURCE ? 0 : src, group.size());
+        return ErrorContext.p2p(op, group.rank(), group.size(), group.id(), tag == ANY_TAG ? -1 : tag,
+                src == ANY_SOURCE ? -1 : src);
+    }
+
+    private static int worldSource(Group group, int src) {
+        return src == ANY_SOURCE ? PendingReceive.ANY : group.world(src);
     }
 
     @Override
@@ -533,6 +583,104 @@ public final class TransportCommunicator implements Communicator {
         long n = recv(src, tag, staging);
         adapter.receiveToDevice(staging.asSlice(0, n), buffer);
         return n;
+    }
+
+    // ------------------------------------------------------------------------- point-to-point: MPI's non-blocking
+
+    @Override
+    public PointToPointHandle isend(int dest, int tag, MemorySegment data) {
+        if (data != null && !data.isAccessibleBy(OTHER_THREAD)) {
+            throw new IllegalArgumentException("isend needs a buffer that other threads can read (heap, global, auto "
+                    + "or shared arena), not one of a confined arena");
+        }
+        OutboundSend s = prepareSend(dest, tag, data); // its place in the send order is taken here
+        var sent = new CompletableFuture<Status>();
+        Thread.ofVirtual().name("nexar-isend").start(() -> {
+            try {
+                transmit(s);
+                sent.complete(new Status(dest, tag, data.byteSize()));
+            } catch (Throwable e) {
+                sent.completeExceptionally(e);
+            }
+        });
+        return P2pHandle.send(sent, s.context(), s.deadline());
+    }
+
+    @Override
+    public PointToPointHandle irecv(int src, int tag, MemorySegment buffer) {
+        if (buffer != null && !buffer.isAccessibleBy(OTHER_THREAD)) {
+            throw new IllegalArgumentException("irecv needs a buffer that other threads can write (heap, global, "
+                    + "auto or shared arena), not one of a confined arena");
+        }
+        return startReceive(src, tag, buffer);
+    }
+
+    @Override
+    public Status recvStatus(int src, int tag, MemorySegment buffer) {
+        var event = new PointToPointEvent();
+        event.begin();
+        RuntimeException failure = null;
+        long n = -1;
+        try {
+            Status st = recvSegment(src, tag, buffer);
+            n = st.byteSize();
+            return st;
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
+        } finally {
+            commit(event, Operation.RECV, src, tag, n, failure);
+        }
+    }
+
+    @Override
+    public Status probe(int src, int tag) {
+        return probe(src, tag, true);
+    }
+
+    @Override
+    public Optional<Status> iprobe(int src, int tag) {
+        return Optional.ofNullable(probe(src, tag, false));
+    }
+
+    private Status probe(int src, int tag, boolean wait) {
+        checkSource(src);
+        checkReceiveTag(tag);
+        var deadline = Deadline.after(config.p2pTimeout());
+        View v = current(Operation.PROBE, deadline);
+        Group group = v.group();
+        var context = p2pContext(Operation.PROBE, group, src, tag);
+        checkOpen(context);
+        int worldSrc = worldSource(group, src);
+        int t = tag == ANY_TAG ? PendingReceive.ANY : tag;
+        try {
+            return wait ? mailbox.probe(group.id(), worldSrc, t, group.worldRanks(), deadline, context)
+                    : mailbox.iprobe(group.id(), worldSrc, t, group.worldRanks(), context);
+        } catch (PeerFailedException e) {
+            throw afterFailure(e, v.generation());
+        }
+    }
+
+    @Override
+    public Status sendRecv(int dest, int sendTag, MemorySegment sendData, int src, int recvTag,
+                           MemorySegment recvBuffer) {
+        Checks.notNull("sendData", sendData);
+        if (recvBuffer != null && !recvBuffer.isAccessibleBy(OTHER_THREAD)) {
+            try (Arena staging = Arena.ofShared()) {
+                MemorySegment shared = staging.allocate(recvBuffer.byteSize(), 8);
+                Status st = sendRecv(dest, sendTag, sendData, src, recvTag, shared);
+                MemorySegment.copy(shared, 0, recvBuffer, 0, st.byteSize());
+                return st;
+            }
+        }
+        P2pHandle received = startReceive(src, recvTag, recvBuffer); // posted first: the peer's send cannot block
+        try {
+            send(dest, sendTag, sendData);
+        } catch (RuntimeException e) {
+            received.cancel();
+            throw e;
+        }
+        return received.await();
     }
 
     // ------------------------------------------------------------------------------------------------ collectives

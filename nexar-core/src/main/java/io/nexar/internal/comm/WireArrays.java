@@ -9,14 +9,15 @@ import java.util.function.ToLongFunction;
  * Java arrays on the wire, which carries little-endian elements: on a little-endian machine (every machine nexar
  * runs on today) the array's own memory is sent and received into; otherwise a byte-swapped copy.
  */
-final class WireArrays {
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+public final class WireArrays {
+    /** True on the machines nexar runs on today: array memory is already in wire order. */
+    public static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private WireArrays() {
     }
 
     /** The array's bytes in wire order: the array itself on little-endian machines, a swapped copy otherwise. */
-    static MemorySegment wire(MemorySegment heap, ValueLayout element) {
+    public static MemorySegment wire(MemorySegment heap, ValueLayout element) {
         if (LITTLE_ENDIAN) {
             return heap;
         }
@@ -32,7 +33,7 @@ final class WireArrays {
      * @param where names the receive for that error, for example {@code recv on rank 1 (comm 0, tag 3): rank 2}
      * @return the number of elements received
      */
-    static int receive(ToLongFunction<MemorySegment> receive, MemorySegment heap, ValueLayout element,
+    public static int receive(ToLongFunction<MemorySegment> receive, MemorySegment heap, ValueLayout element,
                        java.util.function.Supplier<String> where) {
         long elementBytes = element.byteSize();
         MemorySegment target = LITTLE_ENDIAN ? heap : MemorySegment.ofArray(new byte[Math.toIntExact(heap.byteSize())]);
@@ -47,8 +48,14 @@ final class WireArrays {
         return (int) (n / elementBytes);
     }
 
+    /** Copies {@code count} little-endian elements from {@code wire} into {@code heap}, in native order. */
+    public static void fromWire(MemorySegment wire, MemorySegment heap, ValueLayout element, long count) {
+        MemorySegment.copy(wire, littleEndian(element), 0, heap, element, 0, count);
+    }
+
     private static ValueLayout littleEndian(ValueLayout element) {
         return switch (element) {
+            case ValueLayout.OfByte b -> ValueLayout.JAVA_BYTE;
             case ValueLayout.OfFloat f -> ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
             case ValueLayout.OfDouble d -> ValueLayout.JAVA_DOUBLE_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
             case ValueLayout.OfInt i -> ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

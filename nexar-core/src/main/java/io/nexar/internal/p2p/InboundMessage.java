@@ -8,6 +8,8 @@ import java.util.List;
  * unexpected store; afterwards they are copied straight into the receive's buffer. Guarded by the mailbox's lock.
  */
 final class InboundMessage {
+    /** World rank of the sender. */
+    final int src;
     final long seq;
     final int tag;
     final long totalBytes;
@@ -18,8 +20,14 @@ final class InboundMessage {
     PendingReceive boundTo;
     /** Remaining chunks are dropped (the receive failed or timed out part-way). */
     boolean discard;
+    /**
+     * Position in the order messages became matchable (every earlier message of its sender had started to arrive),
+     * 0 before; a wildcard receive takes the matching message with the lowest.
+     */
+    long matchStamp;
 
-    InboundMessage(long seq, int tag, long totalBytes) {
+    InboundMessage(int src, long seq, int tag, long totalBytes) {
+        this.src = src;
         this.seq = seq;
         this.tag = tag;
         this.totalBytes = totalBytes;

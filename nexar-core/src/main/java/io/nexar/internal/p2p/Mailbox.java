@@ -8,6 +8,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
+import io.nexar.Status;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
@@ -16,16 +17,12 @@ import io.nexar.internal.transport.Progress;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.Futures;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,25 +31,29 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Point-to-point matching for one process: pairs inbound {@link Message.Data} chunks with posted receives by
- * (communicator, source, tag), in the sender's sequence order.
+ * Point-to-point receive side of one process: pairs inbound {@link Message.Data} chunks with posted receives by
+ * (communicator, source, tag), either of which a receive may leave open (wildcards), in the sender's sequence order.
  *
  * <pre>
- *   inbound chunk ──▶ pair (comm, src): seqs arrived contiguously?  ──▶ channel (comm, src, tag)
- *                                                                     ├─ posted receives (FIFO)
- *                                                                     └─ unmatched messages by seq
+ *   inbound chunk ──▶ pair (comm, src): seqs arrived contiguously?  ──▶ {@link Matcher}
+ *                                                                     ├─ posted receives (per channel; wildcards)
+ *                                                                     └─ unmatched messages by channel and seq
  * </pre>
  *
  * <p>Ordering: a sender numbers its messages to each (receiver, communicator) 0, 1, 2, ... A message becomes
  * matchable once every lower-numbered message from that sender has started to arrive, so a receive takes the
- * oldest message of its tag even when lanes reorder messages (MPI's non-overtaking rule).
+ * oldest matching message of that sender even when lanes reorder messages (MPI's non-overtaking rule); the
+ * {@link Matcher} applies MPI's rules across senders and posted receives (docs/point-to-point.md).
  *
  * <p>Memory: chunks of unmatched messages are copied into the unexpected store, bounded by {@code maxStoredBytes}.
  * A chunk that does not fit is refused ({@link Delivery#FULL}) and the transport retries later, except the first
- * chunk of the oldest missing message of a pair while later messages of the pair wait for it or a receive from that
- * sender is posted, so that concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its
- * bound by at most one chunk per sender at a time. Once a receive is bound to a
- * message, its chunks go straight into the receive's buffer.
+ * chunk of the oldest missing message of a pair while later messages of the pair wait for it, or a posted receive or
+ * a blocking probe may take a message from that sender (a wildcard source counts for every sender), so that
+ * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
+ * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
+ *
+ * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
+ * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
  *
  * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
  * that timed out never sees a late write) and never across I/O or a blocking wait on another object.
@@ -64,8 +65,9 @@ public final class Mailbox implements InboundHandler {
     private volatile HangReports hangs;
     private final Condition changed = lock.newCondition();
     private final Map<PairKey, PairState> pairs = new HashMap<>();
-    private final Map<ChannelKey, ArrayDeque<PendingReceive>> posted = new HashMap<>();
-    private final Map<ChannelKey, TreeMap<Long, InboundMessage>> unmatched = new HashMap<>();
+    private final Matcher matcher = new Matcher();
+    /** Blocking probes waiting, as (communicator, world source or ANY): their senders may exceed the store bound. */
+    private final List<int[]> probes = new ArrayList<>();
     private final Map<Integer, String> downPeers = new HashMap<>();
     /** Communicators closed on this process (sub-communicators; the world closes the whole mailbox). */
     private final Map<Integer, String> closedComms = new HashMap<>();
@@ -102,32 +104,183 @@ public final class Mailbox implements InboundHandler {
      */
     public long receiveFrom(int communicator, int worldSrc, int tag, MemorySegment buffer, Deadline deadline,
                             ErrorContext context) {
-        var key = new ChannelKey(communicator, worldSrc, tag);
-        var r = new PendingReceive(context, worldSrc, buffer);
+        return await(post(communicator, worldSrc, tag, null, buffer, context), deadline, null).byteSize();
+    }
+
+    /**
+     * Posts a receive without waiting: it takes the oldest matchable message that matches it, or waits for one
+     * ({@link #await}, {@link #cancel}, {@link #expire}).
+     *
+     * @param worldSrc the source's world rank, or {@link PendingReceive#ANY}
+     * @param tag the tag, or {@link PendingReceive#ANY}
+     * @param members the world rank of each rank of the communicator (to number a wildcard receive's source), or null
+     *                if its numbering is the world's
+     * @throws CommunicatorClosedException if the mailbox or the communicator is closed
+     * @throws PeerFailedException if every pending receive was failed by {@link #abortAll}
+     */
+    public PendingReceive post(int communicator, int worldSrc, int tag, int[] members, MemorySegment buffer,
+                               ErrorContext context) {
+        var r = new PendingReceive(context, communicator, worldSrc, tag, members, buffer);
         lock.lock();
         try {
-            if (closed) {
-                throw new CommunicatorClosedException(context, "failed: " + closedReason);
-            }
-            String gone = closedComms.get(communicator);
-            if (gone != null) {
-                throw new CommunicatorClosedException(context, "failed: " + gone);
-            }
-            if (abortedDetail != null) { // the communicator's own check may have run just before the abort
-                throw new PeerFailedException(context, abortedDetail);
-            }
-            posted.computeIfAbsent(key, k -> new ArrayDeque<>()).add(r);
-            tryMatch(key);
-            String down = downPeers.get(worldSrc);
-            if (down != null && !r.result.isDone() && (r.bound == null || !r.bound.complete())) {
-                abandon(key, r);
-                r.result.completeExceptionally(peerFailed(r, down));
+            refuseIfClosed(communicator, context);
+            InboundMessage m = matcher.take(r);
+            if (m != null) {
+                bind(r, m, pair(communicator, m.src));
+            } else {
+                matcher.post(r);
+                String down = worldSrc == PendingReceive.ANY ? null : downPeers.get(worldSrc);
+                if (down != null) {
+                    matcher.unpost(r);
+                    r.result.completeExceptionally(r.peerFailed(worldSrc, down));
+                }
             }
             changed.signalAll(); // a sender refused for lack of room may now be matched directly
         } finally {
             lock.unlock();
         }
-        return await(key, r, deadline);
+        return r;
+    }
+
+    private void refuseIfClosed(int communicator, ErrorContext context) {
+        if (closed) {
+            throw new CommunicatorClosedException(context, "failed: " + closedReason);
+        }
+        String gone = closedComms.get(communicator);
+        if (gone != null) {
+            throw new CommunicatorClosedException(context, "failed: " + gone);
+        }
+        if (abortedDetail != null) { // the communicator's own check may have run just before the abort
+            throw new PeerFailedException(context, abortedDetail);
+        }
+    }
+
+    /**
+     * Cancels {@code r} unless it ended: it fails with {@link OperationCancelledException}; a message it was bound to
+     * loses the rest of its bytes, one it was not yet bound to stays for the next receive.
+     *
+     * @return true if this call ended it
+     */
+    public boolean cancel(PendingReceive r) {
+        lock.lock();
+        try {
+            if (r.result.isDone()) {
+                return false;
+            }
+            abandon(r);
+            return r.result.completeExceptionally(new OperationCancelledException(r.context, "was cancelled"));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The status of the message that a receive of (communicator, {@code worldSrc}, {@code tag}) would take now,
+     * without taking it (MPI's {@code MPI_Iprobe}); never blocks.
+     *
+     * @param worldSrc a world rank or {@link PendingReceive#ANY}
+     * @param tag a tag or {@link PendingReceive#ANY}
+     * @param members the communicator's world ranks by rank, or null for the world's numbering
+     * @return its status, or null if no such message is matchable
+     * @throws CommunicatorClosedException if the mailbox or the communicator is closed
+     */
+    public Status iprobe(int communicator, int worldSrc, int tag, int[] members, ErrorContext context) {
+        lock.lock();
+        try {
+            refuseIfClosed(communicator, context);
+            return statusOf(matcher.peek(communicator, worldSrc, tag), members);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until a receive of (communicator, {@code worldSrc}, {@code tag}) could take a message and returns its
+     * status without taking it (MPI's {@code MPI_Probe}). While it waits, the first chunk of the oldest missing
+     * message from a sender it may match is taken even when the unexpected store is full (as for a posted receive).
+     *
+     * @return the status of that message
+     * @throws OperationTimeoutException if {@code deadline} passes first
+     * @throws PeerFailedException if the (specific) source fails, or every receive is failed by {@link #abortAll}
+     * @throws CommunicatorClosedException if the mailbox or the communicator is closed
+     * @throws OperationCancelledException if the thread is interrupted (its interrupt status is kept)
+     */
+    public Status probe(int communicator, int worldSrc, int tag, int[] members, Deadline deadline,
+                        ErrorContext context) {
+        String what = worldSrc == PendingReceive.ANY ? "any rank" : "rank " + context.peer();
+        int[] waiting = {communicator, worldSrc};
+        lock.lock();
+        try {
+            probes.add(waiting);
+            changed.signalAll(); // a sender refused for lack of room may be taken now
+        } finally {
+            lock.unlock();
+        }
+        try {
+            progress.pollUntil(Lane.P2P, () -> {
+                lock.lock();
+                try {
+                    return matcher.peek(communicator, worldSrc, tag) != null;
+                } finally {
+                    lock.unlock();
+                }
+            }, deadline.deadlineNanos(), worldSrc);
+            lock.lock();
+            try {
+                while (true) {
+                    refuseIfClosed(communicator, context);
+                    InboundMessage m = matcher.peek(communicator, worldSrc, tag);
+                    if (m != null) {
+                        return statusOf(m, members);
+                    }
+                    String down = worldSrc == PendingReceive.ANY ? null : downPeers.get(worldSrc);
+                    if (down != null) {
+                        throw new PeerFailedException(context, "cannot complete: " + what + " " + down);
+                    }
+                    long left = deadline.remainingNanos();
+                    if (left <= 0) {
+                        throw new OperationTimeoutException(context, deadline.timeout(), what);
+                    }
+                    changed.awaitNanos(left);
+                }
+            } finally {
+                lock.unlock();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new OperationCancelledException(context, "was interrupted while waiting for " + what);
+        } finally {
+            lock.lock();
+            try {
+                probes.remove(waiting);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private static Status statusOf(InboundMessage m, int[] members) {
+        return m == null ? null : new Status(PendingReceive.rankIn(members, m.src), m.tag, m.totalBytes);
+    }
+
+    /** Fails {@code r} with {@link OperationTimeoutException} if it has not ended and {@code deadline} passed. */
+    public void expire(PendingReceive r, Deadline deadline) {
+        if (r.result.isDone() || !deadline.expired()) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (!r.result.isDone()) {
+                String got = r.bound == null ? ""
+                        : " (received " + r.bound.receivedBytes + " of " + r.bound.totalBytes + " bytes)";
+                abandon(r);
+                String report = r.hangReport;
+                r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
+                        r.source() + got + (report == null ? "" : "; " + report)));
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Receives poll {@code p} for their messages before they sleep. Set once, before any receive. */
@@ -135,34 +288,39 @@ public final class Mailbox implements InboundHandler {
         progress = Objects.requireNonNull(p, "progress");
     }
 
-    private long await(ChannelKey key, PendingReceive r, Deadline deadline) {
-        int src = r.context.peer();
+    /**
+     * Waits for {@code r} until it ends, its {@code deadline} passes (then it fails) or {@code waitLimit} passes
+     * (then it stays pending).
+     *
+     * @param waitLimit when the caller stops waiting without failing the receive, or null
+     * @return the message's status
+     * @throws OperationTimeoutException if {@code deadline} passed (the receive failed) or {@code waitLimit} passed
+     *         first (it is still pending)
+     * @throws NexarException what the receive failed with, never a wrapper
+     */
+    public Status await(PendingReceive r, Deadline deadline, Deadline waitLimit) {
+        boolean limited = waitLimit != null && waitLimit.deadlineNanos() - deadline.deadlineNanos() < 0;
+        Deadline until = limited ? waitLimit : deadline;
         try {
-            progress.pollUntil(Lane.P2P, r.result::isDone, deadline.deadlineNanos(), r.worldSrc);
-            awaitOrReport(r, deadline);
-            return r.result.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            lock.lock();
-            try {
-                if (!r.result.isDone()) {
-                    String progress = r.bound == null ? ""
-                            : " (received " + r.bound.receivedBytes + " of " + r.bound.totalBytes + " bytes)";
-                    abandon(key, r);
-                    String report = r.hangReport;
-                    r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
-                            "rank " + src + progress + (report == null ? "" : "; " + report)));
-                }
-            } finally {
-                lock.unlock();
+            progress.pollUntil(Lane.P2P, r.result::isDone, until.deadlineNanos(), r.worldSrc);
+            if (!limited) {
+                awaitOrReport(r, deadline);
             }
-            return await(key, r, deadline);
+            return r.result.get(Math.max(0, until.remainingNanos()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            if (limited) {
+                throw new OperationTimeoutException(r.context, waitLimit.timeout(), r.source()
+                        + " (the wait ended; the receive is still pending)");
+            }
+            expire(r, deadline);
+            return await(r, deadline, null);
         } catch (InterruptedException e) {
             lock.lock();
             try {
                 if (!r.result.isDone()) {
-                    abandon(key, r);
+                    abandon(r);
                     r.result.completeExceptionally(new OperationCancelledException(r.context,
-                            "was interrupted while waiting for rank " + src));
+                            "was interrupted while waiting for " + r.source()));
                 }
             } finally {
                 lock.unlock();
@@ -195,11 +353,12 @@ public final class Mailbox implements InboundHandler {
             String doing;
             lock.lock();
             try {
-                doing = describe(r, System.nanoTime(), waiting);
+                doing = r.describe(System.nanoTime(), waiting);
             } finally {
                 lock.unlock();
             }
-            h.stalled(doing, new int[] {r.worldSrc}, "", report -> r.hangReport = report);
+            int[] awaited = r.worldSrc == PendingReceive.ANY ? new int[0] : new int[] {r.worldSrc};
+            h.stalled(doing, awaited, "", report -> r.hangReport = report);
         }
     }
 
@@ -218,51 +377,24 @@ public final class Mailbox implements InboundHandler {
         lock.lock();
         try {
             long now = System.nanoTime();
-            for (var q : posted.values()) {
-                for (PendingReceive r : q) {
-                    lines.add(describe(r, now, waitingFor));
-                }
-            }
+            matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor)));
         } finally {
             lock.unlock();
         }
     }
 
-    /** For example {@code recv from rank 1 tag 31 on communicator 0 for 10.0 s}; under the lock. */
-    private static String describe(PendingReceive r, long now, Set<Integer> waitingFor) {
-        waitingFor.add(r.worldSrc);
-        int src = r.context.peer();
-        var sb = new StringBuilder("recv from rank ").append(src);
-        if (src != r.worldSrc) {
-            sb.append(" (world rank ").append(r.worldSrc).append(')');
-        }
-        sb.append(" tag ").append(r.context.tag()).append(" on communicator ").append(r.context.communicator());
-        if (r.bound != null) {
-            sb.append(" (received ").append(r.bound.receivedBytes).append(" of ").append(r.bound.totalBytes)
-                    .append(" bytes)");
-        }
-        return sb.append(" for ").append(String.format(Locale.ROOT, "%.1f", (now - r.postedNanos) / 1e9))
-                .append(" s").toString();
-    }
-
     /** Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to. */
-    private void abandon(ChannelKey key, PendingReceive r) {
+    private void abandon(PendingReceive r) {
         InboundMessage m = r.bound;
         if (m == null) {
-            var q = posted.get(key);
-            if (q != null) {
-                q.remove(r);
-                if (q.isEmpty()) {
-                    posted.remove(key);
-                }
-            }
+            matcher.unpost(r);
             return;
         }
         m.boundTo = null;
         r.bound = null;
         m.discard = true;
         if (m.complete()) {
-            pair(key.communicator, key.src).active.remove(m.seq);
+            pair(r.communicator, m.src).active.remove(m.seq);
         }
     }
 
@@ -343,11 +475,8 @@ public final class Mailbox implements InboundHandler {
             }
             closed = true;
             closedReason = reason;
-            for (var q : posted.values()) {
-                for (PendingReceive r : q) {
-                    r.result.completeExceptionally(new CommunicatorClosedException(r.context, "failed: " + reason));
-                }
-            }
+            matcher.forEachPosted(r -> r.result.completeExceptionally(
+                    new CommunicatorClosedException(r.context, "failed: " + reason)));
             for (PairState p : pairs.values()) {
                 for (InboundMessage m : p.active.values()) {
                     if (m.boundTo != null) {
@@ -356,8 +485,7 @@ public final class Mailbox implements InboundHandler {
                     }
                 }
             }
-            posted.clear();
-            unmatched.clear();
+            matcher.clear();
             pairs.clear();
             storedBytes = 0;
             changed.signalAll();
@@ -376,15 +504,8 @@ public final class Mailbox implements InboundHandler {
             if (closed || closedComms.putIfAbsent(communicator, reason) != null) {
                 return;
             }
-            for (var it = posted.entrySet().iterator(); it.hasNext(); ) {
-                var e = it.next();
-                if (e.getKey().communicator == communicator) {
-                    for (PendingReceive r : e.getValue()) {
-                        r.result.completeExceptionally(new CommunicatorClosedException(r.context, "failed: " + reason));
-                    }
-                    it.remove();
-                }
-            }
+            matcher.unpostIf(r -> r.communicator == communicator, r -> r.result.completeExceptionally(
+                    new CommunicatorClosedException(r.context, "failed: " + reason)));
             for (var it = pairs.entrySet().iterator(); it.hasNext(); ) {
                 var p = it.next();
                 if (p.getKey().communicator != communicator) {
@@ -399,7 +520,7 @@ public final class Mailbox implements InboundHandler {
                 }
                 it.remove();
             }
-            unmatched.keySet().removeIf(k -> k.communicator == communicator);
+            matcher.dropUnmatched(communicator);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -435,7 +556,7 @@ public final class Mailbox implements InboundHandler {
             if (len > 0 && !fits(len) && !neededNow(pair, d, peer)) {
                 return Delivery.FULL;
             }
-            m = new InboundMessage(d.messageSeq(), d.tag(), d.totalBytes());
+            m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
         } else {
             if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
                 throw protocol(peer, "changed the size or tag of message " + m.seq + " mid-way");
@@ -448,14 +569,13 @@ public final class Mailbox implements InboundHandler {
             throw protocol(peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message " + m.seq
                     + " of " + m.totalBytes + " bytes");
         }
-        var key = new ChannelKey(d.communicator(), peer, d.tag());
         if (first) {
             pair.active.put(m.seq, m);
-            unmatched.computeIfAbsent(key, k -> new TreeMap<>()).put(m.seq, m);
+            matcher.keep(d.communicator(), m);
         }
         accept(m, d.offset(), d.payload());
         if (first) {
-            arrived(pair, m.seq, key);
+            arrived(pair, m, d.communicator());
         } else {
             finishIfComplete(pair, m);
         }
@@ -476,13 +596,12 @@ public final class Mailbox implements InboundHandler {
         if (!pair.ahead.isEmpty()) {
             return true;
         }
-        for (var e : posted.entrySet()) {
-            ChannelKey k = e.getKey();
-            if (k.communicator == d.communicator() && k.src == peer && !e.getValue().isEmpty()) {
+        for (int[] probe : probes) {
+            if (probe[0] == d.communicator() && (probe[1] == PendingReceive.ANY || probe[1] == peer)) {
                 return true;
             }
         }
-        return false;
+        return matcher.awaits(d.communicator(), peer);
     }
 
     private boolean fits(long len) {
@@ -505,43 +624,35 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
-    /** Records the arrival of a message's first chunk and matches what became matchable. */
-    private void arrived(PairState pair, long seq, ChannelKey key) {
-        if (seq != pair.contiguous) {
-            pair.ahead.add(seq);
+    /**
+     * Records the arrival of a message's first chunk; the messages that became matchable (it, and those after it
+     * that had arrived early) are matched in their sender's order.
+     */
+    private void arrived(PairState pair, InboundMessage m, int communicator) {
+        if (m.seq != pair.contiguous) {
+            pair.ahead.add(m.seq);
             return;
         }
-        List<ChannelKey> touched = new ArrayList<>(1);
-        touched.add(key);
+        List<InboundMessage> now = new ArrayList<>(1);
+        now.add(m);
         pair.contiguous++;
         while (!pair.ahead.isEmpty() && pair.ahead.first() == pair.contiguous) {
-            InboundMessage now = pair.active.get(pair.ahead.pollFirst());
-            if (now != null) {
-                touched.add(new ChannelKey(key.communicator, key.src, now.tag));
+            InboundMessage next = pair.active.get(pair.ahead.pollFirst());
+            if (next != null) {
+                now.add(next);
             }
             pair.contiguous++;
         }
-        for (ChannelKey k : touched) {
-            tryMatch(k);
+        for (InboundMessage n : now) {
+            if (n.boundTo == null && !n.discard) {
+                PendingReceive r = matcher.matchable(communicator, n);
+                if (r != null) {
+                    bind(r, n, pair);
+                }
+            }
         }
-    }
-
-    /** Binds posted receives of {@code key} to its matchable messages, oldest first. */
-    private void tryMatch(ChannelKey key) {
-        var q = posted.get(key);
-        var u = unmatched.get(key);
-        if (q == null || u == null) {
-            return;
-        }
-        PairState pair = pair(key.communicator, key.src);
-        while (!q.isEmpty() && !u.isEmpty() && u.firstKey() < pair.contiguous) {
-            bind(q.poll(), u.pollFirstEntry().getValue(), pair);
-        }
-        if (q.isEmpty()) {
-            posted.remove(key);
-        }
-        if (u.isEmpty()) {
-            unmatched.remove(key);
+        if (!probes.isEmpty()) {
+            changed.signalAll();
         }
     }
 
@@ -562,10 +673,10 @@ public final class Mailbox implements InboundHandler {
         m.boundTo = r;
         r.bound = m;
         finishIfComplete(pair, m);
-        String down = downPeers.get(r.worldSrc);
+        String down = downPeers.get(m.src);
         if (down != null && !m.complete()) {
-            abandon(new ChannelKey(r.context.communicator(), r.worldSrc, r.context.tag()), r);
-            r.result.completeExceptionally(peerFailed(r, down));
+            abandon(r);
+            r.result.completeExceptionally(r.peerFailed(m.src, down));
         }
     }
 
@@ -586,7 +697,8 @@ public final class Mailbox implements InboundHandler {
             m.boundTo = null;
             r.bound = null;
             pair.active.remove(m.seq);
-            r.result.complete(m.totalBytes);
+            int src = r.worldSrc == PendingReceive.ANY ? r.rankOf(m.src) : r.context.peer();
+            r.result.complete(new Status(src, m.tag, m.totalBytes));
         } else if (m.discard) {
             pair.active.remove(m.seq);
         }
@@ -596,7 +708,7 @@ public final class Mailbox implements InboundHandler {
         if (downPeers.putIfAbsent(peer, why) != null) {
             return;
         }
-        failReceives((comm, src) -> src == peer, r -> peerFailed(r, why));
+        failReceives((comm, src) -> src == peer, r -> r.peerFailed(peer, why));
     }
 
     /**
@@ -628,17 +740,9 @@ public final class Mailbox implements InboundHandler {
      */
     private void failReceives(ReceiveFilter sources,
                               java.util.function.Function<PendingReceive, ? extends RuntimeException> error) {
-        for (Iterator<Map.Entry<ChannelKey, ArrayDeque<PendingReceive>>> it = posted.entrySet().iterator();
-             it.hasNext(); ) {
-            var e = it.next();
-            if (!sources.test(e.getKey().communicator, e.getKey().src)) {
-                continue;
-            }
-            for (PendingReceive r : e.getValue()) {
-                r.result.completeExceptionally(error.apply(r));
-            }
-            it.remove();
-        }
+        // a receive from any source is not failed by one source's loss: another member (or this rank) may still send
+        matcher.unpostIf(r -> sources.test(r.communicator, r.worldSrc),
+                r -> r.result.completeExceptionally(error.apply(r)));
         for (var p : pairs.entrySet()) {
             if (!sources.test(p.getKey().communicator, p.getKey().src)) {
                 continue;
@@ -656,13 +760,6 @@ public final class Mailbox implements InboundHandler {
         changed.signalAll();
     }
 
-    /** The receive's source failed: named in the communicator's numbering, plus its world rank if different. */
-    private static PeerFailedException peerFailed(PendingReceive r, String why) {
-        int peer = r.context.peer();
-        String world = peer == r.worldSrc ? "" : " (world rank " + r.worldSrc + ")";
-        return new PeerFailedException(r.context, "cannot complete: rank " + peer + world + " " + why);
-    }
-
     private static ProtocolException protocol(int peer, String what) {
         return new ProtocolException(ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
                 "failed: rank " + peer + " " + what);
@@ -673,9 +770,6 @@ public final class Mailbox implements InboundHandler {
     }
 
     private record PairKey(int communicator, int src) {
-    }
-
-    private record ChannelKey(int communicator, int src, int tag) {
     }
 
     /** Arrival bookkeeping of one (communicator, sender). */

@@ -31,23 +31,15 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The point-to-point contract every transport must pass. A transport's test is a one-line subclass that says how
  * to start a {@link TestCluster}; the in-process transport runs it in nexar-testkit, network transports in their
- * own modules.
+ * own modules. The MPI cases (non-blocking, wildcards, probes, status, sendRecv, buffers) are in
+ * {@link MpiPointToPointCases}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class PointToPointContract {
+public abstract class PointToPointContract extends MpiPointToPointCases {
 
     /** For a transport's one-line subclass. */
     protected PointToPointContract() {
     }
-
-    /**
-     * Starts {@code worldSize} connected ranks with {@code config}.
-     *
-     * @param worldSize the number of ranks
-     * @param config the configuration of every rank
-     * @return the running cluster; the test closes it
-     */
-    protected abstract TestCluster start(int worldSize, NexarConfig config);
 
     /**
      * Bytes the transport itself may hold for a receiver that receives nothing, beyond the unexpected-message store
@@ -58,15 +50,6 @@ public abstract class PointToPointContract {
      */
     protected long transportBufferedBytes() {
         return 0;
-    }
-
-    /**
-     * A configuration for fast tests: no environment, short timeouts.
-     *
-     * @return a builder the tests add to or build as it is
-     */
-    protected NexarConfig.Builder config() {
-        return NexarConfig.builder().ignoreEnvironment().p2pTimeout(Duration.ofSeconds(20));
     }
 
     private TestCluster start(int worldSize) {
@@ -599,20 +582,5 @@ public abstract class PointToPointContract {
                 return null;
             });
         }
-    }
-
-    /**
-     * Deterministic bytes for message {@code id}.
-     *
-     * @param size the number of bytes
-     * @param id the message's id, which changes the bytes
-     * @return the bytes
-     */
-    protected static byte[] pattern(int size, int id) {
-        var b = new byte[size];
-        for (int i = 0; i < size; i++) {
-            b[i] = (byte) (i * 31 + id * 7 + (i >>> 8));
-        }
-        return b;
     }
 }
