@@ -646,7 +646,7 @@ public final class TransportCommunicator implements Communicator {
     private Status probe(int src, int tag, boolean wait) {
         checkSource(src);
         checkReceiveTag(tag);
-        var deadline = Deadline.after(config.p2pTimeout());
+        var deadline = Deadline.after(CallTimeout.p2p(config));
         View v = current(Operation.PROBE, deadline);
         Group group = v.group();
         var context = p2pContext(Operation.PROBE, group, src, tag);
