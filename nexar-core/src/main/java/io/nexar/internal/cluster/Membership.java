@@ -46,7 +46,7 @@ import org.slf4j.event.Level;
  * remove, and tells the application ({@link MembershipEvent}s).
  *
  * <p>Threading: all state has one owner, a single virtual thread ({@code nexar-membership-r<rank>}); the entry
- * points only enqueue work for it, so transport threads never block here and no lock spans I/O (DESIGN.md section
+ * points only enqueue work for it, so transport threads never block here and no lock spans I/O (docs/design.md section
  * 3). Listeners run on that thread too.
  */
 public final class Membership implements AutoCloseable {

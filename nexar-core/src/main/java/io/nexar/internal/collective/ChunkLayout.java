@@ -3,7 +3,7 @@ package io.nexar.internal.collective;
 /**
  * Splits {@code count} elements into {@code parts} contiguous blocks of whole elements: every block has
  * {@code count / parts} elements and the first {@code count % parts} blocks one more. Both ends of a transfer compute
- * the same layout from the same numbers, so they always agree on sizes (inventory W1).
+ * the same layout from the same numbers, so they always agree on sizes (docs/design.md W1).
  *
  * @param count elements in all, {@code >= 0}
  * @param parts number of blocks, {@code >= 1}

@@ -27,7 +27,7 @@ import java.util.SplittableRandom;
  *   <li>{@link #finish}: checks every payload ({@link SparsePayload#problem}) before using any, then stores work as
  *       the new residual and writes the sum (or average) into the buffer, adding the payloads in rank order. Every
  *       rank adds the same values in the same order, so every rank gets bit-identical results (the seed's ring
- *       reduced in a different order on each rank, inventory W13).</li>
+ *       reduced in a different order on each rank, docs/design.md W13).</li>
  * </ol>
  *
  * <p>If the operation fails before {@link #finish}, neither the buffer nor the residual has changed. Not thread-safe:

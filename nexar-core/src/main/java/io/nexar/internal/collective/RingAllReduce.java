@@ -62,7 +62,7 @@ public final class RingAllReduce implements Algorithm {
 
     /**
      * One ring step as rounds of segments. The number of segments comes from the largest block, which every rank
-     * computes alike, so sender and receiver always agree on it (inventory W1).
+     * computes alike, so sender and receiver always agree on it (docs/design.md W1).
      */
     private void segmented(Schedule.Builder s, long segments, int next, Slice send, int prev, Slice recv,
                            boolean reduce) {

@@ -3,7 +3,7 @@ package io.nexar.internal.collective;
 import io.nexar.ReduceOp;
 
 /**
- * Ring reduce-scatter: rank r ends with the reduction of block r (inventory W2: never block r+1). In step s rank r
+ * Ring reduce-scatter: rank r ends with the reduction of block r (docs/design.md W2: never block r+1). In step s rank r
  * sends its partial sum of block r-s-1 to r+1 and reduces block r-s-2 from r-1 into a copy of its own input block;
  * the partial it receives in the last step is block r itself, reduced straight into the output. Two scratch slots
  * alternate so that a round never receives into the slot it sends from.

@@ -2,7 +2,7 @@ package io.nexar.internal.collective;
 
 /**
  * A run of whole elements of one buffer: {@code count} elements starting at element {@code offset}. Sizes are in
- * elements, never bytes, so a slice can never split an element (inventory W1).
+ * elements, never bytes, so a slice can never split an element (docs/design.md W1).
  *
  * @param buf which buffer
  * @param offset first element, {@code >= 0}

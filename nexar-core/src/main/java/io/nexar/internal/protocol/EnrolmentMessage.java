@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * The messages of cluster enrolment, exchanged once per worker on the seed's TLS connection, never on a peer link
- * (DESIGN.md section 4, docs/protocol.md section 7):
+ * (docs/design.md section 4, docs/protocol.md section 7):
  *
  * <pre>
  *   seed                                  worker

@@ -18,7 +18,7 @@ package io.nexar.internal.reduce;
  *
  * <p>F16 is delegated to {@code Float.floatToFloat16}/{@code Float.float16ToFloat} (JDK 20+) for numbers. The
  * reference implementation's F16 converter OR-ed the rounding carry instead of adding it (1.9999 became 1.0) and its
- * BF16 path truncated on some CPUs (nexar-inventory W11); the tests check both formats exhaustively or against an
+ * BF16 path truncated on some CPUs (docs/design.md W11); the tests check both formats exhaustively or against an
  * exact reference.
  *
  * <p>All methods are pure and thread-safe.

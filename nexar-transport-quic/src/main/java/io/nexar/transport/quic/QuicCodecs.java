@@ -34,7 +34,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * <p>Trust, inside the TLS handshake: both sides accept only chains issued by the cluster CA ({@link PeerVerifier});
  * a dialer also requires the acceptor's certificate to name the member of the peer-table entry it dials. Which rank
  * an accepted dialer is, is decided right after the handshake by {@link Connection} (the peer table may not be known
- * yet during the handshake). Host names are never checked: peers are identified by member id (DESIGN.md section 4),
+ * yet during the handshake). Host names are never checked: peers are identified by member id (docs/design.md section 4),
  * so the client context has no endpoint identification algorithm; nothing else is relaxed. Every refusal is
  * reported to the {@link Connection} of the handshake, so formation errors can say what was refused and why.
  *

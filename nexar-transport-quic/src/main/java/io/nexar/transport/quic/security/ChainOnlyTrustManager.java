@@ -9,7 +9,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
 /**
  * A trust manager whose decision depends on the certificate chain alone: the socket and engine forms delegate to
  * the plain {@code check*Trusted(chain, authType)}, so the JDK's endpoint identification (host names) never runs -
- * nexar identifies peers by member id (DESIGN.md section 4).
+ * nexar identifies peers by member id (docs/design.md section 4).
  */
 abstract class ChainOnlyTrustManager extends X509ExtendedTrustManager {
 

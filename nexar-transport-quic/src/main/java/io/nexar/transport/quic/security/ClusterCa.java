@@ -39,7 +39,7 @@ import org.bouncycastle.pkcs.PKCS10CertificationRequest;
 
 /**
  * The cluster's certificate authority, held by the seed: it signs the certificate of every member, and its
- * certificate is the only trust anchor of every peer link (DESIGN.md section 4).
+ * certificate is the only trust anchor of every peer link (docs/design.md section 4).
  *
  * <p>A CA is either {@linkplain #generate() generated} (EC P-256, self-signed, for the lifetime of one cluster) or
  * {@linkplain #load(Path, Path) loaded} from the operator's PEM files. Members identify the CA by its

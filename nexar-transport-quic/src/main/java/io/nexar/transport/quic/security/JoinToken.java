@@ -30,7 +30,7 @@ public final class JoinToken {
 
     /** Bytes of a generated token (256 bits). */
     public static final int GENERATED_BYTES = 32;
-    /** Fewest bytes a parsed token may have (128 bits, DESIGN.md section 4). */
+    /** Fewest bytes a parsed token may have (128 bits, docs/design.md section 4). */
     public static final int MIN_BYTES = 16;
     /** Most bytes a parsed token may have. */
     public static final int MAX_BYTES = 64;

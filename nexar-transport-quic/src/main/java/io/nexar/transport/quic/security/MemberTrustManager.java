@@ -7,7 +7,7 @@ import java.time.Instant;
 /**
  * The TLS face of {@link PeerVerifier}: trusts only chains issued by the cluster CA, checks the TLS role in the
  * extended key usage and, if one is expected, the member identity. It never checks host names (the identity is the
- * member id, DESIGN.md section 4), whatever endpoint identification algorithm the engine sets.
+ * member id, docs/design.md section 4), whatever endpoint identification algorithm the engine sets.
  */
 final class MemberTrustManager extends ChainOnlyTrustManager {
 

@@ -1,5 +1,5 @@
 /**
- * Cluster security (DESIGN.md section 4): the cluster CA ({@link io.nexar.transport.quic.security.ClusterCa}), member
+ * Cluster security (docs/design.md section 4): the cluster CA ({@link io.nexar.transport.quic.security.ClusterCa}), member
  * key pairs and CSRs ({@link io.nexar.transport.quic.security.MemberKeys}), the join secret and join string
  * ({@link io.nexar.transport.quic.security.JoinToken}, {@link io.nexar.transport.quic.security.JoinString}), and the
  * checks every peer link applies: chain to the cluster CA plus the expected member identity
