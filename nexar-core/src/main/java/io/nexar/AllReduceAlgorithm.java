@@ -13,6 +13,11 @@ public enum AllReduceAlgorithm {
     AUTO,
     /** The ring: a reduce-scatter then an allgather, each chunk reduced on arrival. */
     RING,
+    /**
+     * Recursive doubling: log2(n) exchanges of the whole buffer, the fewest steps (what auto takes for the smallest
+     * buffers, up to 4 KiB).
+     */
+    RECURSIVE_DOUBLING,
     /** Recursive halving-doubling: fewer steps than the ring, for small and medium buffers. */
     HALVING_DOUBLING,
     /** The ring in segments of {@code pipeline.segment.size}. */

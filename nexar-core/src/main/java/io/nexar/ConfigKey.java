@@ -105,7 +105,8 @@ public enum ConfigKey {
                     + " may differ."),
     /** {@code heartbeat.interval}, read into {@link NexarConfig#heartbeatInterval()}. */
     HEARTBEAT_INTERVAL("heartbeat.interval", Type.DURATION, "1s", between("10ms", "1h"),
-            "A heartbeat goes to each peer on the control lane when nothing else was sent to it for this long."),
+            "A heartbeat goes to each peer on the control lane this often, whatever else is sent (data can wait in a "
+                    + "paused lane; a heartbeat never waits)."),
     /** {@code heartbeat.timeout}, read into {@link NexarConfig#heartbeatTimeout()}. */
     HEARTBEAT_TIMEOUT("heartbeat.timeout", Type.DURATION, "5s", between("20ms", "1h"),
             "A peer from which nothing (heartbeat or data) was received for this long is declared failed; must be "

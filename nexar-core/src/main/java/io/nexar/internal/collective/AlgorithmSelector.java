@@ -85,6 +85,7 @@ public final class AlgorithmSelector {
                 }
                 yield switch (config.allReduceAlgorithm()) {
                     case RING -> Algo.RING_ALLREDUCE;
+                    case RECURSIVE_DOUBLING -> Algo.RECURSIVE_DOUBLING_ALLREDUCE;
                     case HALVING_DOUBLING -> Algo.HALVING_DOUBLING_ALLREDUCE;
                     case PIPELINED_RING -> Algo.PIPELINED_RING_ALLREDUCE;
                     case RANK_ORDER -> Algo.RANK_ORDER_ALLREDUCE;

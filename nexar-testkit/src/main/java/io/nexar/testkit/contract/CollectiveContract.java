@@ -80,7 +80,7 @@ public abstract class CollectiveContract {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"ring", "halving-doubling", "pipelined-ring", "rank-order"})
+    @ValueSource(strings = {"ring", "recursive-doubling", "halving-doubling", "pipelined-ring", "rank-order"})
     void allReduceMatchesTheReferenceForEveryTypeOpAndWorldSize(String algorithm) {
         System.out.println("allReduce " + algorithm + " seed=" + SEED);
         for (int world = 1; world <= 9; world++) {
@@ -310,7 +310,7 @@ public abstract class CollectiveContract {
         int n = 5;
         long count = 20_011;
         var in = Inputs.random(SEED, n, count, DataType.F32);
-        for (String algorithm : List.of("ring", "halving-doubling", "pipelined-ring")) {
+        for (String algorithm : List.of("ring", "recursive-doubling", "halving-doubling", "pipelined-ring")) {
             try (var cluster = start(n, config().set(ConfigKey.ALLREDUCE_ALGORITHM, algorithm).build())) {
                 var results = cluster.onEachRank(c -> {
                     var x = Inputs.copy(in[c.rank()]);

@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TCP side of a transport's bulk lane: one listening socket, and two {@link BulkConnection}s per peer pair (one
- * for the P2P lane, one for the COLLECTIVE lane), dialled by the lower rank once the pair's QUIC connection is ready. TLS is the JDK's TLS 1.3 ({@link SSLEngine},
- * AES-128-GCM first) with the same key, CA and member checks as QUIC ({@link TlsMaterial}); {@link BulkConnection}
- * checks which member it reached.
+ * for the P2P lane, one for the COLLECTIVE lane), dialled by the lower rank once the pair's QUIC connection is ready. TLS is TLS 1.3 through an
+ * {@link SSLEngine} that {@link LaneTls} picks: BoringSSL (netty-tcnative) where it loads, else the JDK's (setting
+ * {@code tls.engine}), AES-128-GCM first, with the same key, CA and member checks as QUIC ({@link TlsMaterial});
+ * {@link BulkConnection} checks which member it reached.
  *
  * <p>Threading: platform threads named {@code nexar-bulk-r<rank>-...}: one accepting, and a reader and a writer per
  * connection (four per peer: a cluster of n ranks has 4(n-1) of them per process, mostly parked; each connection

@@ -223,7 +223,6 @@ final class BulkReader {
         return new long[] {byCallers, byReader};
     }
 
-    /** The caller that polled is going to sleep: the reader thread reads the socket again from now on. */
     /**
      * A waiting caller keeps this connection (the reader thread stays off it, as after {@link #tryPoll}) without
      * reading it now: it waits for another peer, and reads this one at its next full poll or hands it back.
@@ -232,6 +231,7 @@ final class BulkReader {
         drivenAt = now;
     }
 
+    /** The caller that polled is going to sleep: the reader thread reads the socket again from now on. */
     void handBack() {
         drivenAt = 0;
         Thread t = readerThread;

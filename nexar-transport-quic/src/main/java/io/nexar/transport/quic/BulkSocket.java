@@ -66,9 +66,6 @@ final class BulkSocket {
 
     /**
      * @param engine the TLS engine, in client or server mode, or null for plain TCP
-     */
-    /**
-     * @param engine the TLS engine, in client or server mode, or null for plain TCP
      * @param direct true to give the TLS engine direct buffers (a native engine), false for heap buffers (the JDK's)
      */
     BulkSocket(SocketChannel channel, SSLEngine engine, boolean direct) {
