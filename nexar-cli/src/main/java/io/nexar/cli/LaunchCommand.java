@@ -71,8 +71,8 @@ final class LaunchCommand implements Callable<Integer> {
      *
      * @throws InvalidConfigurationException naming the variable
      */
-    static void checkConfiguration(CliContext context) {
-        NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
+    static NexarConfig checkConfiguration(CliContext context) {
+        return NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties()).build();
     }
 
     /** Starts the seed and the workers and supervises them; shared with {@code nexar demo}. */
@@ -87,9 +87,11 @@ final class LaunchCommand implements Callable<Integer> {
      */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
                    boolean keepGoing, boolean elastic) throws Exception {
-        checkConfiguration(context);
+        // a worker that dies before formation fails it within the time a running cluster takes to notice a death
+        Duration vacancy = checkConfiguration(context).heartbeatTimeout();
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
-        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60)).build();
+        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(Duration.ofSeconds(60))
+                .vacancyTimeout(vacancy).build();
         try (SeedServer seed = SeedServer.start(options);
              var children = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5))) {
             String join = seed.joinString();

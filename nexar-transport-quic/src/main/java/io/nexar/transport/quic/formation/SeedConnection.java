@@ -225,9 +225,16 @@ final class SeedConnection implements Runnable {
             } catch (IOException gone) {
                 b = -1;
             }
-            if (seed.state().leave(candidate)) {
-                LOG.info("worker {} at {} left before the cluster formed; its slot is free again",
-                        candidate.memberId, remote);
+            int enrolled = seed.state().leave(candidate);
+            if (enrolled > 0) {
+                LOG.info("worker {} at {} left before the cluster formed; its slot is free again for {}",
+                        candidate.memberId, remote, Units.formatRounded(seed.options().vacancyTimeout()));
+                seed.vacated(enrolled, "worker " + candidate.memberId + " at " + remote + " left before the"
+                        + " cluster formed (its connection to the seed ended: its process exited or was killed)"
+                        + " and no worker took its place within "
+                        + Units.formatRounded(seed.options().vacancyTimeout()));
+            } else if (enrolled == 0) {
+                LOG.info("elastic worker {} at {} stopped waiting", candidate.memberId, remote);
             }
             if (b >= 0) {
                 return new Refused(JoinRefusal.PROTOCOL_ERROR, "unexpected data after JOIN_REQUEST");

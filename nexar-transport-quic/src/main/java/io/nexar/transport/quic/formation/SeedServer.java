@@ -210,6 +210,21 @@ public final class SeedServer implements AutoCloseable {
         LOG.warn("seed refused the join from {}: {} ({})", remote, reason, code);
     }
 
+    /**
+     * A worker left before formation, with {@code enrolled} workers enrolled before it: unless another takes its
+     * place within {@link SeedOptions#vacancyTimeout()}, formation fails for everyone waiting ({@code reason}), within
+     * that time rather than at the formation deadline.
+     */
+    void vacated(int enrolled, String reason) {
+        CompletableFuture.delayedExecutor(options.vacancyTimeout().toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            FormationState.Refused r = state.failUnlessRefilled(enrolled, reason);
+            if (r != null) {
+                LOG.warn("seed: {}", r.reason());
+                result.completeExceptionally(failure(r.reason()));
+            }
+        });
+    }
+
     void connectionEnded(SeedConnection c) {
         if (connections.remove(c) != null) {
             slots.release();
