@@ -70,6 +70,10 @@ final class SeedConnection implements Runnable {
     private final SeedServer seed;
     private final SSLSocket socket;
     private final String remote;
+    /** When the seed accepted the connection: the oldest unproven one is evicted first ({@link SeedServer}). */
+    final long acceptedNanos = System.nanoTime();
+    /** The client proved the join token (a worker's request or rank 0's poll): never evicted for a newcomer. */
+    private volatile boolean proven;
     private Candidate candidate;
 
     SeedConnection(SeedServer seed, SSLSocket socket) {
@@ -133,6 +137,7 @@ final class SeedConnection implements Runnable {
             refuse(out, new Refused(JoinRefusal.BAD_TOKEN, "join token proof of the GROW_POLL does not verify"));
             return;
         }
+        proven = true;
         Outcome outcome = seed.state().poll(poll.max(), poll.communicator(), poll.generation(), poll.members());
         switch (outcome) {
             case Refused r -> refuse(out, r);
@@ -154,6 +159,16 @@ final class SeedConnection implements Runnable {
 
     private static List<PeerTable.Entry> entries(List<PeerInfo> peers) {
         return peers.stream().map(PeerInfo::entry).toList();
+    }
+
+    /** True once the client proved the join token. Any thread. */
+    boolean proven() {
+        return proven;
+    }
+
+    /** The client's address, for logs. */
+    String remote() {
+        return remote;
     }
 
     /** Closes the socket: unblocks this connection's thread. */
@@ -183,6 +198,7 @@ final class SeedConnection implements Runnable {
             }
             FrameIo.write(out, new SeedProof(token.seedProof(exporter, nonce, request.csr(), caDer)));
         }
+        proven = true;
         String memberId = HexFormat.of().formatHex(randomBytes(16));
         X509Certificate leaf;
         try {
