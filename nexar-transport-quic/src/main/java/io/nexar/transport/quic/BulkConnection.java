@@ -329,6 +329,8 @@ final class BulkConnection {
                     abandonWhileLeaving(why, e); // this rank began to leave within the grace period
                 } else if (!link.isDown()) {
                     lose(why, e);
+                } else {
+                    close(); // the peer went down for a better reason meanwhile: only release this lane
                 }
             }, ABRUPT_END_GRACE_NANOS);
         }
