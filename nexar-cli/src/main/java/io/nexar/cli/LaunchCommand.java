@@ -103,9 +103,11 @@ final class LaunchCommand implements Callable<Integer> {
      */
     static int run(CliContext context, int ranks, String host, Duration limit, UserProgram program,
                    boolean keepGoing, boolean elastic) throws Exception {
-        Duration formation = checkConfiguration(context).formationTimeout();
+        NexarConfig config = checkConfiguration(context);
+        // a worker that dies before formation fails it within the time a running cluster takes to notice a death
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
-        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(formation).build();
+        var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(config.formationTimeout())
+                .vacancyTimeout(config.heartbeatTimeout()).build();
         try (SeedServer seed = SeedServer.start(options);
              var children = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5))) {
             String join = seed.joinString();

@@ -275,7 +275,11 @@ final class BulkConnection {
             return;
         }
         if (ready && transport.isClosing()) {
-            closeSocket(); // this rank is leaving: an abrupt end of the peer's output no longer matters
+            if (e instanceof IOException io) {
+                abandonWhileLeaving("ended its bulk lane without a goodbye while this rank was leaving ("
+                        + io.getMessage() + ")", io);
+            }
+            closeSocket(); // this rank is leaving: an abrupt end of the peer's output is no failure to report
             return;
         }
         if (!ready) {
@@ -295,6 +299,11 @@ final class BulkConnection {
 
     /** Writing failed (the writer thread, or a sender filling an output buffer). */
     void writeFailed(Exception e) {
+        if (ready && !closed && transport.isClosing() && e instanceof IOException io) {
+            abandonWhileLeaving("was disconnected while this rank was leaving (writing its bulk lane failed: " + e
+                    + ")", io);
+            return;
+        }
         if (!ready || closed || transport.isClosing() || link.isDown()) {
             return;
         }
@@ -313,12 +322,30 @@ final class BulkConnection {
      */
     private void endedAbruptly(String why, IOException e) {
         if (abruptEnd.compareAndSet(false, true)) {
+            // Not "if this connection is still open": its reader and writer may both have ended within the grace
+            // (a failed read and a failed write), which closes it, and the peer must still be reported.
             endpoint.schedule(() -> {
-                if (!closed) {
+                if (transport.isClosing()) {
+                    abandonWhileLeaving(why, e); // this rank began to leave within the grace period
+                } else if (!link.isDown()) {
                     lose(why, e);
+                } else {
+                    close(); // the peer went down for a better reason meanwhile: only release this lane
                 }
             }, ABRUPT_END_GRACE_NANOS);
         }
+    }
+
+    /**
+     * This rank is leaving and the peer's bulk lane broke (an end without close_notify, a reset, a failed write): the
+     * peer is gone and will never answer the Goodbye, so its QUIC connection is closed now. Without this, the leave
+     * waited for that connection until the end of its share of {@code close.timeout} (4 s by default): a survivor
+     * whose first sign of a killed peer was a failed write ("Broken pipe") and which then closed within the grace
+     * period exited 4.7-5.6 s after the kill (issue 16).
+     */
+    private void abandonWhileLeaving(String why, IOException e) {
+        LOG.debug("rank {}: rank {} {}; not waiting for its goodbye", transport.rank(), link.peer, why);
+        onQuicConnection(c -> c.fail(why, e));
     }
 
     // ------------------------------------------------------------------ sending

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Waits for every link of a transport to become ready, and turns what went wrong into one
- * {@link ClusterFormationException}: the first link that failed (fail fast, naming the rank and why), or, at the
+ * {@link ClusterFormationException}: the first link that failed or whose peer was lost after it was ready (fail fast,
+ * naming the rank and why), or, at the
  * deadline, the ranks still missing together with every connection attempt that was refused (an attempt with a bad
  * certificate does not stop formation: the genuine peer may still connect).
  */
@@ -31,6 +32,11 @@ final class Formation {
                         firstFailure.complete(unwrap(e, l.peer));
                     }
                 });
+                // A peer lost after its link was ready fails formation too: one that died while the others were
+                // still connecting would otherwise leave them waiting for the deadline, and a survivor that saw it
+                // die fails its formation, which its other peers then see (issue 16).
+                l.lost().thenRun(() -> firstFailure.complete(new PeerLink.FormationFailure(l.peer,
+                        String.valueOf(l.downReason()))));
             }
         }
         var all = CompletableFuture.allOf(readies.toArray(CompletableFuture[]::new));

@@ -27,6 +27,8 @@ final class PeerLink {
     final int peer;
     private final InboundHandler handler;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    /** Completes when the peer goes down (see {@link #down}), ready or not. */
+    private final CompletableFuture<Void> lost = new CompletableFuture<>();
     private final AtomicReference<String> down = new AtomicReference<>();
     private final AtomicBoolean reported = new AtomicBoolean();
     private volatile Connection connection;
@@ -152,6 +154,11 @@ final class PeerLink {
         return bulks().stream().allMatch(BulkConnection::inputEnded);
     }
 
+    /** Completes once the peer is down ({@link #downReason()} says why). */
+    CompletableFuture<Void> lost() {
+        return lost;
+    }
+
     /** Formation of this link failed; {@code why} completes "rank N ...". */
     void failFormation(String why) {
         ready.completeExceptionally(new FormationFailure(peer, why));
@@ -180,6 +187,7 @@ final class PeerLink {
         if (down.compareAndSet(null, why)) {
             connectionEvent("all", "lost", why);
             ready.completeExceptionally(new FormationFailure(peer, why));
+            lost.complete(null);
             Connection c = connection;
             if (c != null) {
                 c.wakeSenders();

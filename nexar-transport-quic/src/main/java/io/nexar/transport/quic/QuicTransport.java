@@ -439,6 +439,20 @@ public final class QuicTransport implements Transport, Progress {
     }
 
     /**
+     * Test hook: this rank plays a killed process. Its QUIC event loops stop answering (each runs a task that waits
+     * for {@code release}) and its TCP bulk lanes are closed without TLS close_notify or Goodbye, as the kernel closes
+     * a killed process's sockets. Counting down {@code release} lets it run (and close) again.
+     */
+    void playDeadForTest(java.util.concurrent.CountDownLatch release) {
+        endpoint.freezeForTest(release);
+        for (PeerLink l : links) {
+            if (l != null) {
+                l.bulks().forEach(BulkConnection::closeSocket);
+            }
+        }
+    }
+
+    /**
      * Test hook: stops sending heartbeats (data still flows), so peers see a rank whose process hangs: with nothing
      * else to send, its peers declare it failed after {@code heartbeat.timeout}.
      */

@@ -248,24 +248,47 @@ final class FormationState {
         }
     }
 
-    /** A candidate's connection ended before formation: frees its rank and key. No effect once formed. */
-    boolean leave(Candidate c) {
+    /**
+     * A candidate's connection ended before formation: frees its rank and key. No effect once formed.
+     *
+     * @return -1 if it had no effect, 0 if an elastic worker stopped waiting, else how many workers were enrolled
+     *         before this one left (formation needs that many again: see {@link #failUnlessRefilled})
+     */
+    int leave(Candidate c) {
         lock.lock();
         try {
             if (waiting.remove(c)) { // an elastic worker gave up waiting
                 enrolledKeys.remove(c.publicKey);
                 c.outcome.complete(new Refused(JoinRefusal.PROTOCOL_ERROR, "connection closed before admission"));
-                return true;
+                return 0;
             }
+            int before = arrivals.size();
             if (phase != Phase.FORMING || !arrivals.remove(c)) {
-                return false;
+                return -1;
             }
             enrolledKeys.remove(c.publicKey);
             if (c.requestedRank >= 0) {
                 requested.remove(c.requestedRank, c);
             }
             c.outcome.complete(new Refused(JoinRefusal.PROTOCOL_ERROR, "connection closed before formation"));
-            return true;
+            return before;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends formation ({@link #fail}, code DEADLINE_PASSED) if it is still forming with fewer than {@code needed}
+     * workers enrolled: a worker left and nobody took its place in time, so the others would only wait for the
+     * formation deadline.
+     *
+     * @return the refusal if this call failed formation, else null
+     */
+    Refused failUnlessRefilled(int needed, String reason) {
+        lock.lock();
+        try {
+            return phase == Phase.FORMING && arrivals.size() < needed
+                    ? fail(JoinRefusal.DEADLINE_PASSED, reason) : null;
         } finally {
             lock.unlock();
         }

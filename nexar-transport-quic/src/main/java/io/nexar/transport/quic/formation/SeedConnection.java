@@ -70,6 +70,10 @@ final class SeedConnection implements Runnable {
     private final SeedServer seed;
     private final SSLSocket socket;
     private final String remote;
+    /** When the seed accepted the connection: the oldest unproven one is evicted first ({@link SeedServer}). */
+    final long acceptedNanos = System.nanoTime();
+    /** The client proved the join token (a worker's request or rank 0's poll): never evicted for a newcomer. */
+    private volatile boolean proven;
     private Candidate candidate;
 
     SeedConnection(SeedServer seed, SSLSocket socket) {
@@ -133,6 +137,7 @@ final class SeedConnection implements Runnable {
             refuse(out, new Refused(JoinRefusal.BAD_TOKEN, "join token proof of the GROW_POLL does not verify"));
             return;
         }
+        proven = true;
         Outcome outcome = seed.state().poll(poll.max(), poll.communicator(), poll.generation(), poll.members());
         switch (outcome) {
             case Refused r -> refuse(out, r);
@@ -154,6 +159,16 @@ final class SeedConnection implements Runnable {
 
     private static List<PeerTable.Entry> entries(List<PeerInfo> peers) {
         return peers.stream().map(PeerInfo::entry).toList();
+    }
+
+    /** True once the client proved the join token. Any thread. */
+    boolean proven() {
+        return proven;
+    }
+
+    /** The client's address, for logs. */
+    String remote() {
+        return remote;
     }
 
     /** Closes the socket: unblocks this connection's thread. */
@@ -183,6 +198,7 @@ final class SeedConnection implements Runnable {
             }
             FrameIo.write(out, new SeedProof(token.seedProof(exporter, nonce, request.csr(), caDer)));
         }
+        proven = true;
         String memberId = HexFormat.of().formatHex(randomBytes(16));
         X509Certificate leaf;
         try {
@@ -225,9 +241,16 @@ final class SeedConnection implements Runnable {
             } catch (IOException gone) {
                 b = -1;
             }
-            if (seed.state().leave(candidate)) {
-                LOG.info("worker {} at {} left before the cluster formed; its slot is free again",
-                        candidate.memberId, remote);
+            int enrolled = seed.state().leave(candidate);
+            if (enrolled > 0) {
+                LOG.info("worker {} at {} left before the cluster formed; its slot is free again for {}",
+                        candidate.memberId, remote, Units.formatRounded(seed.options().vacancyTimeout()));
+                seed.vacated(enrolled, "worker " + candidate.memberId + " at " + remote + " left before the"
+                        + " cluster formed (its connection to the seed ended: its process exited or was killed)"
+                        + " and no worker took its place within "
+                        + Units.formatRounded(seed.options().vacancyTimeout()));
+            } else if (enrolled == 0) {
+                LOG.info("elastic worker {} at {} stopped waiting", candidate.memberId, remote);
             }
             if (b >= 0) {
                 return new Refused(JoinRefusal.PROTOCOL_ERROR, "unexpected data after JOIN_REQUEST");

@@ -23,10 +23,13 @@ import java.util.Objects;
  *                              make the seed hold)
  * @param advertisedHost the host put in the join string, or null: then the bind host, or for a wildcard bind a
  *                       routable local address
+ * @param vacancyTimeout how long the slot of a worker that left before formation (its enrolment connection ended:
+ *                       its process died) waits for another worker; then formation fails for every worker waiting,
+ *                       naming the one that left, rather than at the formation deadline
  */
 public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterCa ca, JoinToken token,
                           Duration formationDeadline, Duration certValidity, Duration ioTimeout,
-                          int maxPendingConnections, String advertisedHost) {
+                          int maxPendingConnections, String advertisedHost, Duration vacancyTimeout) {
 
     /** Default formation deadline. */
     public static final Duration DEFAULT_FORMATION_DEADLINE = Duration.ofMinutes(2);
@@ -34,6 +37,8 @@ public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterC
     public static final Duration DEFAULT_CERT_VALIDITY = Duration.ofDays(1);
     /** Default per-connection I/O timeout. */
     public static final Duration DEFAULT_IO_TIMEOUT = Duration.ofSeconds(10);
+    /** Default vacancy timeout: the default {@code heartbeat.timeout}, the time a running cluster takes to notice. */
+    public static final Duration DEFAULT_VACANCY_TIMEOUT = Duration.ofSeconds(5);
 
     /**
      * Checks every setting.
@@ -50,6 +55,7 @@ public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterC
         positive("formationDeadline", formationDeadline);
         positive("certValidity", certValidity);
         positive("ioTimeout", ioTimeout);
+        positive("vacancyTimeout", vacancyTimeout);
         if (maxPendingConnections < 1) {
             throw new IllegalArgumentException("maxPendingConnections " + maxPendingConnections + " is less than 1");
         }
@@ -127,6 +133,7 @@ public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterC
         private Duration ioTimeout = DEFAULT_IO_TIMEOUT;
         private int maxPendingConnections = 256;
         private String advertisedHost;
+        private Duration vacancyTimeout = DEFAULT_VACANCY_TIMEOUT;
 
         private Builder(int worldSize) {
             this.worldSize = worldSize;
@@ -185,11 +192,23 @@ public record SeedOptions(InetSocketAddress bindAddress, int worldSize, ClusterC
             return this;
         }
 
+        /**
+         * How long the slot of a worker that left before formation waits for another worker (default 5 s); see
+         * {@link SeedOptions#vacancyTimeout()}.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder vacancyTimeout(Duration timeout) {
+            this.vacancyTimeout = timeout;
+            return this;
+        }
+
         /** The options; generates the CA and the token if none were given. */
         public SeedOptions build() {
             return new SeedOptions(bindAddress, worldSize, ca != null ? ca : ClusterCa.generate(),
                     token != null ? token : JoinToken.generate(), formationDeadline, certValidity, ioTimeout,
-                    maxPendingConnections, advertisedHost);
+                    maxPendingConnections, advertisedHost, vacancyTimeout);
         }
     }
 }

@@ -1,0 +1,92 @@
+package io.nexar.transport.quic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.NexarConfig;
+import io.nexar.internal.util.Deadline;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A rank that dies while the others are still connecting to each other (issue 16): a rank that had reached it sees it
+ * fail and fails its formation; that rank's other peers see it go and fail theirs, instead of waiting for the
+ * formation deadline for the dead rank that they never reached.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class QuicFormationLossTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final Duration HEARTBEAT_TIMEOUT = Duration.ofMillis(1500);
+    /** Far beyond what the test waits: a failure before it comes from the lost peer. */
+    private static final Duration FORMATION_DEADLINE = Duration.ofSeconds(60);
+
+    @Test
+    void shouldFailFormationOnEveryRankWhenARankDiesWhileTheOthersStillConnect() throws Exception {
+        var config = NexarConfig.builder().ignoreEnvironment().heartbeat(Duration.ofMillis(500), HEARTBEAT_TIMEOUT)
+                .build();
+        var transports = new ArrayList<QuicTransport>();
+        var handlers = new ArrayList<QuicTransportTest.RecordingHandler>();
+        var peers = new ArrayList<PeerInfo>();
+        for (int r = 0; r < 3; r++) {
+            handlers.add(new QuicTransportTest.RecordingHandler(1 << 20));
+            var t = new QuicTransport(r, 3, QuicTestCluster.credentials(r), config, new InetSocketAddress(LOOPBACK, 0),
+                    handlers.get(r), BulkLaneOptions.off());
+            transports.add(t);
+            peers.add(new PeerInfo(r, "m" + r, t.bind(), null));
+        }
+        var release = new CountDownLatch(1);
+        Deadline deadline = Deadline.after(FORMATION_DEADLINE);
+        try {
+            var formed0 = connect(transports.get(0), peers, deadline);
+            connect(transports.get(2), peers, deadline);
+            transports.get(0).link(2).ready().get(30, TimeUnit.SECONDS); // rank 0 reached rank 2
+
+            transports.get(2).playDeadForTest(release); // rank 2 dies before rank 1 even starts
+            long diedAt = System.nanoTime();
+            var formed1 = connect(transports.get(1), peers, deadline);
+
+            // Rank 0 has every link ready (rank 2's before it died) and may finish its formation; either way it
+            // learns of rank 2's death within the heartbeat timeout, and its program gives up (policy abort).
+            Throwable f0 = formed0.get(30, TimeUnit.SECONDS);
+            if (f0 == null) {
+                var down = handlers.get(0).downs.poll(30, TimeUnit.SECONDS);
+                assertThat(down).as("rank 0 hears of rank 2's death").isNotNull();
+                assertThat(down.peer()).isEqualTo(2);
+            }
+            System.out.println("rank 0 gave up after " + (System.nanoTime() - diedAt) / 1_000_000 + " ms"
+                    + (f0 == null ? " (formed, then rank 2 reported down)" : ": " + f0));
+            transports.get(0).failAfter("rank 2 failed during formation"); // its program exits
+
+            Throwable f1 = formed1.get(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - diedAt) / 1_000_000;
+            System.out.println("rank 1's formation failed after " + ms + " ms: " + f1);
+            assertThat(f1).isInstanceOf(ClusterFormationException.class);
+            assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline").isLessThan(15_000);
+        } finally {
+            release.countDown();
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    /** Starts {@code t.connect} on a thread of its own: completes with its failure, or with null if it formed. */
+    private static CompletableFuture<Throwable> connect(QuicTransport t, List<PeerInfo> peers, Deadline deadline) {
+        var result = new CompletableFuture<Throwable>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                t.connect(peers, deadline);
+                result.complete(null);
+            } catch (Throwable e) {
+                result.complete(e);
+            }
+        });
+        return result;
+    }
+}
