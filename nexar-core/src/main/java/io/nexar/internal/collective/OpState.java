@@ -8,10 +8,8 @@ import io.nexar.internal.protocol.Message;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.LockSupport;
@@ -64,7 +62,7 @@ final class OpState implements BooleanSupplier {
      * Receive slots of later rounds that chunks were applied to ahead of their round ({@link ReceiveAhead}), by
      * {@link #aheadKey}; null until the first. {@link #openRound} takes them over.
      */
-    private Map<Long, Slot> ahead;
+    private AheadSlots ahead;
     /**
      * 1 if this operation may receive ahead: its input and output are distinct memory, or its schedule never reads
      * its input; 0 if not; -1 not known yet.
@@ -258,7 +256,7 @@ final class OpState implements BooleanSupplier {
         int w = type.byteSize();
         slot = new Slot(recv, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w);
         if (ahead == null) {
-            ahead = new HashMap<>();
+            ahead = new AheadSlots();
         }
         ahead.put(key, slot);
         return slot;
@@ -553,6 +551,53 @@ final class OpState implements BooleanSupplier {
 
         Slot slotAt(int i) {
             return slots[i];
+        }
+    }
+
+    /**
+     * Receive slots of later rounds by {@link #aheadKey}: a few at most, so parallel arrays searched in order (no
+     * boxed keys, no map nodes), reused by the operation's next use.
+     */
+    static final class AheadSlots {
+        private long[] keys = new long[2];
+        private Slot[] slots = new Slot[2];
+        private int n;
+
+        Slot get(long key) {
+            for (int i = 0; i < n; i++) {
+                if (keys[i] == key) {
+                    return slots[i];
+                }
+            }
+            return null;
+        }
+
+        void put(long key, Slot slot) {
+            if (n == keys.length) {
+                keys = Arrays.copyOf(keys, 2 * n);
+                slots = Arrays.copyOf(slots, 2 * n);
+            }
+            keys[n] = key;
+            slots[n++] = slot;
+        }
+
+        /** Removes and returns the slot of {@code key}, or null. */
+        Slot remove(long key) {
+            for (int i = 0; i < n; i++) {
+                if (keys[i] == key) {
+                    Slot s = slots[i];
+                    keys[i] = keys[--n];
+                    slots[i] = slots[n];
+                    slots[n] = null;
+                    return s;
+                }
+            }
+            return null;
+        }
+
+        void clear() {
+            Arrays.fill(slots, 0, n, null);
+            n = 0;
         }
     }
 
