@@ -242,8 +242,8 @@ public final class CollectiveEngine {
                     if (m != null) {
                         mismatch(op, src, m.field(), m.detail());
                     }
-                    op.holdLater(c);
                 }
+                op.later = stored; // the store's list, now the operation's: no second list (later is empty at post)
             }
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
