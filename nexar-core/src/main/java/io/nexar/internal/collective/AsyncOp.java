@@ -39,7 +39,7 @@ final class AsyncOp implements CollectiveHandle {
         if (future.isDone()) {
             return false;
         }
-        var e = new OperationCancelledException(op.context, "was cancelled");
+        var e = new OperationCancelledException(op.context(), "was cancelled");
         return engine.fail(op, e) == e;
     }
 

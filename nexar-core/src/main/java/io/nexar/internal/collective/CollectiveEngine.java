@@ -49,8 +49,13 @@ import org.slf4j.LoggerFactory;
  * proves a mismatch ({@link #lateChunk}); everything an operation held is released when it ends
  * (inventory W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
  *
- * <p>Threading: one lock guards all state; it is held while a chunk is copied or reduced into a user buffer (so an
- * operation that ended never sees a late write) and never across I/O.
+ * <p>Threading: one lock guards all state, never held across I/O. A small chunk is copied or reduced into its user
+ * buffer under it; a chunk of at least {@link OpState#UNLOCKED_BYTES} with it released (its bytes claimed before and
+ * counted after, under the lock; an operation ends only once no such write is under way, so an operation that ended
+ * never sees a late write). The driver checks its round and its failure without the lock (volatile fields) and parks
+ * on its own thread, no Condition. Nothing is allocated per round, and per operation only what its messages need:
+ * operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key objects), and a
+ * blocking call reuses its communicator's last {@link OpState} ({@link Collectives}).
  */
 public final class CollectiveEngine {
     private final ReentrantLock lock = new ReentrantLock();
@@ -58,7 +63,7 @@ public final class CollectiveEngine {
     private final EarlyStore store;
     /** Large early chunks left in their transport's buffer until their operation or round can take them. */
     private final Deferrals deferrals = new Deferrals();
-    private final Map<OpKey, OpState> active = new HashMap<>();
+    private final ActiveOps active = new ActiveOps();
     private final Map<Integer, CommState> comms = new HashMap<>();
     private final Map<Integer, String> down = new HashMap<>();
     /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */
@@ -101,7 +106,11 @@ public final class CollectiveEngine {
         try {
             long now = System.nanoTime();
             var busy = new HashSet<Integer>();
-            for (OpState op : active.values()) {
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op == null) {
+                    continue;
+                }
                 busy.add(op.group.id());
                 lines.add(op.describe(now, waitingFor));
             }
@@ -164,9 +173,9 @@ public final class CollectiveEngine {
             lock.unlock();
         }
         if (!recent.isEmpty()) {
-            try (var mdc = LogContext.scope(op.context.rank(), op.context.worldSize(), op.context.communicator())) {
-                LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context.rank(),
-                        op.context.worldSize(), op.context.operation().displayName(), op.seq, recent);
+            try (var mdc = LogContext.scope(op.context().rank(), op.context().worldSize(), op.context().communicator())) {
+                LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context().rank(),
+                        op.context().worldSize(), op.context().operation().displayName(), op.seq, recent);
             }
         }
     }
@@ -193,46 +202,58 @@ public final class CollectiveEngine {
      * blocks; an operation that cannot run (closed, broken communicator, member down, already aborted) is returned
      * failed.
      */
-    OpState post(Group group, Fingerprint fp, java.util.function.LongFunction<ErrorContext> context,
-                 Schedule schedule, io.nexar.DataType type, io.nexar.ReduceOp combiner, MemorySegment[] buffers) {
+    OpState post(Group group, Fingerprint fp, Schedule schedule, io.nexar.DataType type, io.nexar.ReduceOp combiner,
+                 MemorySegment[] buffers) {
+        return post(group, fp, schedule, type, combiner, buffers, null);
+    }
+
+    /**
+     * As {@link #post(Group, Fingerprint, Schedule, io.nexar.DataType, io.nexar.ReduceOp, MemorySegment[])}, reusing
+     * {@code spare} (an operation of {@code group} that ended and is {@link OpState#reusable}, or null) instead of a
+     * new state: a blocking collective allocates no operation state in steady state.
+     */
+    OpState post(Group group, Fingerprint fp, Schedule schedule, io.nexar.DataType type, io.nexar.ReduceOp combiner,
+                 MemorySegment[] buffers, OpState spare) {
         lock.lock();
         try {
             CommState cs = comms.computeIfAbsent(group.id(), id -> new CommState());
             long seq = cs.nextSeq++;
-            var op = new OpState(group, seq, fp, context.apply(seq), schedule, type, combiner, buffers,
-                    lock.newCondition());
-            var key = new OpKey(group.id(), seq);
-            active.put(key, op);
+            var op = (spare != null && spare.group == group ? spare : new OpState(group, lock))
+                    .init(seq, fp, schedule, type, combiner, buffers);
+            active.put(op);
             if (deferrals.any()) {
                 spaceFreed.signalAll(); // a reader thread may hold a chunk of this operation back for it
             }
-            io.nexar.NexarException refusal = cs.refusal(op.context, closedReason);
+            io.nexar.NexarException refusal = cs.refuses(closedReason) ? cs.refusal(op.context(), closedReason)
+                    : null; // the context is built only for a refusal
             if (refusal != null) {
                 op.fail(refusal, true);
             } else if (abortedWhy != null) { // the communicator's own check may have run just before the abort
-                op.fail(new PeerFailedException(op.context.withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
+                op.fail(new PeerFailedException(op.context().withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
                         "cannot complete: " + abortedWhy), true);
             }
-            Message.CollectiveAbort abort = store.takeAbort(key);
+            var key = store.isEmpty() ? null : new OpKey(group.id(), seq); // nothing stored: no key to allocate
+            Message.CollectiveAbort abort = key == null ? null : store.takeAbort(key);
             if (abort != null) {
                 applyAbort(op, store.abortSender(key), abort);
             }
-            List<StoredChunk> stored = store.takeEarly(key);
+            List<StoredChunk> stored = key == null ? null : store.takeEarly(key);
             if (stored != null) {
-                for (StoredChunk c : stored) {
+                for (int j = 0; j < stored.size(); j++) { // indexed: no iterator
+                    StoredChunk c = stored.get(j);
                     int src = group.local(c.worldSrc());
                     Fingerprint.Mismatch m = fp.compare(c.message(), src);
                     if (m != null) {
                         mismatch(op, src, m.field(), m.detail());
                     }
-                    op.later.add(c);
                 }
+                op.later = stored; // the store's list, now the operation's: no second list (later is empty at post)
             }
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
                 // a rank that left politely may have sent its part of this operation before it left
                 if (why != null && (!GoodbyeReason.isPoliteLeave(why) || op.stillNeeds(r))) {
-                    op.fail(new PeerFailedException(op.context.withPeer(r), "cannot complete: rank " + r + " " + why),
+                    op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
                             !GoodbyeReason.isPoliteLeave(why));
                 }
             }
@@ -253,16 +274,22 @@ public final class CollectiveEngine {
             if (deferrals.any()) {
                 spaceFreed.signalAll(); // a reader thread may hold a chunk of this round back for it
             }
-            if (op.later.isEmpty()) { // the usual case: no iterator to allocate
+            List<StoredChunk> later = op.later;
+            if (later.isEmpty()) { // the usual case
                 return;
             }
-            for (var it = op.later.iterator(); it.hasNext() && op.failure == null; ) {
-                StoredChunk c = it.next();
-                if (c.message().step() <= k) {
-                    it.remove();
+            int kept = 0; // indexed, compacting in place: no iterator
+            for (int j = 0; j < later.size(); j++) {
+                StoredChunk c = later.get(j);
+                if (op.failure == null && c.message().step() <= k) {
                     store.release(c);
-                    apply(op, op.group.local(c.worldSrc()), c.message());
+                    apply(op, op.group.local(c.worldSrc()), c.message(), false); // this loop needs the lock
+                } else {
+                    later.set(kept++, c);
                 }
+            }
+            while (later.size() > kept) {
+                later.removeLast();
             }
         } finally {
             lock.unlock();
@@ -272,7 +299,7 @@ public final class CollectiveEngine {
     /** Waits until the open round's receives are done, the operation failed or {@code nanos} passed. */
     boolean awaitRound(OpState op, long deadlineNanos) throws InterruptedException {
         // onlySender is written by this (the driving) thread when it opened the round
-        if (progress.pollUntil(Lane.COLLECTIVE, () -> roundDone(op), deadlineNanos, op.onlySender)) {
+        if (progress.pollUntil(Lane.COLLECTIVE, op, deadlineNanos, op.onlySender)) { // op: is the round done?
             return true;
         }
         var h = hangs;
@@ -298,18 +325,9 @@ public final class CollectiveEngine {
                     }
                     left = Math.min(left, toReport);
                 }
-                op.progress.awaitNanos(left);
+                op.awaitProgress(left);
             }
             return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private boolean roundDone(OpState op) {
-        lock.lock();
-        try {
-            return op.failure != null || op.remaining <= 0;
         } finally {
             lock.unlock();
         }
@@ -348,23 +366,24 @@ public final class CollectiveEngine {
 
     /** The operation's failure, or null. */
     io.nexar.NexarException failure(OpState op) {
-        return locked(() -> op.failure);
+        return op.failure; // volatile, set once: no lock (this runs twice per round)
     }
 
     /** Ends an operation: unregisters it and releases what it held. After this, nothing writes its buffers. */
     void end(OpState op) {
         lock.lock();
         try {
-            if (active.remove(new OpKey(op.group.id(), op.seq)) != null) {
+            op.awaitWriters(); // a large chunk written with the lock released finishes first
+            if (active.remove(op)) {
                 CommState cs = comms.get(op.group.id());
                 if (cs != null) {
                     cs.ended(op);
                 }
             }
-            for (StoredChunk c : op.later) {
-                store.release(c);
+            for (int j = 0; j < op.later.size(); j++) { // indexed: no iterator
+                store.release(op.later.get(j));
             }
-            op.later.clear();
+            op.later = List.of();
             op.clearSlots();
         } finally {
             lock.unlock();
@@ -431,12 +450,16 @@ public final class CollectiveEngine {
                 event.commit();
             }
             boolean polite = GoodbyeReason.isPoliteLeave(why);
-            for (OpState op : active.values()) {
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op == null) {
+                    continue;
+                }
                 int r = op.group.local(peer);
                 if (r >= 0 && (!polite || op.stillNeeds(r))) {
                     // after a polite leave the others may not need the leaver and would wait for this rank: tell
                     // them (a failure is seen by every member on its own)
-                    op.fail(new PeerFailedException(op.context.withPeer(r), "cannot complete: rank " + r + " " + why),
+                    op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
                             !polite);
                 }
             }
@@ -458,8 +481,12 @@ public final class CollectiveEngine {
         try {
             abortedPeer = peer;
             abortedWhy = why;
-            for (OpState op : active.values()) {
-                op.fail(new PeerFailedException(op.context.withPeer(peer < 0 ? -1 : op.group.local(peer)),
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op == null) {
+                    continue;
+                }
+                op.fail(new PeerFailedException(op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)),
                         "cannot complete: " + why), true);
             }
             spaceFreed.signalAll();
@@ -478,9 +505,13 @@ public final class CollectiveEngine {
     public void failCommunicator(int comm, String why) {
         lock.lock();
         try {
-            for (OpState op : active.values()) {
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op == null) {
+                    continue;
+                }
                 if (op.group.id() == comm) {
-                    op.fail(new PeerFailedException(op.context, "cannot complete: " + why), true);
+                    op.fail(new PeerFailedException(op.context(), "cannot complete: " + why), true);
                 }
             }
             spaceFreed.signalAll();
@@ -515,9 +546,13 @@ public final class CollectiveEngine {
                 return;
             }
             cs.closed = reason;
-            for (OpState op : active.values()) {
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op == null) {
+                    continue;
+                }
                 if (op.group.id() == comm) {
-                    op.fail(new CommunicatorClosedException(op.context, "failed: " + reason), true);
+                    op.fail(new CommunicatorClosedException(op.context(), "failed: " + reason), true);
                 }
             }
             store.dropCommunicator(comm);
@@ -534,8 +569,12 @@ public final class CollectiveEngine {
                 return;
             }
             closedReason = reason;
-            for (OpState op : active.values()) {
-                op.fail(new CommunicatorClosedException(op.context, "failed: " + reason), true);
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op == null) {
+                    continue;
+                }
+                op.fail(new CommunicatorClosedException(op.context(), "failed: " + reason), true);
             }
             store.close();
         } finally {
@@ -560,8 +599,7 @@ public final class CollectiveEngine {
     }
 
     private Delivery offerChunk(int peer, Message.Collective c) {
-        var key = new OpKey(c.communicator(), c.opSeq());
-        OpState op = active.get(key);
+        OpState op = active.get(c.communicator(), c.opSeq());
         if (op == null) {
             CommState cs = comms.get(c.communicator());
             if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
@@ -571,7 +609,8 @@ public final class CollectiveEngine {
             if (deferred(peer, c)) {
                 return Delivery.FULL;
             }
-            return store.holdEarly(key, peer, c) ? Delivery.ACCEPTED : Delivery.FULL;
+            return store.holdEarly(new OpKey(c.communicator(), c.opSeq()), peer, c) ? Delivery.ACCEPTED
+                    : Delivery.FULL;
         }
         if (op.failure != null) {
             return Delivery.ACCEPTED;
@@ -589,15 +628,15 @@ public final class CollectiveEngine {
                     return Delivery.FULL;
                 }
                 StoredChunk held = store.hold(peer, c);
-                return held != null && op.later.add(held) ? Delivery.ACCEPTED : Delivery.FULL;
+                return held != null && op.holdLater(held) ? Delivery.ACCEPTED : Delivery.FULL;
             }
-            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c); // straight into its target: no copy to hold
+            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c, true); // straight into its target: no copy to hold
             if (m2 != null) {
                 mismatch(op, src, m2.field(), m2.detail());
             }
             return Delivery.ACCEPTED;
         }
-        apply(op, src, c);
+        apply(op, src, c, true);
         return Delivery.ACCEPTED;
     }
 
@@ -634,16 +673,15 @@ public final class CollectiveEngine {
     }
 
     /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. */
-    private void apply(OpState op, int src, Message.Collective c) {
-        Fingerprint.Mismatch m = op.apply(src, c);
+    private void apply(OpState op, int src, Message.Collective c, boolean mayUnlock) {
+        Fingerprint.Mismatch m = op.apply(src, c, mayUnlock);
         if (m != null) {
             mismatch(op, src, m.field(), m.detail());
         }
     }
 
     private void onAbort(int peer, Message.CollectiveAbort a) {
-        var key = new OpKey(a.communicator(), a.opSeq());
-        OpState op = active.get(key);
+        OpState op = active.get(a.communicator(), a.opSeq());
         if (op != null) {
             applyAbort(op, peer, a);
             return;
@@ -658,7 +696,7 @@ public final class CollectiveEngine {
             }
             return;
         }
-        store.holdAbort(key, peer, a);
+        store.holdAbort(new OpKey(a.communicator(), a.opSeq()), peer, a);
     }
 
     private void applyAbort(OpState op, int worldPeer, Message.CollectiveAbort a) {
@@ -682,7 +720,7 @@ public final class CollectiveEngine {
         if (op.failure == null) {
             breakComm(op.group.id(), op.seq, field);
         }
-        op.fail(new CollectiveMismatchException(op.context.withPeer(src), field, "does not match rank " + src + ": "
+        op.fail(new CollectiveMismatchException(op.context().withPeer(src), field, "does not match rank " + src + ": "
                 + detail), false);
     }
 
@@ -690,8 +728,12 @@ public final class CollectiveEngine {
         CommState cs = comms.computeIfAbsent(comm, id -> new CommState());
         if (cs.markBroken(seq, field)) {
             // later operations already posted can never pair up reliably either: fail them now
-            active.values().stream().filter(op -> op.group.id() == comm && op.seq > seq)
-                    .forEach(op -> op.fail(cs.brokenError(op.context), true));
+            for (int i = 0; i < active.capacity(); i++) {
+                OpState op = active.at(i);
+                if (op != null && op.group.id() == comm && op.seq > seq) {
+                    op.fail(cs.brokenError(op.context()), true);
+                }
+            }
         }
     }
 }

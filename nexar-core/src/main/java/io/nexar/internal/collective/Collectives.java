@@ -27,6 +27,10 @@ public final class Collectives {
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
     /** Most plans kept; beyond, the cache starts over (a program with ever-new counts gains nothing from it). */
     private static final int MAX_PLANS = 64;
+    /** Largest scratch buffer kept with a reused operation state. */
+    private static final long MAX_KEPT_SCRATCH_BYTES = 64 << 10;
+    /** Buffers an operation addresses ({@link Buf}). */
+    private static final int BUFFERS = Buf.values().length;
 
     private final CollectiveEngine engine;
     private final Transport transport;
@@ -45,6 +49,15 @@ public final class Collectives {
      */
     private final java.util.concurrent.ConcurrentHashMap<OpSpec, Schedule> plans =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** The last {@link #planned} call. */
+    private volatile Planned last;
+    /**
+     * The state of this communicator's last blocking operation that ended well, reused by the next one
+     * ({@link CollectiveEngine#post(Group, Fingerprint, Schedule, DataType, ReduceOp, MemorySegment[], OpState)});
+     * null while a call uses it.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<OpState> spare =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /** The collectives of {@code group}'s communicator over {@code transport}. */
     public Collectives(CollectiveEngine engine, Transport transport, NexarConfig config, Group group) {
@@ -83,17 +96,17 @@ public final class Collectives {
 
     /** Barrier. */
     public CollectiveHandle barrier(boolean async) {
-        var spec = new OpSpec(Operation.BARRIER, DataType.U8, null, 0, -1, null, null, false);
-        return exec(spec, MemorySegment.NULL, MemorySegment.NULL, async);
+        return exec(planned(Operation.BARRIER, DataType.U8, null, 0, -1, false), MemorySegment.NULL,
+                MemorySegment.NULL, async);
     }
 
     /** allReduce; {@code in} may equal {@code out} (in place). */
     public CollectiveHandle allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                       boolean async) {
         reduction(type, op, count);
-        need("in", in, count, type, "count " + count);
-        need("out", out, count, type, "count " + count);
-        return exec(new OpSpec(Operation.ALL_REDUCE, type, op, count, -1, null, null, in.equals(out)), in, out, async);
+        needCount("in", in, count, 1, type);
+        needCount("out", out, count, 1, type);
+        return exec(planned(Operation.ALL_REDUCE, type, op, count, -1, in.equals(out)), in, out, async);
     }
 
     /**
@@ -177,7 +190,7 @@ public final class Collectives {
             throw new IllegalArgumentException("count " + count + " is not in [0, " + CompressedAllReduce.MAX_COUNT
                     + "] (compressed allReduce)");
         }
-        need("buffer", buffer, count, type, "count " + count);
+        needCount("buffer", buffer, count, 1, type);
         DataType rt = CompressedAllReduce.residualType(type);
         need("residual", residual, count, rt, "count " + count + " of the residual's type; the residual of " + type
                 + " is " + rt);
@@ -219,8 +232,8 @@ public final class Collectives {
     public CollectiveHandle broadcast(MemorySegment data, DataType type, long count, int root, boolean async) {
         basic(type, count);
         Checks.rank("root", root, size());
-        need("data", data, count, type, "count " + count);
-        return exec(new OpSpec(Operation.BROADCAST, type, null, count, root, null, null, true), data, data, async);
+        needCount("data", data, count, 1, type);
+        return exec(planned(Operation.BROADCAST, type, null, count, root, true), data, data, async);
     }
 
     /** reduce to {@code root}; {@code out} is only used (and may be null elsewhere) on the root. */
@@ -228,20 +241,20 @@ public final class Collectives {
                                    int root, boolean async) {
         reduction(type, op, count);
         Checks.rank("root", root, size());
-        need("in", in, count, type, "count " + count);
+        needCount("in", in, count, 1, type);
         if (rank() == root) {
-            need("out", out, count, type, "count " + count);
+            needCount("out", out, count, 1, type);
         }
         MemorySegment o = rank() == root ? out : MemorySegment.NULL;
-        return exec(new OpSpec(Operation.REDUCE, type, op, count, root, null, null, in.equals(o)), in, o, async);
+        return exec(planned(Operation.REDUCE, type, op, count, root, in.equals(o)), in, o, async);
     }
 
     /** allGather: {@code out} receives every rank's {@code count} elements in rank order. */
     public CollectiveHandle allGather(MemorySegment in, MemorySegment out, DataType type, long count, boolean async) {
         basic(type, count);
-        need("in", in, count, type, "count " + count);
-        need("out", out, Math.multiplyExact(count, size()), type, "count " + count + " x world " + size());
-        return exec(new OpSpec(Operation.ALL_GATHER, type, null, count, -1, null, null, false), in, out, async);
+        needCount("in", in, count, 1, type);
+        needCount("out", out, count, size(), type);
+        return exec(planned(Operation.ALL_GATHER, type, null, count, -1, false), in, out, async);
     }
 
     /** allGatherV: rank j contributes {@code counts[j]} elements. */
@@ -258,17 +271,17 @@ public final class Collectives {
     public CollectiveHandle reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count,
                                           ReduceOp op, boolean async) {
         reduction(type, op, count);
-        need("in", in, Math.multiplyExact(count, size()), type, "count " + count + " x world " + size());
-        need("out", out, count, type, "count " + count);
-        return exec(new OpSpec(Operation.REDUCE_SCATTER, type, op, count, -1, null, null, false), in, out, async);
+        needCount("in", in, count, size(), type);
+        needCount("out", out, count, 1, type);
+        return exec(planned(Operation.REDUCE_SCATTER, type, op, count, -1, false), in, out, async);
     }
 
     /** allToAll: block j of {@code in} goes to rank j, block j of {@code out} comes from rank j. */
     public CollectiveHandle allToAll(MemorySegment in, MemorySegment out, DataType type, long count, boolean async) {
         basic(type, count);
-        need("in", in, Math.multiplyExact(count, size()), type, "count " + count + " x world " + size());
-        need("out", out, Math.multiplyExact(count, size()), type, "count " + count + " x world " + size());
-        return exec(new OpSpec(Operation.ALL_TO_ALL, type, null, count, -1, null, null, false), in, out, async);
+        needCount("in", in, count, size(), type);
+        needCount("out", out, count, size(), type);
+        return exec(planned(Operation.ALL_TO_ALL, type, null, count, -1, false), in, out, async);
     }
 
     /** allToAllV with per-peer send and receive counts. */
@@ -320,9 +333,9 @@ public final class Collectives {
     public CollectiveHandle scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                  boolean exclusive, boolean async) {
         reduction(type, op, count);
-        need("in", in, count, type, "count " + count);
-        need("out", out, count, type, "count " + count);
-        return exec(new OpSpec(exclusive ? Operation.EXCLUSIVE_SCAN : Operation.SCAN, type, op, count, -1, null, null,
+        needCount("in", in, count, 1, type);
+        needCount("out", out, count, 1, type);
+        return exec(planned(exclusive ? Operation.EXCLUSIVE_SCAN : Operation.SCAN, type, op, count, -1,
                 in.equals(out)), in, out, async);
     }
 
@@ -339,8 +352,8 @@ public final class Collectives {
      */
     long allGatherSeq(MemorySegment in, MemorySegment out, DataType type, long count) {
         basic(type, count);
-        need("in", in, count, type, "count " + count);
-        need("out", out, Math.multiplyExact(count, size()), type, "count " + count + " x world " + size());
+        needCount("in", in, count, 1, type);
+        needCount("out", out, count, size(), type);
         long[] seq = new long[1];
         exec(new OpSpec(Operation.ALL_GATHER, type, null, count, -1, null, null, false), in, out, false,
                 s -> seq[0] = s);
@@ -349,6 +362,33 @@ public final class Collectives {
 
     private CollectiveHandle exec(OpSpec spec, MemorySegment in, MemorySegment out, boolean async) {
         return exec(spec, in, out, async, null);
+    }
+
+    private CollectiveHandle exec(Planned p, MemorySegment in, MemorySegment out, boolean async) {
+        return exec(p.spec(), p.fp(), in, out, async, null, null);
+    }
+
+    /** A call without count arrays: its spec, its fingerprint and its schedule (all immutable). */
+    private record Planned(OpSpec spec, Fingerprint fp, Schedule schedule) {
+    }
+
+    /**
+     * The plan of a call without count arrays: the last one's if the call is the same (a loop repeating one call
+     * allocates no spec, fingerprint or schedule), else a new one from {@link #plan}.
+     */
+    private Planned planned(Operation operation, DataType type, ReduceOp op, long count, int root, boolean inPlace) {
+        Planned p = last;
+        if (p != null) {
+            OpSpec s = p.spec();
+            if (s.operation() == operation && s.type() == type && s.op() == op && s.count() == count
+                    && s.root() == root && s.inPlace() == inPlace) {
+                return p;
+            }
+        }
+        var spec = new OpSpec(operation, type, op, count, root, null, null, inPlace);
+        p = new Planned(spec, new Fingerprint(operation, type, op, root, count), plan(spec));
+        last = p;
+        return p;
     }
 
     private CollectiveHandle exec(OpSpec spec, MemorySegment in, MemorySegment out, boolean async,
@@ -446,14 +486,24 @@ public final class Collectives {
         MemorySegment o = staged != null ? staged : out;
         MemorySegment i = staged != null && in.equals(out) ? staged : in;
         Schedule schedule = plan(spec);
-        long scratchBytes = schedule.scratchCount() * spec.type().byteSize();
-        MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL
-                : MemorySegment.ofArray(new long[Math.toIntExact((scratchBytes + 7) / 8)]);
-        Deadline deadline = Deadline.after(CallTimeout.collective(config));
         OpState op;
+        OpState reuse = async ? null : spare.getAndSet(null); // an async operation is never reused (its handle)
+        long scratchBytes = (schedule.scratchCount() * spec.type().byteSize() + 7) / 8 * 8;
+        MemorySegment scratch;
+        if (scratchBytes == 0) {
+            scratch = MemorySegment.NULL;
+        } else if (reuse != null && reuse.scratch != null && reuse.scratch.byteSize() == scratchBytes) {
+            scratch = reuse.scratch.fill((byte) 0); // as new
+        } else {
+            scratch = MemorySegment.ofArray(new long[Math.toIntExact(scratchBytes / 8)]);
+        }
+        Deadline deadline = Deadline.after(CallTimeout.collective(config));
+        MemorySegment[] buffers = reuse != null ? reuse.buffers : new MemorySegment[BUFFERS];
+        buffers[Buf.INPUT.ordinal()] = i;
+        buffers[Buf.OUTPUT.ordinal()] = o;
+        buffers[Buf.SCRATCH.ordinal()] = scratch;
         try {
-            op = engine.post(group, fp, seq -> new ErrorContext(fp.operation(), rank(), size(), group.id(), seq,
-                    -1, -1), schedule, spec.type(), spec.combiner(), new MemorySegment[] {i, o, scratch});
+            op = engine.post(group, fp, schedule, spec.type(), spec.combiner(), buffers, reuse);
         } catch (RuntimeException e) {
             if (ended != null) {
                 ended.run(-1, e);
@@ -472,11 +522,17 @@ public final class Collectives {
                 }
                 throw e;
             }
+            long seq = op.seq;
+            if (op.reusable()) {
+                op.release();
+                op.scratch = scratchBytes <= MAX_KEPT_SCRATCH_BYTES ? scratch : null;
+                spare.set(op);
+            }
             if (staged != null) {
                 out.copyFrom(staged);
             }
             if (ended != null) {
-                ended.run(op.seq, null);
+                ended.run(seq, null);
             }
             return null;
         }
@@ -536,6 +592,18 @@ public final class Collectives {
             total = Math.addExact(total, counts[j]);
         }
         return total;
+    }
+
+    /**
+     * {@link #need} of {@code count} x {@code times} elements, described as "count N" (or "count N x world W"): built
+     * only when it fails, so a call allocates no message.
+     */
+    private static void needCount(String name, MemorySegment seg, long count, int times, DataType type) {
+        Checks.notNull(name, seg);
+        long bytes = Math.multiplyExact(Math.multiplyExact(count, times), type.byteSize());
+        if (seg.byteSize() < bytes || seg.isReadOnly() && !"in".equals(name)) {
+            need(name, seg, count * times, type, "count " + count + (times == 1 ? "" : " x world " + times));
+        }
     }
 
     private static void need(String name, MemorySegment seg, long elements, DataType type, String why) {

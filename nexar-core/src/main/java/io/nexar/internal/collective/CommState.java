@@ -46,7 +46,7 @@ final class CommState {
 
     /** The error context of operation {@code seq}, valid when {@link #succeeded} returned its fingerprint. */
     ErrorContext context(long seq) {
-        return recorder.context(seq);
+        return OpState.contextOf(recorder.succeeded(seq), group, seq); // as the operation's own (OpState#context)
     }
     /** Why the collectives are broken ("seq 3 did not match (COUNT)"), or null. */
     String broken;
@@ -62,6 +62,11 @@ final class CommState {
         broken = "seq " + seq + " did not match (" + (field == null ? "unknown field" : field) + ")";
         brokenField = field == null ? Field.SCHEDULE : field;
         return true;
+    }
+
+    /** True if an operation cannot run here ({@link #refusal} is not null). */
+    boolean refuses(String processClosed) {
+        return processClosed != null || closed != null || broken != null;
     }
 
     /** The failure of an operation that cannot run here, or null. */

@@ -3,7 +3,6 @@ package io.nexar.internal.collective;
 import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +35,11 @@ final class EarlyStore {
 
     /** An operation: (communicator, sequence number). */
     record OpKey(int comm, long seq) {
+    }
+
+    /** True if no early chunk or abort is held (then no operation has anything to take at its post). */
+    boolean isEmpty() {
+        return chunks.isEmpty() && aborts.isEmpty();
     }
 
     /** Bytes held. */
@@ -132,6 +136,13 @@ final class EarlyStore {
     private static Message.Collective detach(Message.Collective c) {
         return new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(), c.dataType(),
                 c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(),
-                MemorySegment.ofArray(c.payload().toArray(ValueLayout.JAVA_BYTE)));
+                copyOf(c.payload()));
+    }
+
+    /** A heap copy of {@code payload} (one array and one segment; toArray would allocate more). */
+    private static MemorySegment copyOf(MemorySegment payload) {
+        MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(payload.byteSize())]);
+        MemorySegment.copy(payload, 0, copy, 0, payload.byteSize());
+        return copy;
     }
 }

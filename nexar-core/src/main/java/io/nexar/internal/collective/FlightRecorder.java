@@ -1,6 +1,5 @@
 package io.nexar.internal.collective;
 
-import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import java.util.Arrays;
 import java.util.List;
@@ -28,7 +27,6 @@ final class FlightRecorder {
     /** Bytes per element of the schedule (not always the fingerprint's type: a compressed allReduce moves bytes). */
     private final int[] elementBytes = new int[SIZE];
     private final NexarException[] failure = new NexarException[SIZE];
-    private final ErrorContext[] context = new ErrorContext[SIZE];
     private long newest = -1;
 
     FlightRecorder() {
@@ -45,7 +43,6 @@ final class FlightRecorder {
         schedule[i] = op.schedule;
         elementBytes[i] = op.type.byteSize();
         failure[i] = op.failure;
-        context[i] = op.context;
         newest = Math.max(newest, op.seq);
     }
 
@@ -53,11 +50,6 @@ final class FlightRecorder {
     Fingerprint succeeded(long seq) {
         int i = (int) (seq % SIZE);
         return seq >= 0 && this.seq[i] == seq && failure[i] == null ? fingerprint[i] : null;
-    }
-
-    /** The error context of operation {@code seq}, valid when {@link #succeeded} returned its fingerprint. */
-    ErrorContext context(long seq) {
-        return context[(int) (seq % SIZE)];
     }
 
     /**

@@ -8,70 +8,189 @@ import io.nexar.internal.protocol.Message;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * One posted collective operation on one rank. Guarded by its {@link CollectiveEngine}'s lock: the driving thread
- * opens rounds and waits on {@link #progress}; transport threads apply arriving chunks into the open round's slots.
+ * opens rounds and parks until {@link #wake} (no Condition, nothing allocated per wait); transport threads apply
+ * arriving chunks into the open round's slots. As a {@link BooleanSupplier} it answers "is the open round done (or
+ * the operation failed)?", taking the lock: what a polling driver checks, without a lambda per round.
  */
-final class OpState {
+final class OpState implements BooleanSupplier {
+    /**
+     * Chunks at least this large are copied or reduced into their target with the engine's lock released when they
+     * arrive ({@link #writeUnlocked}); smaller ones under it (a second lock round costs more than their copy).
+     */
+    static final long UNLOCKED_BYTES = 64 << 10;
+
+    // Set by init at each post: a blocking call's state is reused for its communicator's next call (see recycle).
     final Group group;
-    final long seq;
-    final Fingerprint fingerprint;
-    final ErrorContext context;
-    final Schedule schedule;
-    final DataType type;
-    final ReduceOp combiner;
-    final MemorySegment[] buffers; // by Buf ordinal
-    final Condition progress;
+    long seq;
+    Fingerprint fingerprint;
+    /** Built on first use ({@link #context()}): a call that succeeds never needs it. */
+    private ErrorContext context;
+    Schedule schedule;
+    DataType type;
+    ReduceOp combiner;
+    final MemorySegment[] buffers = new MemorySegment[3]; // by Buf ordinal
+    /** A small scratch buffer kept with this state for its reuse ({@link Collectives}), or null; not cleared by init. */
+    MemorySegment scratch;
+    /** The engine's lock, which guards this state. */
+    private final ReentrantLock lock;
+    /** The thread waiting in {@link CollectiveEngine#awaitRound}, or null; unparked by {@link #wake}. */
+    private volatile Thread driver;
     /** The open round, -1 before the first. */
     int round = -1;
     /** Receive slots of the open round by sender (communicator rank); reused from round to round. */
     final RoundSlots slots = new RoundSlots();
-    int remaining;
+    /** Receives of the open round not complete yet; written under the lock, volatile for {@link #getAsBoolean}. */
+    volatile int remaining;
     /** World rank of the open round's only sender, or -1 if the round receives from none or several. */
     int onlySender = -1;
-    /** Chunks that arrived for later rounds, kept (and counted in the engine's store) until their round opens. */
-    final List<StoredChunk> later = new ArrayList<>();
+    /**
+     * Chunks that arrived for later rounds, kept (and counted in the engine's store) until their round opens; empty
+     * (and shared) until the first, through {@link #holdLater}.
+     */
+    List<StoredChunk> later = List.of();
     /**
      * Receive slots of later rounds that chunks were applied to ahead of their round ({@link ReceiveAhead}), by
      * {@link #aheadKey}; null until the first. {@link #openRound} takes them over.
      */
-    private Map<Long, Slot> ahead;
+    private AheadSlots ahead;
     /**
      * 1 if this operation may receive ahead: its input and output are distinct memory, or its schedule never reads
      * its input; 0 if not; -1 not known yet.
      */
     private int distinctBuffers = -1;
-    NexarException failure;
+    /** Chunks being written with the lock released ({@link #writeUnlocked}); under the lock. */
+    private int writers;
+    /** Set once, under the lock; volatile so that the driver checks it without the lock. */
+    volatile NexarException failure;
     /** The failure came from another rank's abort: do not echo an abort back. */
     boolean informed;
     /** When it was posted (System.nanoTime). */
-    final long postedNanos = System.nanoTime();
+    long postedNanos;
     /** When its last round opened or a receive of it completed: its last progress (System.nanoTime). */
-    long progressNanos = postedNanos;
+    long progressNanos;
     /** A hang report was started for it (driver thread only). */
     boolean hangReported;
     /** The hang report, once made (docs/failure-model.md "Hang reports"); its timeout error carries it. */
     volatile String hangReport;
 
-    OpState(Group group, long seq, Fingerprint fingerprint, ErrorContext context, Schedule schedule,
-            DataType type, ReduceOp combiner, MemorySegment[] buffers, Condition progress) {
+    OpState(Group group, ReentrantLock lock) {
         this.group = group;
+        this.lock = lock;
+    }
+
+    /**
+     * Makes this the operation just posted, in the state of a new one: fresh, or one that ended (successfully, on a
+     * blocking call: nothing else refers to it any more) and is reused for the same communicator, so that a small
+     * collective does not allocate its state anew. Under the engine's lock.
+     */
+    OpState init(long seq, Fingerprint fingerprint, Schedule schedule, DataType type, ReduceOp combiner,
+                 MemorySegment[] buffers) {
         this.seq = seq;
         this.fingerprint = fingerprint;
-        this.context = context;
+        this.context = null;
         this.schedule = schedule;
         this.type = type;
         this.combiner = combiner;
-        this.buffers = buffers;
-        this.progress = progress;
+        System.arraycopy(buffers, 0, this.buffers, 0, this.buffers.length);
+        driver = null;
+        round = -1;
+        slots.clear();
+        remaining = 0;
+        onlySender = -1;
+        later = List.of();
+        if (ahead != null) {
+            ahead.clear();
+        }
+        distinctBuffers = -1;
+        failure = null;
+        informed = false;
+        postedNanos = System.nanoTime();
+        progressNanos = postedNanos;
+        hangReported = false;
+        hangReport = null;
+        return this;
+    }
+
+    /** Forgets the buffers of this ended operation (its state is kept for reuse; the caller's memory is not). */
+    void release() {
+        Arrays.fill(buffers, null);
+        slots.forget();
+    }
+
+    /**
+     * True if this operation may be reused by its communicator's next post ({@link #init}): it ended without a
+     * failure and without a hang report (whose answers may still arrive for it). Its driver asks, after it ended.
+     */
+    boolean reusable() {
+        return failure == null && !hangReported;
+    }
+
+    /**
+     * The error context of this operation: its operation, rank, size, communicator and sequence number (no peer, no
+     * tag), built on first use. Any thread may ask (a race builds equal contexts).
+     */
+    ErrorContext context() {
+        ErrorContext c = context;
+        if (c == null) {
+            c = context = contextOf(fingerprint, group, seq);
+        }
+        return c;
+    }
+
+    /** The error context of operation {@code seq} of {@code group} under fingerprint {@code fp}. */
+    static ErrorContext contextOf(Fingerprint fp, Group group, long seq) {
+        return new ErrorContext(fp.operation(), group.rank(), group.size(), group.id(), seq, -1, -1);
+    }
+
+    /** Keeps chunk {@code c} for its later round; true. */
+    boolean holdLater(StoredChunk c) {
+        if (!(later instanceof ArrayList)) {
+            later = new ArrayList<>(4);
+        }
+        return later.add(c);
+    }
+
+    /**
+     * True if the open round's receives are done or the operation failed. Without the lock (a polling driver asks
+     * this in a loop; the volatile {@link #remaining}, written after the data it counts, orders those writes before
+     * the driver's reads). Asked by the driver only.
+     */
+    @Override
+    public boolean getAsBoolean() {
+        return failure != null || remaining <= 0;
+    }
+
+    /**
+     * Waits (the lock released) until {@link #wake}, at most {@code nanos}; may return early. Under the lock; the
+     * caller re-checks its condition after.
+     */
+    void awaitProgress(long nanos) {
+        driver = Thread.currentThread();
+        lock.unlock();
+        try {
+            LockSupport.parkNanos(this, nanos);
+        } finally {
+            lock.lock();
+            driver = null;
+        }
+    }
+
+    /** Wakes the driver waiting in {@link #awaitProgress}, if any (a wake-up before it parks is kept). */
+    private void wake() {
+        Thread t = driver;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     /** Opens round {@code k}: one receive slot per receive step (by sender). */
@@ -79,7 +198,7 @@ final class OpState {
         round = k;
         progressNanos = System.nanoTime();
         slots.clear();
-        remaining = 0;
+        int open = 0; // counted here, written once: the driver may read remaining without the lock
         onlySender = -1;
         int w = type.byteSize();
         for (int j = 0; j < steps.size(); j++) {
@@ -100,14 +219,19 @@ final class OpState {
                 }
             }
             Slot early = ahead == null ? null : ahead.remove(aheadKey(k, peer));
-            Slot slot = early != null ? early : new Slot(s, buffers[dst.buf().ordinal()], dst.offset() * w,
-                    dst.count() * w);
-            slots.put(peer, slot);
+            Slot slot;
+            if (early != null) {
+                slot = early;
+                slots.put(peer, slot);
+            } else {
+                slot = slots.claim(peer, s, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w);
+            }
             if (!slot.done) {
-                remaining++;
-                onlySender = remaining == 1 ? group.world(peer) : -1;
+                open++;
+                onlySender = open == 1 ? group.world(peer) : -1;
             }
         }
+        remaining = open;
     }
 
     /**
@@ -132,7 +256,7 @@ final class OpState {
         int w = type.byteSize();
         slot = new Slot(recv, buffers[dst.buf().ordinal()], dst.offset() * w, dst.count() * w);
         if (ahead == null) {
-            ahead = new HashMap<>();
+            ahead = new AheadSlots();
         }
         ahead.put(key, slot);
         return slot;
@@ -166,8 +290,49 @@ final class OpState {
      *
      * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
      */
-    Fingerprint.Mismatch apply(int src, io.nexar.internal.protocol.Message.Collective c) {
-        return applyTo(c.step() == round ? slots.get(src) : null, src, c);
+    Fingerprint.Mismatch apply(int src, io.nexar.internal.protocol.Message.Collective c, boolean mayUnlock) {
+        return applyTo(c.step() == round ? slots.get(src) : null, src, c, mayUnlock);
+    }
+
+    /** Copies or reduces chunk {@code c} ({@code len > 0} bytes) into {@code slot}'s target. */
+    private void write(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
+        if (slot.step instanceof Step.RecvReduce) {
+            Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, len / type.byteSize(), type,
+                    combiner);
+        } else {
+            MemorySegment.copy(c.payload(), 0, slot.target, slot.byteOffset + c.offset(), len);
+        }
+    }
+
+    /**
+     * {@link #write} with the engine's lock released (every hold of it: a delivery may hold it twice), so that a
+     * large copy or reduction does not stop every other delivery and driver of the process. The bytes are claimed
+     * before and counted after, under the lock; the operation cannot end meanwhile ({@link #awaitWriters}), so
+     * nothing writes its buffers after it ended.
+     */
+    private void writeUnlocked(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
+        writers++;
+        int holds = lock.getHoldCount();
+        for (int i = 0; i < holds; i++) {
+            lock.unlock();
+        }
+        try {
+            write(slot, c, len);
+        } finally {
+            for (int i = 0; i < holds; i++) {
+                lock.lock();
+            }
+            if (--writers == 0) {
+                wake(); // an ending driver may wait for this write
+            }
+        }
+    }
+
+    /** Waits, under the lock (released while waiting), until no chunk is written with the lock released. */
+    void awaitWriters() {
+        while (writers > 0) {
+            awaitProgress(Long.MAX_VALUE);
+        }
     }
 
     /**
@@ -176,7 +341,8 @@ final class OpState {
      *
      * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
      */
-    Fingerprint.Mismatch applyTo(Slot slot, int src, io.nexar.internal.protocol.Message.Collective c) {
+    Fingerprint.Mismatch applyTo(Slot slot, int src, io.nexar.internal.protocol.Message.Collective c,
+                                 boolean mayUnlock) {
         if (slot == null || slot.done) {
             return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SCHEDULE, "rank " + src
                     + " sent a message for step " + c.step() + " that this rank's schedule does not expect (this rank"
@@ -189,19 +355,18 @@ final class OpState {
             return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SIZE, "step " + c.step()
                     + " expects " + slot.expectedBytes + " bytes from rank " + src + ", which sent " + c.totalBytes());
         }
-        if (len > 0) {
-            if (slot.step instanceof Step.RecvReduce) {
-                Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, len / w, type, combiner);
-            } else {
-                MemorySegment.copy(c.payload(), 0, slot.target, slot.byteOffset + c.offset(), len);
-            }
+        slot.receivedBytes += len; // claimed: a chunk over the same bytes now fails the check above
+        if (mayUnlock && len >= UNLOCKED_BYTES) {
+            writeUnlocked(slot, c, len);
+        } else if (len > 0) {
+            write(slot, c, len);
         }
-        slot.receivedBytes += len;
-        if (slot.receivedBytes == slot.expectedBytes) {
+        slot.committedBytes += len;
+        if (slot.committedBytes == slot.expectedBytes) {
             slot.done = true;
             progressNanos = System.nanoTime();
             if (c.step() == round && --remaining == 0) { // a slot of a later round counts when its round opens
-                progress.signalAll();
+                wake();
             }
         }
         return null;
@@ -249,16 +414,16 @@ final class OpState {
     NexarException abortedBy(int src, io.nexar.internal.protocol.Message.CollectiveAbort a) {
         if (a.reason() == io.nexar.internal.protocol.AbortReason.MISMATCH) {
             var f = io.nexar.CollectiveMismatchException.Field.fromCode(a.field());
-            return new io.nexar.CollectiveMismatchException(context.withPeer(src),
+            return new io.nexar.CollectiveMismatchException(context().withPeer(src),
                     f == null ? io.nexar.CollectiveMismatchException.Field.SCHEDULE : f,
                     "was aborted by rank " + src + ": " + a.detail());
         }
         int culprit = a.culprit() < 0 ? -1 : group.local(a.culprit());
         if (culprit >= 0 && culprit != src && culprit != group.rank()) { // the cause, not the cascade
-            return new io.nexar.PeerFailedException(context.withPeer(culprit), "cannot complete: rank " + culprit
+            return new io.nexar.PeerFailedException(context().withPeer(culprit), "cannot complete: rank " + culprit
                     + " failed (reported by rank " + src + ": " + a.detail() + ")");
         }
-        return new io.nexar.PeerFailedException(context.withPeer(src), "cannot complete: rank " + src
+        return new io.nexar.PeerFailedException(context().withPeer(src), "cannot complete: rank " + src
                 + " failed it (" + a.detail() + ")");
     }
 
@@ -267,7 +432,7 @@ final class OpState {
         if (failure == null) {
             failure = e;
             informed = fromAbort;
-            progress.signalAll();
+            wake();
         }
     }
 
@@ -276,7 +441,7 @@ final class OpState {
      * 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
      */
     String describe(long now, Set<Integer> waitingFor) {
-        var sb = new StringBuilder(context.operation().displayName()).append(" #").append(seq)
+        var sb = new StringBuilder(context().operation().displayName()).append(" #").append(seq)
                 .append(" on communicator ").append(group.id());
         if (failure != null) {
             sb.append(" (failing: ").append(failure.getMessage()).append(')');
@@ -323,6 +488,8 @@ final class OpState {
     static final class RoundSlots {
         private int[] peers = new int[2];
         private Slot[] slots = new Slot[2];
+        /** Slots owned here, reused from round to round by {@link #claim} (slots {@link #put} are not kept). */
+        private Slot[] own = new Slot[2];
         private int n;
 
         void clear() {
@@ -334,9 +501,34 @@ final class OpState {
             if (n == peers.length) {
                 peers = Arrays.copyOf(peers, 2 * n);
                 slots = Arrays.copyOf(slots, 2 * n);
+                own = Arrays.copyOf(own, 2 * n);
             }
             peers[n] = peer;
             slots[n++] = slot;
+        }
+
+        /** Drops the targets of the owned slots too (the operation ended; its state is kept for reuse). */
+        void forget() {
+            clear();
+            for (Slot s : own) {
+                if (s != null) {
+                    s.reset(null, null, 0, 0);
+                }
+            }
+        }
+
+        /** Adds the slot of sender {@code peer}: one owned here, reset to the given receive. */
+        Slot claim(int peer, Step step, MemorySegment target, long byteOffset, long expectedBytes) {
+            int i = n;
+            put(peer, null);
+            Slot slot = own[i];
+            if (slot == null) {
+                slot = own[i] = new Slot(step, target, byteOffset, expectedBytes);
+            } else {
+                slot.reset(step, target, byteOffset, expectedBytes);
+            }
+            slots[i] = slot;
+            return slot;
         }
 
         /** The slot of sender {@code peer}, or null. */
@@ -362,20 +554,78 @@ final class OpState {
         }
     }
 
+    /**
+     * Receive slots of later rounds by {@link #aheadKey}: a few at most, so parallel arrays searched in order (no
+     * boxed keys, no map nodes), reused by the operation's next use.
+     */
+    static final class AheadSlots {
+        private long[] keys = new long[2];
+        private Slot[] slots = new Slot[2];
+        private int n;
+
+        Slot get(long key) {
+            for (int i = 0; i < n; i++) {
+                if (keys[i] == key) {
+                    return slots[i];
+                }
+            }
+            return null;
+        }
+
+        void put(long key, Slot slot) {
+            if (n == keys.length) {
+                keys = Arrays.copyOf(keys, 2 * n);
+                slots = Arrays.copyOf(slots, 2 * n);
+            }
+            keys[n] = key;
+            slots[n++] = slot;
+        }
+
+        /** Removes and returns the slot of {@code key}, or null. */
+        Slot remove(long key) {
+            for (int i = 0; i < n; i++) {
+                if (keys[i] == key) {
+                    Slot s = slots[i];
+                    keys[i] = keys[--n];
+                    slots[i] = slots[n];
+                    slots[n] = null;
+                    return s;
+                }
+            }
+            return null;
+        }
+
+        void clear() {
+            Arrays.fill(slots, 0, n, null);
+            n = 0;
+        }
+    }
+
     /** A receive of the open round. */
     static final class Slot {
-        final Step step;
-        final MemorySegment target;
-        final long byteOffset;
-        final long expectedBytes;
+        Step step;
+        MemorySegment target;
+        long byteOffset;
+        long expectedBytes;
+        /** Bytes claimed by arrived chunks (some may still be being written). */
         long receivedBytes;
+        /** Bytes written: the receive is done when all expected bytes are. */
+        long committedBytes;
         boolean done;
 
         Slot(Step step, MemorySegment target, long byteOffset, long expectedBytes) {
+            reset(step, target, byteOffset, expectedBytes);
+        }
+
+        /** Makes this slot a fresh receive (reused from round to round by {@link RoundSlots#claim}). */
+        void reset(Step step, MemorySegment target, long byteOffset, long expectedBytes) {
             this.step = step;
             this.target = target;
             this.byteOffset = byteOffset;
             this.expectedBytes = expectedBytes;
+            this.receivedBytes = 0;
+            this.committedBytes = 0;
+            this.done = false;
         }
     }
 

@@ -45,7 +45,9 @@ final class ReceiveAhead {
         if (dst == null) {
             return false;
         }
-        for (Step step : rounds.get(j)) {
+        List<Step> round = rounds.get(j);
+        for (int k = 0; k < round.size(); k++) { // indexed: asked per early chunk, no iterator
+            Step step = round.get(k);
             if (isLocal(step) && touches(step, dst)) {
                 return false;
             }
@@ -76,8 +78,8 @@ final class ReceiveAhead {
     }
 
     private static boolean anyTouches(List<Step> steps, Slice dst) {
-        for (Step s : steps) {
-            if (touches(s, dst)) {
+        for (int k = 0; k < steps.size(); k++) { // indexed: no iterator
+            if (touches(steps.get(k), dst)) {
                 return true;
             }
         }

@@ -55,7 +55,7 @@ public final class ScheduleExecutor {
             throw e;
         } finally {
             if (event.shouldCommit()) {
-                event.operation = op.context.operation().displayName();
+                event.operation = op.context().operation().displayName();
                 event.communicator = op.group.id();
                 event.sequence = op.seq;
                 event.rank = op.group.rank();
@@ -90,13 +90,13 @@ public final class ScheduleExecutor {
                     done = engine.awaitRound(op, deadline.deadlineNanos());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw engine.fail(op, new OperationCancelledException(op.context, "was interrupted at step " + k
+                    throw engine.fail(op, new OperationCancelledException(op.context(), "was interrupted at step " + k
                             + "/" + rounds.size()));
                 }
                 if (!done) {
                     int peer = engine.awaited(op);
                     String report = op.hangReport;
-                    throw engine.fail(op, new OperationTimeoutException(op.context.withPeer(peer), deadline.timeout(),
+                    throw engine.fail(op, new OperationTimeoutException(op.context().withPeer(peer), deadline.timeout(),
                             k, rounds.size(), "rank " + peer + (report == null ? "" : "; " + report)));
                 }
             }
@@ -106,7 +106,7 @@ public final class ScheduleExecutor {
             engine.end(op);
             engine.logRecent(op);
             if (!op.informed) {
-                abortPeers(transport, op.group, op.seq, op.context, failure);
+                abortPeers(transport, op.group, op.seq, op.context(), failure);
             }
             throw failure;
         } finally {
@@ -151,8 +151,9 @@ public final class ScheduleExecutor {
         do {
             long len = Math.min(chunk, total - offset);
             var m = new Message.Collective(op.group.id(), op.seq, step, fp.operationCode(), fp.typeCode(), fp.opCode(),
-                    fp.root(), fp.count(), total, offset, src.asSlice(start + offset, len));
-            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op.context.withPeer(send.peer()));
+                    fp.root(), fp.count(), total, offset,
+                    start + offset == 0 && len == src.byteSize() ? src : src.asSlice(start + offset, len));
+            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op.context().withPeer(send.peer()));
             offset += len;
         } while (offset < total);
     }

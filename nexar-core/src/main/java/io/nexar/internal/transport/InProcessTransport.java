@@ -35,6 +35,11 @@ public final class InProcessTransport implements Transport {
     /** Peers excluded by recovery, and why: nothing goes to them or comes from them any more. */
     private final Map<Integer, String> excluded = new ConcurrentHashMap<>();
     private boolean crashed;
+    /** Largest frame encoded into {@link #frameBuffer}. */
+    private static final int REUSED_FRAME_BYTES = 4096;
+    /** The frame small collective chunks are encoded into ({@link #roundTrip}); null while a send uses it. */
+    private final AtomicReference<MemorySegment> frameBuffer =
+            new AtomicReference<>(MemorySegment.ofArray(new byte[REUSED_FRAME_BYTES]));
 
     InProcessTransport(InProcessFabric fabric, int rank, int worldSize, InboundRouter router, long incarnation) {
         this.fabric = fabric;
@@ -87,7 +92,18 @@ public final class InProcessTransport implements Transport {
         if (peerState != null) {
             throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + peerState);
         }
-        Message decoded = roundTrip(message);
+        long size = MessageCodec.encodedSize(message);
+        MemorySegment borrowed = message instanceof Message.Collective && size <= REUSED_FRAME_BYTES
+                ? frameBuffer.getAndSet(null) : null;
+        Message decoded;
+        try {
+            decoded = roundTrip(message, size, borrowed);
+        } catch (RuntimeException e) {
+            if (borrowed != null) {
+                frameBuffer.set(borrowed);
+            }
+            throw e;
+        }
         boolean taken;
         try {
             taken = target.router.deliverWaiting(rank, decoded, deadline.deadlineNanos());
@@ -98,6 +114,10 @@ public final class InProcessTransport implements Transport {
         } catch (ProtocolException e) {
             target.router.onPeerDown(rank, "broke the protocol: " + e.getMessage(), e);
             throw e;
+        } finally {
+            if (borrowed != null) {
+                frameBuffer.set(borrowed); // delivered or refused: nothing refers to its frame any more
+            }
         }
         if (!taken) {
             String now = target.down.get();
@@ -109,10 +129,18 @@ public final class InProcessTransport implements Transport {
         }
     }
 
-    /** Encodes and decodes the message as a network transport would, so every frame obeys the wire protocol. */
-    private Message roundTrip(Message message) {
-        long size = MessageCodec.encodedSize(message);
-        MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
+    /**
+     * Encodes and decodes the message as a network transport would, so every frame obeys the wire protocol. A small
+     * collective chunk is encoded into this endpoint's reusable frame (taken, then given back by {@link #send} once
+     * delivered: the collective engine copies or reduces a chunk before it returns, never keeping its frame), so a
+     * small collective allocates no frame; other messages (kept by their receivers) get a frame of their own.
+     *
+     * @param size the message's encoded size
+     * @param borrowed the reusable frame if this send took it, else null
+     */
+    private Message roundTrip(Message message, long size, MemorySegment borrowed) {
+        MemorySegment frame = borrowed != null ? borrowed.asSlice(0, size)
+                : MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
         MessageCodec.encode(message, frame);
         return MessageCodec.decode(rank, frame, fabric.config().maxFrameBytes());
     }

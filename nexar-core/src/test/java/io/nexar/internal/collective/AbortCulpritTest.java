@@ -3,7 +3,6 @@ package io.nexar.internal.collective;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nexar.DataType;
-import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.protocol.AbortReason;
@@ -24,8 +23,7 @@ class AbortCulpritTest {
         var spec = new OpSpec(Operation.BARRIER, DataType.U8, null, 0, -1, null, null, false);
         Schedule schedule = new DisseminationBarrier().plan(0, 3, spec);
         var fp = new Fingerprint(Operation.BARRIER, DataType.U8, null, -1, 0);
-        return engine.post(group, fp, seq -> new ErrorContext(Operation.BARRIER, 0, 3, 0, seq, -1, -1), schedule,
-                DataType.U8, null, new MemorySegment[] {MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL});
+        return engine.post(group, fp, schedule, DataType.U8, null, new MemorySegment[] {MemorySegment.NULL, MemorySegment.NULL, MemorySegment.NULL});
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.nexar.internal.collective;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nexar.DataType;
-import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
@@ -46,8 +45,7 @@ class DeferralsTest {
         var spec = new OpSpec(Operation.BROADCAST, DataType.U8, null, bytes, 1, null, null, false);
         Schedule schedule = new BinomialBroadcast().plan(0, 2, spec);
         var fp = new Fingerprint(Operation.BROADCAST, DataType.U8, null, 1, bytes);
-        return engine.post(Group.world(0, 2), fp, seq -> new ErrorContext(Operation.BROADCAST, 0, 2, 0, seq, -1, -1),
-                schedule, DataType.U8, null, new MemorySegment[] {out, out, MemorySegment.NULL});
+        return engine.post(Group.world(0, 2), fp, schedule, DataType.U8, null, new MemorySegment[] {out, out, MemorySegment.NULL});
     }
 
     /** Root 1's whole broadcast of {@code bytes}, each byte 7, as one chunk of step 0 of operation 0. */

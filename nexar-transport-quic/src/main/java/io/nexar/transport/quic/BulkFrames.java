@@ -13,20 +13,30 @@ final class BulkFrames {
     private BulkFrames() {
     }
 
-    /**
-     * Each sending thread's buffer for the header of a frame with a payload. A sender waits until its frame is taken
-     * whole into the connection's output buffers (or copied for the writer, {@link BulkWriter}), so a thread's
-     * header is never needed again once it sends its next frame: one buffer per thread suffices, and a small
-     * message's header allocates nothing.
-     */
-    private static final ThreadLocal<ByteBuffer> HEADER = ThreadLocal.withInitial(() ->
-            ByteBuffer.allocateDirect(Math.max(WireFormat.DATA_HEADER_BYTES, WireFormat.COLLECTIVE_HEADER_BYTES))
-                    .order(ByteOrder.LITTLE_ENDIAN));
+    /** Largest payload copied into the calling thread's frame buffer behind its header: one buffer, no view. */
+    static final int INLINE_PAYLOAD_BYTES = 256;
 
     /**
-     * A message as the buffers of one frame: its header, and its payload as a view of the caller's memory (no copy).
-     * The length prefix counts the whole frame. The header of a Data or Collective frame is the calling thread's
-     * buffer (see {@link #HEADER}): valid until this thread's next call.
+     * Each sending thread's buffer for the header of a frame with a payload (and the whole frame, when the payload is
+     * at most {@link #INLINE_PAYLOAD_BYTES}), with its memory-segment view and the array {@link #frameOf} returns
+     * for such a frame. A sender waits until its frame is taken whole into the connection's output buffers (or copied
+     * for the writer, {@link BulkWriter}), so a thread's frame is never needed again once it sends its next one: one
+     * per thread suffices, and a small message's frame allocates nothing.
+     */
+    private static final class ThreadFrame {
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(Math.max(WireFormat.DATA_HEADER_BYTES,
+                WireFormat.COLLECTIVE_HEADER_BYTES) + INLINE_PAYLOAD_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        final MemorySegment segment = MemorySegment.ofBuffer(buffer);
+        final ByteBuffer[] one = {buffer};
+    }
+
+    private static final ThreadLocal<ThreadFrame> FRAME = ThreadLocal.withInitial(ThreadFrame::new);
+
+    /**
+     * A message as the buffers of one frame: its header, and its payload as a view of the caller's memory (no copy),
+     * or, for a payload of at most {@link #INLINE_PAYLOAD_BYTES}, one buffer with both. The length prefix counts the
+     * whole frame. The header buffer of a Data or Collective frame (and a small one's array) is the calling
+     * thread's (see {@link ThreadFrame}): valid until this thread's next call.
      */
     static ByteBuffer[] frameOf(Message m) {
         MemorySegment payload = switch (m) {
@@ -37,10 +47,17 @@ final class BulkFrames {
         if (payload == null || payload.byteSize() == 0) {
             return new ByteBuffer[] {encode(m)};
         }
-        ByteBuffer header = HEADER.get().clear();
-        int n = (int) MessageCodec.encodeHeader(m, MemorySegment.ofBuffer(header)); // checks every field
+        ThreadFrame f = FRAME.get();
+        ByteBuffer header = f.buffer.clear();
+        int n = (int) MessageCodec.encodeHeader(m, f.segment); // checks every field
+        long len = payload.byteSize();
+        if (len <= INLINE_PAYLOAD_BYTES) {
+            MemorySegment.copy(payload, 0, f.segment, n, len);
+            header.limit(n + (int) len);
+            return f.one;
+        }
         header.limit(n);
-        return new ByteBuffer[] {header, view(payload)};
+        return new ByteBuffer[] {header, view(payload)}; // a large frame: not kept (it refers to the caller's memory)
     }
 
     /** Bytes left in {@code srcs}. */

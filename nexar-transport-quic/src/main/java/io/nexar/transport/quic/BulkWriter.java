@@ -105,11 +105,7 @@ final class BulkWriter {
             try {
                 handedOver = sendDirect(srcs, bytes, deadline, context);
             } finally {
-                boolean stillBusy = handedOver;
-                signal(() -> {
-                    frameBusy = stillBusy;
-                    queuedBytes -= bytes;
-                });
+                frameDone(handedOver, bytes);
             }
             return;
         }
@@ -137,11 +133,25 @@ final class BulkWriter {
                 started = true;
             }
         } finally {
-            boolean stillBusy = handedOver;
-            signal(() -> {
-                frameBusy = stillBusy;
-                queuedBytes -= bytes;
-            });
+            frameDone(handedOver, bytes);
+        }
+    }
+
+    /**
+     * The sender is done with its frame of {@code bytes}: the lane stays busy if it was handed over to the writer.
+     * As {@link #signal} with that change, without a lambda per frame.
+     */
+    private void frameDone(boolean handedOver, long bytes) {
+        lock.lock();
+        try {
+            frameBusy = handedOver;
+            queuedBytes -= bytes;
+            changed.signalAll();
+            if (writerHasWork()) {
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
