@@ -121,11 +121,23 @@ public final class ScheduleExecutor {
         }
     }
 
+    /**
+     * Copies {@code bytes}, unless source and destination are the same memory (an in-place call: the planners copy
+     * the input into the output first, which is then the same bytes, and a 64 MiB in-place allreduce would copy
+     * 64 MiB onto itself).
+     */
+    private static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes) {
+        if (bytes == 0 || srcOffset == dstOffset && (src == dst || src.equals(dst))) {
+            return;
+        }
+        MemorySegment.copy(src, srcOffset, dst, dstOffset, bytes);
+    }
+
     private static void runLocal(OpState op, List<Step> steps) {
         int w = op.type.byteSize();
         for (int j = 0; j < steps.size(); j++) {
             switch (steps.get(j)) {
-                case Step.Copy c -> MemorySegment.copy(seg(op, c.src()), c.src().offset() * w, seg(op, c.dst()),
+                case Step.Copy c -> copy(seg(op, c.src()), c.src().offset() * w, seg(op, c.dst()),
                         c.dst().offset() * w, c.src().count() * w);
                 case Step.Reduce r -> Kernels.reduce(seg(op, r.dst()), r.dst().offset() * w, seg(op, r.src()),
                         r.src().offset() * w, r.src().count(), op.type, op.combiner);
