@@ -3,8 +3,6 @@ package io.nexar.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nexar.transport.quic.security.JoinToken;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -24,24 +22,22 @@ import org.junit.jupiter.api.Timeout;
 class CliErrorsTest {
     private static final String CA = "sha256:" + "ab".repeat(32);
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CliRun cli = new CliRun();
 
     private int run(Map<String, String> env, String... args) {
-        return NexarCli.run(new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), env, Map.of()), args);
+        return cli.run(env, args);
     }
 
     private int run(String... args) {
-        return run(Map.of(), args);
+        return cli.run(Map.of(), args);
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return cli.out();
     }
 
     private List<String> errLines() {
-        return err.toString(StandardCharsets.UTF_8).lines().toList();
+        return cli.errLines();
     }
 
     @Test
@@ -94,9 +90,8 @@ class CliErrorsTest {
 
     @Test
     void shouldRejectAMisspeltSystemPropertyInTheParent() {
-        int code = NexarCli.run(new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), Map.of("nexar.p2p.timout", "5s")),
-                "launch", "-n", "2", "io.nexar.cli.TestChild", "ok", "x");
+        int code = cli.run(Map.of(), Map.of("nexar.p2p.timout", "5s"), "launch", "-n", "2", "io.nexar.cli.TestChild",
+                "ok", "x");
         assertThat(code).isEqualTo(ExitCodes.CONFIG);
         assertThat(errLines()).singleElement().asString().contains("system property nexar.p2p.timout",
                 "did you mean nexar.p2p.timeout?");

@@ -2,9 +2,6 @@ package io.nexar.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -18,21 +15,18 @@ import org.slf4j.event.Level;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LogOptionsTest {
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final CliRun cli = new CliRun();
 
     private int run(Map<String, String> env, String... args) {
-        var context = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), env, Map.of());
-        return NexarCli.run(context, args);
+        return cli.run(env, args);
     }
 
     private String out() {
-        return out.toString(StandardCharsets.UTF_8);
+        return cli.out();
     }
 
     private String err() {
-        return err.toString(StandardCharsets.UTF_8);
+        return cli.err();
     }
 
     @Test
@@ -72,7 +66,7 @@ class LogOptionsTest {
     @Test
     void shouldOfferTheFlagsOnEveryCommandThatRunsRanks() {
         for (String command : new String[] {"demo", "bench", "launch", "worker", "seed", "run"}) {
-            out.reset();
+            cli.resetOut();
             assertThat(run(Map.of(), command, "--help")).isZero();
             assertThat(out()).as(command).contains("-v, --verbose", "--log-level=LEVEL");
         }
