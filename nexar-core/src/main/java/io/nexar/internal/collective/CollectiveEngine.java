@@ -190,11 +190,6 @@ public final class CollectiveEngine {
         return locked(() -> store.bytes());
     }
 
-    /** Number of operations posted and not yet ended (for leak checks). */
-    public int activeOperations() {
-        return locked(() -> active.size());
-    }
-
     // ------------------------------------------------------------------------------------------------ driver side
 
     /**

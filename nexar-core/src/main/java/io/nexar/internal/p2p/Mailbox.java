@@ -85,17 +85,6 @@ public final class Mailbox implements InboundHandler {
     }
 
     /**
-     * Receives the next message of (communicator, src, tag) into {@code buffer}, blocking until it is whole.
-     * {@code src} is a world rank, also the context's peer (the world communicator).
-     *
-     * @return the number of bytes received
-     */
-    public long receive(int communicator, int src, int tag, MemorySegment buffer, Deadline deadline,
-                        ErrorContext context) {
-        return receiveFrom(communicator, src, tag, buffer, deadline, context.withPeer(src));
-    }
-
-    /**
      * Receives the next message of (communicator, world rank {@code worldSrc}, tag) into {@code buffer}. Messages are
      * matched by world rank; errors name {@code context}'s peer, the source in the communicator's numbering (and the
      * world rank when it differs).

@@ -26,7 +26,7 @@ class MailboxTest {
     }
 
     private long receive(int tag, byte[] into) {
-        return mailbox.receive(0, 1, tag, MemorySegment.ofArray(into), Deadline.after(Duration.ofSeconds(5)),
+        return mailbox.receiveFrom(0, 1, tag, MemorySegment.ofArray(into), Deadline.after(Duration.ofSeconds(5)),
                 ErrorContext.p2p(Operation.RECV, 0, 2, 0, tag, 1));
     }
 

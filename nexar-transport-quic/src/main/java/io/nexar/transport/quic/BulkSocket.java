@@ -474,11 +474,6 @@ final class BulkSocket {
         return false;
     }
 
-    /** True if {@code out} has no room for another record: {@link #flush} it before the next {@link #fill}. */
-    boolean isFull(ByteBuffer out) {
-        return engine == null ? !out.hasRemaining() : out.remaining() < engine.getSession().getPacketBufferSize();
-    }
-
     /** Writes what {@link #fill} put into {@code out}, and clears it. Blocks while the socket's send buffer is full. */
     void flush(ByteBuffer out) throws IOException {
         out.flip();
