@@ -1,16 +1,6 @@
 package io.nexar.benchmarks;
 
-import io.nexar.Communicator;
-import io.nexar.CommunicatorClosedException;
-import io.nexar.DataType;
-import io.nexar.NexarConfig;
-import io.nexar.NexarException;
-import io.nexar.ReduceOp;
 import io.nexar.testkit.LocalCluster;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -45,51 +35,23 @@ public class InProcessAllReduceBenchmark {
     @Param({"2", "4"})
     public int ranks;
 
-    private LocalCluster cluster;
-    private Arena arena;
-    private MemorySegment data;
-    private long count;
-    private final List<Thread> others = new ArrayList<>();
+    private BusyCluster cluster;
 
     /** Starts the cluster and the other ranks' loops. */
     @Setup
     public void setUp() {
-        cluster = LocalCluster.start(ranks, NexarConfig.defaults());
-        arena = Arena.ofShared();
-        count = bytes / DataType.F32.byteSize();
-        data = arena.allocate(bytes, 64);
-        for (int rank = 1; rank < ranks; rank++) {
-            Communicator c = cluster.communicator(rank);
-            MemorySegment own = arena.allocate(bytes, 64);
-            others.add(Thread.ofPlatform().daemon().name("bench-rank-" + rank).start(() -> loop(c, own)));
-        }
-    }
-
-    private void loop(Communicator c, MemorySegment own) {
-        try {
-            while (true) {
-                c.allReduce(own, DataType.F32, count, ReduceOp.SUM);
-            }
-        } catch (CommunicatorClosedException e) {
-            // The benchmark ended.
-        } catch (NexarException e) {
-            // Rank 0 closed while this rank waited: also the end.
-        }
+        cluster = new BusyCluster(ranks, bytes);
     }
 
     /** Closes the cluster, which ends the other ranks' loops. */
     @TearDown
     public void tearDown() throws InterruptedException {
         cluster.close();
-        for (Thread t : others) {
-            t.join(10_000);
-        }
-        arena.close();
     }
 
     /** One allReduce of {@code bytes} over all ranks, seen from rank 0. */
     @Benchmark
     public void allReduce() {
-        cluster.communicator(0).allReduce(data, DataType.F32, count, ReduceOp.SUM);
+        cluster.allReduceOnRankZero();
     }
 }

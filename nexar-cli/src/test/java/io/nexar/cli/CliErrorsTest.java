@@ -24,68 +24,52 @@ class CliErrorsTest {
 
     private final CliRun cli = new CliRun();
 
-    private int run(Map<String, String> env, String... args) {
-        return cli.run(env, args);
-    }
-
-    private int run(String... args) {
-        return cli.run(Map.of(), args);
-    }
-
-    private String out() {
-        return cli.out();
-    }
-
-    private List<String> errLines() {
-        return cli.errLines();
-    }
-
     @Test
     void shouldPrintAnUnknownOptionAndOneHintLineNotTheUsage() {
-        assertThat(run("demo", "--bogus")).isEqualTo(ExitCodes.USAGE);
-        assertThat(errLines()).containsExactly("nexar demo: Unknown option: '--bogus'",
+        assertThat(cli.run("demo", "--bogus")).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.errLines()).containsExactly("nexar demo: Unknown option: '--bogus'",
                 "Run 'nexar demo --help' for usage.");
     }
 
     @Test
     void shouldPrintAMissingOptionAndOneHintLine() {
-        assertThat(run("seed")).isEqualTo(ExitCodes.USAGE);
-        assertThat(errLines()).hasSize(2).last().isEqualTo("Run 'nexar seed --help' for usage.");
-        assertThat(errLines().getFirst()).startsWith("nexar seed: Missing required option: '--world-size=");
+        assertThat(cli.run("seed")).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.errLines()).hasSize(2).last().isEqualTo("Run 'nexar seed --help' for usage.");
+        assertThat(cli.errLines().getFirst()).startsWith("nexar seed: Missing required option: '--world-size=");
     }
 
     @Test
     void shouldSuggestTheClosestSubcommand() {
-        assertThat(run("lanch")).isEqualTo(ExitCodes.USAGE);
-        assertThat(errLines()).hasSize(2);
-        assertThat(errLines().getFirst()).contains("Unmatched argument at index 0: 'lanch'", "did you mean launch");
+        assertThat(cli.run("lanch")).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.errLines()).hasSize(2);
+        assertThat(cli.errLines().getFirst()).contains("Unmatched argument at index 0: 'lanch'", "did you mean launch");
     }
 
     @Test
     void shouldStillPrintTheUsageOnHelp() {
-        assertThat(run("seed", "--help")).isZero();
-        assertThat(out()).contains("Usage: nexar seed", "--bind");
+        assertThat(cli.run("seed", "--help")).isZero();
+        assertThat(cli.out()).contains("Usage: nexar seed", "--bind");
     }
 
     @Test
     void shouldStopTheDemoWithOneLineOnABadVariableBeforeAnyWorkerStarts() {
-        assertThat(run(Map.of("NEXAR_RECOVERY_POLICY", "sometimes"), "demo")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(errLines()).containsExactly("nexar demo: configure failed: NEXAR_RECOVERY_POLICY=\"sometimes\":"
+        assertThat(cli.run(Map.of("NEXAR_RECOVERY_POLICY", "sometimes"), "demo")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(cli.errLines()).containsExactly("nexar demo: configure failed: NEXAR_RECOVERY_POLICY=\"sometimes\":"
                 + " expected one of abort, manual, automatic");
-        assertThat(out()).doesNotContain("pid=");
+        assertThat(cli.out()).doesNotContain("pid=");
     }
 
     @Test
     void shouldStopLaunchAndBenchWithOneLineOnAMisspeltVariable() {
         var env = Map.of("NEXAR_P2P_TIMOUT", "5s");
-        assertThat(run(env, "launch", "-n", "2", "io.nexar.cli.TestChild", "ok", "x")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(run(env, "bench", "-n", "2", "--op", "allreduce")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(errLines()).containsExactly(
+        assertThat(cli.run(env, "launch", "-n", "2", "io.nexar.cli.TestChild", "ok", "x")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(cli.run(env, "bench", "-n", "2", "--op", "allreduce")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(cli.errLines()).containsExactly(
                 "nexar launch: configure failed: environment variable NEXAR_P2P_TIMOUT is not a nexar setting; did"
                         + " you mean NEXAR_P2P_TIMEOUT? (docs/config.md lists them)",
                 "nexar bench: configure failed: environment variable NEXAR_P2P_TIMOUT is not a nexar setting; did"
                         + " you mean NEXAR_P2P_TIMEOUT? (docs/config.md lists them)");
-        assertThat(out()).doesNotContain("pid=");
+        assertThat(cli.out()).doesNotContain("pid=");
     }
 
     @Test
@@ -93,15 +77,15 @@ class CliErrorsTest {
         int code = cli.run(Map.of(), Map.of("nexar.p2p.timout", "5s"), "launch", "-n", "2", "io.nexar.cli.TestChild",
                 "ok", "x");
         assertThat(code).isEqualTo(ExitCodes.CONFIG);
-        assertThat(errLines()).singleElement().asString().contains("system property nexar.p2p.timout",
+        assertThat(cli.errLines()).singleElement().asString().contains("system property nexar.p2p.timout",
                 "did you mean nexar.p2p.timeout?");
     }
 
     @Test
     void shouldReportABadBindAddressAsAConfigurationError() {
-        assertThat(run("seed", "-n", "1", "--bind", "foo")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(run("seed", "-n", "1", "--bind", "127.0.0.1:99999")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(errLines()).containsExactly(
+        assertThat(cli.run("seed", "-n", "1", "--bind", "foo")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(cli.run("seed", "-n", "1", "--bind", "127.0.0.1:99999")).isEqualTo(ExitCodes.CONFIG);
+        assertThat(cli.errLines()).containsExactly(
                 "nexar seed: configure failed: --bind=\"foo\": expected HOST:PORT or [V6]:PORT with a port in"
                         + " [0, 65535]",
                 "nexar seed: configure failed: --bind=\"127.0.0.1:99999\": expected HOST:PORT or [V6]:PORT with a"
@@ -112,56 +96,56 @@ class CliErrorsTest {
     void shouldPrintAnAddressInUseWithoutASlash() throws Exception {
         try (var taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             int port = taken.getLocalPort();
-            assertThat(run("seed", "-n", "1", "--bind", "127.0.0.1:" + port)).isEqualTo(ExitCodes.FAILED);
-            assertThat(errLines()).singleElement().asString()
+            assertThat(cli.run("seed", "-n", "1", "--bind", "127.0.0.1:" + port)).isEqualTo(ExitCodes.FAILED);
+            assertThat(cli.errLines()).singleElement().asString()
                     .startsWith("nexar seed: seed cannot listen on 127.0.0.1:" + port + ": ");
         }
     }
 
     @Test
     void shouldReportAMissingJarAsAUsageError() {
-        assertThat(run("launch", "-n", "2", "/nonexistent/app.jar")).isEqualTo(ExitCodes.USAGE);
-        assertThat(errLines()).containsExactly("nexar launch: jar /nonexistent/app.jar does not exist",
+        assertThat(cli.run("launch", "-n", "2", "/nonexistent/app.jar")).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.errLines()).containsExactly("nexar launch: jar /nonexistent/app.jar does not exist",
                 "Run 'nexar launch --help' for usage.");
     }
 
     @Test
     void shouldCheckTheMainClassBeforeStartingAnyWorker() {
-        assertThat(run("launch", "-n", "4", "com.example.NoSuchMain")).isEqualTo(ExitCodes.USAGE);
-        assertThat(errLines()).containsExactly("nexar launch: main class com.example.NoSuchMain not found on the"
+        assertThat(cli.run("launch", "-n", "4", "com.example.NoSuchMain")).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.errLines()).containsExactly("nexar launch: main class com.example.NoSuchMain not found on the"
                 + " class path (nexar's own; add the program's with --classpath)", "Run 'nexar launch --help' for usage.");
-        assertThat(out()).doesNotContain("pid=");
+        assertThat(cli.out()).doesNotContain("pid=");
     }
 
     @Test
     void shouldReportAMalformedJoinStringNamingTheFlagWithoutTheToken() {
         String token = JoinToken.generate().encoded();
-        assertThat(run("worker", "--join", "garbage", "io.nexar.cli.TestChild", "ok", "x"))
+        assertThat(cli.run("worker", "--join", "garbage", "io.nexar.cli.TestChild", "ok", "x"))
                 .isEqualTo(ExitCodes.CONFIG);
-        assertThat(run("worker", "--join", "nexar://127.0.0.1:7000?ca=" + CA, "io.nexar.cli.TestChild", "ok", "x"))
+        assertThat(cli.run("worker", "--join", "nexar://127.0.0.1:7000?ca=" + CA, "io.nexar.cli.TestChild", "ok", "x"))
                 .isEqualTo(ExitCodes.CONFIG);
-        assertThat(run("worker", "--join", "nexar://127.0.0.1:99999?token=" + token + "&ca=" + CA,
+        assertThat(cli.run("worker", "--join", "nexar://127.0.0.1:99999?token=" + token + "&ca=" + CA,
                 "io.nexar.cli.TestChild", "ok", "x")).isEqualTo(ExitCodes.CONFIG);
-        List<String> lines = errLines();
+        List<String> lines = cli.errLines();
         assertThat(lines).hasSize(3).allMatch(l -> l.startsWith("nexar worker: configure failed: --join=\""));
         assertThat(lines.get(0)).endsWith("; join string must start with nexar://");
         assertThat(lines.get(1)).endsWith("; join string is missing the token parameter (token=SECRET)");
         assertThat(lines.get(2)).contains("?token=***&ca=").endsWith("; join string port 99999 is not in [1, 65535]")
                 .doesNotContain(token);
-        assertThat(out()).doesNotContain("pid=");
+        assertThat(cli.out()).doesNotContain("pid=");
     }
 
     @Test
     void shouldCheckAWorkersConfigurationBeforeStartingIt() {
         String join = "nexar://127.0.0.1:7000?token=" + JoinToken.generate().encoded() + "&ca=" + CA;
-        assertThat(run(Map.of("NEXAR_CHUNK_SIZE", "lots"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
+        assertThat(cli.run(Map.of("NEXAR_CHUNK_SIZE", "lots"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
                 "x")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(run(Map.of("NEXAR_WORLD_SIZE", "none"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
+        assertThat(cli.run(Map.of("NEXAR_WORLD_SIZE", "none"), "worker", "--join", join, "io.nexar.cli.TestChild", "ok",
                 "x")).isEqualTo(ExitCodes.CONFIG);
-        assertThat(errLines()).containsExactly("nexar worker: configure failed: NEXAR_CHUNK_SIZE=\"lots\": expected a"
+        assertThat(cli.errLines()).containsExactly("nexar worker: configure failed: NEXAR_CHUNK_SIZE=\"lots\": expected a"
                 + " size such as 64KiB or 16MiB", "nexar worker: configure failed: NEXAR_WORLD_SIZE=\"none\": expected"
                 + " an integer >= 1");
-        assertThat(out()).doesNotContain("pid=");
+        assertThat(cli.out()).doesNotContain("pid=");
     }
 
     /** A program run without the CLI: Nexar.join() names the variable the malformed join string came from. */
@@ -184,8 +168,8 @@ class CliErrorsTest {
 
     @Test
     void shouldPrintTheLaunchTimeoutAsADuration() {
-        int code = run("launch", "-n", "1", "--timeout", "1500ms", "io.nexar.cli.TestChild", "block");
+        int code = cli.run("launch", "-n", "1", "--timeout", "1500ms", "io.nexar.cli.TestChild", "block");
         assertThat(code).isEqualTo(ExitCodes.FAILED);
-        assertThat(errLines()).contains("nexar: ranks still running after 1.5s: stopping them");
+        assertThat(cli.errLines()).contains("nexar: ranks still running after 1.5s: stopping them");
     }
 }

@@ -11,6 +11,11 @@ final class CliRun {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
+    /** Runs {@code args} with an empty environment; returns the exit code. */
+    int run(String... args) {
+        return run(Map.of(), args);
+    }
+
     /** Runs {@code args} with {@code env} as the environment; returns the exit code. */
     int run(Map<String, String> env, String... args) {
         return run(env, Map.of(), args);

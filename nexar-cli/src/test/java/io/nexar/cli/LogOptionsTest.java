@@ -17,18 +17,6 @@ import org.slf4j.event.Level;
 class LogOptionsTest {
     private final CliRun cli = new CliRun();
 
-    private int run(Map<String, String> env, String... args) {
-        return cli.run(env, args);
-    }
-
-    private String out() {
-        return cli.out();
-    }
-
-    private String err() {
-        return cli.err();
-    }
-
     @Test
     void shouldFormatALineWithWhatTheMdcHolds() {
         assertThat(CliLogger.format(Level.WARN, "HangReports", "2", "4", "0", "nexar hang report: x"))
@@ -50,61 +38,61 @@ class LogOptionsTest {
 
     @Test
     void shouldRefuseAnUnknownLevelAsAUsageError() {
-        assertThat(run(Map.of(), "seed", "-n", "1", "--log-level", "loud")).isEqualTo(ExitCodes.USAGE);
-        assertThat(err()).contains("--log-level: \"loud\" is not a log level: expected trace, debug, info, warn,"
+        assertThat(cli.run(Map.of(), "seed", "-n", "1", "--log-level", "loud")).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli.err()).contains("--log-level: \"loud\" is not a log level: expected trace, debug, info, warn,"
                 + " error or off").doesNotContain("Usage:");
     }
 
     @Test
     void shouldRefuseABadLevelInTheEnvironmentBeforeAnyRankStarts() {
-        assertThat(run(Map.of("NEXAR_LOG_LEVEL", "loud"), "launch", "-n", "1", "io.nexar.cli.TestChild", "ok", "x"))
+        assertThat(cli.run(Map.of("NEXAR_LOG_LEVEL", "loud"), "launch", "-n", "1", "io.nexar.cli.TestChild", "ok", "x"))
                 .isEqualTo(ExitCodes.CONFIG);
-        assertThat(err()).contains("NEXAR_LOG_LEVEL=\"loud\": expected trace, debug, info, warn, error or off");
-        assertThat(out()).doesNotContain("pid=");
+        assertThat(cli.err()).contains("NEXAR_LOG_LEVEL=\"loud\": expected trace, debug, info, warn, error or off");
+        assertThat(cli.out()).doesNotContain("pid=");
     }
 
     @Test
     void shouldOfferTheFlagsOnEveryCommandThatRunsRanks() {
         for (String command : new String[] {"demo", "bench", "launch", "worker", "seed", "run"}) {
             cli.resetOut();
-            assertThat(run(Map.of(), command, "--help")).isZero();
-            assertThat(out()).as(command).contains("-v, --verbose", "--log-level=LEVEL");
+            assertThat(cli.run(Map.of(), command, "--help")).isZero();
+            assertThat(cli.out()).as(command).contains("-v, --verbose", "--log-level=LEVEL");
         }
     }
 
     /** -v reaches every child as NEXAR_LOG_LEVEL=debug; each child's lines carry its rank from the MDC. */
     @Test
     void shouldPassVerboseToEveryRankWithTheRankInEachLine() {
-        int code = run(Map.of(), "launch", "-n", "2", "-v", "io.nexar.cli.LogChild");
-        assertThat(code).as(out() + err()).isZero();
+        int code = cli.run(Map.of(), "launch", "-n", "2", "-v", "io.nexar.cli.LogChild");
+        assertThat(code).as(cli.out() + cli.err()).isZero();
         for (int r = 0; r < 2; r++) {
-            assertThat(out()).containsPattern("(?m)^rank=" + r + " pid=\\d+$")
+            assertThat(cli.out()).containsPattern("(?m)^rank=" + r + " pid=\\d+$")
                     .contains("[rank " + r + "] level debug rank " + r);
-            assertThat(err()).contains("[rank " + r + "] INFO  [rank " + r + "/2] LogChild: on a nexar thread",
+            assertThat(cli.err()).contains("[rank " + r + "] INFO  [rank " + r + "/2] LogChild: on a nexar thread",
                     "[rank " + r + "] WARN  [rank " + r + "/2, comm 5] LogChild: inside a scope",
                     "[rank " + r + "] DEBUG LogChild: no MDC after the scope");
         }
-        assertThat(err()).doesNotContain("another library's info line");
+        assertThat(cli.err()).doesNotContain("another library's info line");
     }
 
     /** Without a flag the children log at warn (or at what NEXAR_LOG_LEVEL in the environment says). */
     @Test
     void shouldLogAtWarnByDefault() {
-        int code = run(Map.of(), "launch", "-n", "1", "io.nexar.cli.LogChild");
-        assertThat(code).as(out() + err()).isZero();
-        assertThat(out()).contains("[rank 0] level null rank 0");
-        assertThat(err()).contains("[rank 0] WARN  [rank 0/1, comm 5] LogChild: inside a scope")
+        int code = cli.run(Map.of(), "launch", "-n", "1", "io.nexar.cli.LogChild");
+        assertThat(code).as(cli.out() + cli.err()).isZero();
+        assertThat(cli.out()).contains("[rank 0] level null rank 0");
+        assertThat(cli.err()).contains("[rank 0] WARN  [rank 0/1, comm 5] LogChild: inside a scope")
                 .doesNotContain("on a nexar thread", "no MDC after the scope");
     }
 
     /** The lifecycle lines of a real cluster at info: join, formation, connections, close, one line each. */
     @Test
     void shouldLogOneLinePerLifecycleEventAtInfo() {
-        int code = run(Map.of(), "launch", "-n", "2", "--log-level", "info", "io.nexar.examples.Barrier");
-        assertThat(code).as(out() + err()).isZero();
+        int code = cli.run(Map.of(), "launch", "-n", "2", "--log-level", "info", "io.nexar.examples.Barrier");
+        assertThat(code).as(cli.out() + cli.err()).isZero();
         for (int r = 0; r < 2; r++) {
             int peer = 1 - r;
-            assertThat(err()).containsPattern("\\[rank " + r + "\\] INFO  \\[rank " + r + "/2\\] WorkerEnrolment:"
+            assertThat(cli.err()).containsPattern("\\[rank " + r + "\\] INFO  \\[rank " + r + "/2\\] WorkerEnrolment:"
                     + " join: joined the cluster at \\S+ as rank " + r + " of 2 \\(member \\S+\\)")
                     .containsPattern("\\[rank " + r + "\\] INFO  \\[rank " + r + "/2\\] Connection: connection up:"
                     + " world rank " + peer + " at \\S+ \\(incarnation -?\\d+\\)")
@@ -113,7 +101,7 @@ class LogOptionsTest {
                     "[rank " + r + "] INFO  [rank " + r + "/2, comm 0] QuicTransportProvider: close: world rank " + r
                     + " closes its world communicator");
             String prefix = "[rank " + r + "] INFO ";
-            assertThat(err().lines().filter(l -> l.startsWith(prefix) && l.contains("formed: ")).count())
+            assertThat(cli.err().lines().filter(l -> l.startsWith(prefix) && l.contains("formed: ")).count())
                     .isEqualTo(1);
         }
     }
