@@ -505,6 +505,7 @@ public final class Collectives {
         try {
             op = engine.post(group, fp, schedule, spec.type(), spec.combiner(), buffers, reuse);
         } catch (RuntimeException e) {
+            ScheduleExecutor.recordRefused(group, fp, spec.type(), e);
             if (ended != null) {
                 ended.run(-1, e);
             }

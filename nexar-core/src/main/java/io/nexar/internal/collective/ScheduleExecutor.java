@@ -1,6 +1,7 @@
 package io.nexar.internal.collective;
 
 import io.nexar.CollectiveMismatchException;
+import io.nexar.DataType;
 import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
@@ -55,19 +56,37 @@ public final class ScheduleExecutor {
             throw e;
         } finally {
             if (event.shouldCommit()) {
-                event.operation = op.context().operation().displayName();
-                event.communicator = op.group.id();
-                event.sequence = op.seq;
-                event.rank = op.group.rank();
-                event.worldSize = op.group.size();
-                event.dataType = op.type.name();
-                event.count = op.fingerprint.count();
-                event.root = op.fingerprint.root();
-                event.bytesSent = FlightRecorder.bytesSent(op.schedule, op.type.byteSize());
-                event.outcome = Outcome.of(failure);
-                event.commit();
+                commit(event, op.group, op.fingerprint, op.type, op.seq,
+                        FlightRecorder.bytesSent(op.schedule, op.type.byteSize()), failure);
             }
         }
+    }
+
+    /**
+     * Records the JFR event of an operation refused when it was posted (its communicator had already failed or been
+     * closed), so that every failed call has its event, whether it failed while running or before it could start.
+     */
+    static void recordRefused(Group group, Fingerprint fp, DataType type, RuntimeException failure) {
+        var event = new CollectiveEvent();
+        event.begin();
+        if (event.shouldCommit()) {
+            commit(event, group, fp, type, -1, 0, failure);
+        }
+    }
+
+    private static void commit(CollectiveEvent event, Group group, Fingerprint fp, DataType type, long seq,
+                               long bytesSent, Throwable failure) {
+        event.operation = fp.operation().displayName();
+        event.communicator = group.id();
+        event.sequence = seq;
+        event.rank = group.rank();
+        event.worldSize = group.size();
+        event.dataType = type.name();
+        event.count = fp.count();
+        event.root = fp.root();
+        event.bytesSent = bytesSent;
+        event.outcome = Outcome.of(failure);
+        event.commit();
     }
 
     private static void runRounds(CollectiveEngine engine, Transport transport, OpState op, Deadline deadline,
