@@ -129,6 +129,12 @@ public enum ConfigKey {
     JOIN_ELASTIC("join.elastic", Type.BOOLEAN, "false", any(),
             "Join a running cluster: the seed holds this worker until the members' next grow() admits it (set by "
                     + "`nexar worker --elastic`). See docs/failure-model.md."),
+    /** {@code topology}, read into {@link NexarConfig#topology()}. */
+    TOPOLOGY("topology", Type.TOPOLOGY, "full-mesh", any(),
+            "Which ranks connect directly: full-mesh (every pair), k-regular:K (each rank has K neighbours, a ring"
+                    + " plus chords) or hypercube (rank r to r XOR 2^i; the world size must be a power of two, else"
+                    + " formation fails). Messages to other ranks are relayed along shortest paths"
+                    + " (docs/protocol.md, docs/collectives.md)."),
     /** {@code formation.timeout}, read into {@link NexarConfig#formationTimeout()}. */
     FORMATION_TIMEOUT("formation.timeout", Type.DURATION, "1m", greaterThan("0s"),
             "How long Nexar.join() (and a worker of `nexar launch`) waits for the seed, its enrolment and the"
@@ -155,7 +161,9 @@ public enum ConfigKey {
         /** {@code true} or {@code false}, case-insensitive. */
         BOOLEAN("a boolean"),
         /** One of the key's {@link ConfigKey#choices()}, case-insensitive; the value is a constant of its enum. */
-        ENUM("a choice");
+        ENUM("a choice"),
+        /** A {@link Topology}: {@code full-mesh}, {@code k-regular:K} or {@code hypercube}. */
+        TOPOLOGY("a topology");
 
         private final String noun;
 
@@ -191,6 +199,13 @@ public enum ConfigKey {
                 case ENUM -> constants.stream().filter(c -> choiceKey(c).equalsIgnoreCase(text.strip()))
                         .findFirst().orElseThrow(() -> new ValueFormatException(text, "one of "
                                 + String.join(", ", constants.stream().map(ConfigKey::choiceKey).toList()), false));
+                case TOPOLOGY -> {
+                    try {
+                        yield Topology.parse(text);
+                    } catch (IllegalArgumentException e) {
+                        throw new ValueFormatException(text, Topology.EXPECTED, false);
+                    }
+                }
             };
         }
 
@@ -201,6 +216,7 @@ public enum ConfigKey {
                 case SIZE -> Units.formatSize((Long) value);
                 case INT, BOOLEAN -> value.toString();
                 case ENUM -> choiceKey((Enum<?>) value);
+                case TOPOLOGY -> value.toString();
             };
         }
 
@@ -210,7 +226,7 @@ public enum ConfigKey {
                 case DURATION -> Units.MAX_DURATION;
                 case SIZE -> Units.MAX_SIZE_BYTES;
                 case INT -> Integer.MAX_VALUE;
-                case BOOLEAN, ENUM -> null;
+                case BOOLEAN, ENUM, TOPOLOGY -> null;
             };
         }
     }
@@ -338,6 +354,7 @@ public enum ConfigKey {
     public String allowed() {
         return switch (type) {
             case BOOLEAN -> "true, false";
+            case TOPOLOGY -> "full-mesh, k-regular:K (K from 2 to " + Topology.MAX_DEGREE + "), hypercube";
             case ENUM -> String.join(", ", choices);
             case DURATION, SIZE, INT -> {
                 if (min == null) {

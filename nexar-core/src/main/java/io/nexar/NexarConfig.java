@@ -331,6 +331,15 @@ public final class NexarConfig {
     }
 
     /**
+     * Setting {@link ConfigKey#TOPOLOGY}.
+     *
+     * @return which ranks connect directly; the others are reached through relays
+     */
+    public Topology topology() {
+        return (Topology) values.get(ConfigKey.TOPOLOGY);
+    }
+
+    /**
      * Setting {@link ConfigKey#RPC_TIMEOUT}.
      *
      * @return the deadline of one remote call
@@ -745,6 +754,16 @@ public final class NexarConfig {
          */
         public Builder joinElastic(boolean elastic) {
             return typed(ConfigKey.JOIN_ELASTIC, elastic);
+        }
+
+        /**
+         * Sets {@link ConfigKey#TOPOLOGY}: which ranks connect directly.
+         *
+         * @param topology full-mesh, k-regular:K or hypercube
+         * @return this builder
+         */
+        public Builder topology(Topology topology) {
+            return typed(ConfigKey.TOPOLOGY, Objects.requireNonNull(topology, "topology"));
         }
 
         /**

@@ -57,6 +57,7 @@ class NexarConfigTest {
         m.put(ConfigKey.RECOVERY_TIMEOUT, List.of("10s", "20s", "40s"));
         m.put(ConfigKey.WORLD_MAX_SIZE, List.of("8", "16", "32"));
         m.put(ConfigKey.JOIN_ELASTIC, List.of("true", "false", "true"));
+        m.put(ConfigKey.TOPOLOGY, List.of("k-regular:2", "hypercube", "k-regular:4"));
         m.put(ConfigKey.FORMATION_TIMEOUT, List.of("5s", "2m", "90s"));
         m.put(ConfigKey.RPC_TIMEOUT, List.of("5s", "10s", "1m"));
         m.put(ConfigKey.RPC_MAX_IN_FLIGHT, List.of("2", "8", "128"));
@@ -168,37 +169,38 @@ class NexarConfigTest {
                 .build();
 
         assertThat(config.describe()).isEqualTo("""
-                p2p.timeout               90s     env NEXAR_P2P_TIMEOUT
-                close.timeout             1500ms  builder
-                max.frame.size            64MiB   system property nexar.max.frame.size
-                chunk.size                1MiB    env NEXAR_CHUNK_SIZE
-                unexpected.max.bytes      256MiB  default
-                collective.timeout        30s     default
-                collective.deterministic  false   default
-                collective.verify         false   default
-                hang.report.after         10s     default
-                allreduce.algorithm       auto    default
-                allreduce.small.size      64KiB   default
-                allreduce.large.size      1TiB    default
-                pipeline.segment.size     1MiB    default
-                broadcast.algorithm       auto    default
-                broadcast.large.size      512KiB  default
-                allgather.algorithm       auto    default
-                allgather.small.size      64KiB   default
-                bulk                      tls     default
-                bulk.threshold            0B      default
-                poll.window               2ms     default
-                tls.engine                auto    default
-                heartbeat.interval        1s      default
-                heartbeat.timeout         5s      default
-                recovery.policy           abort   default
-                world.min.size            1       default
-                recovery.timeout          30s     default
-                world.max.size            65535   default
-                join.elastic              false   default
-                formation.timeout         1m      default
-                rpc.timeout               30s     default
-                rpc.max.in.flight         64      default""");
+                p2p.timeout               90s        env NEXAR_P2P_TIMEOUT
+                close.timeout             1500ms     builder
+                max.frame.size            64MiB      system property nexar.max.frame.size
+                chunk.size                1MiB       env NEXAR_CHUNK_SIZE
+                unexpected.max.bytes      256MiB     default
+                collective.timeout        30s        default
+                collective.deterministic  false      default
+                collective.verify         false      default
+                hang.report.after         10s        default
+                allreduce.algorithm       auto       default
+                allreduce.small.size      64KiB      default
+                allreduce.large.size      1TiB       default
+                pipeline.segment.size     1MiB       default
+                broadcast.algorithm       auto       default
+                broadcast.large.size      512KiB     default
+                allgather.algorithm       auto       default
+                allgather.small.size      64KiB      default
+                bulk                      tls        default
+                bulk.threshold            0B         default
+                poll.window               2ms        default
+                tls.engine                auto       default
+                heartbeat.interval        1s         default
+                heartbeat.timeout         5s         default
+                recovery.policy           abort      default
+                world.min.size            1          default
+                recovery.timeout          30s        default
+                world.max.size            65535      default
+                join.elastic              false      default
+                topology                  full-mesh  default
+                formation.timeout         1m         default
+                rpc.timeout               30s        default
+                rpc.max.in.flight         64         default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
                 ConfigKey.P2P_TIMEOUT, ConfigSource.ENVIRONMENT,
                 ConfigKey.CLOSE_TIMEOUT, ConfigSource.BUILDER,
@@ -434,8 +436,27 @@ class NexarConfigTest {
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
                         "poll.window", "tls.engine", "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
-                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "formation.timeout",
+                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "topology", "formation.timeout",
                         "rpc.timeout", "rpc.max.in.flight");
+    }
+
+    @Test
+    void shouldReadTopologyAndRefuseBadValuesNamingTheKey() {
+        assertThat(NexarConfig.defaults().topology()).isEqualTo(Topology.FULL_MESH);
+        assertThat(isolated().environment(env("NEXAR_TOPOLOGY", "K-Regular:6")).build().topology())
+                .isEqualTo(Topology.kRegular(6));
+        assertThat(isolated().systemProperties(Map.of("nexar.topology", " hypercube ")).build().topology())
+                .isEqualTo(Topology.HYPERCUBE);
+        assertThat(isolated().topology(Topology.kRegular(3)).build().describe()).contains("k-regular:3");
+        for (String bad : new String[] {"k-regular:1", "k-regular:", "k-regular:x", "k-regular:65536", "ring",
+                "hypercube:2", "k-regular:-4"}) {
+            assertThatThrownBy(() -> isolated().environment(env("NEXAR_TOPOLOGY", bad)).build())
+                    .as(bad).isInstanceOf(InvalidConfigurationException.class)
+                    .hasMessageContaining("NEXAR_TOPOLOGY").hasMessageContaining(bad)
+                    .hasMessageContaining("full-mesh, hypercube or k-regular:K");
+        }
+        assertThatThrownBy(() -> Topology.kRegular(1)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Topology.parse(Topology.kRegular(12).toString())).isEqualTo(Topology.kRegular(12));
     }
 
     @Test
@@ -453,12 +474,13 @@ class NexarConfigTest {
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
                         "0s to 1s", "auto, boringssl, jdk", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
-                        "1 to 65535", "> 0s", "1 to 65535", "true, false", "> 0s", "> 0s", "1 to 65536");
+                        "1 to 65535", "> 0s", "1 to 65535", "true, false",
+                        "full-mesh, k-regular:K (K from 2 to 65535), hypercube", "> 0s", "> 0s", "1 to 65536");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "duration",
                         "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "duration",
-                        "duration", "enum", "int", "duration", "int", "boolean", "duration", "duration", "int");
+                        "duration", "enum", "int", "duration", "int", "boolean", "topology", "duration", "duration", "int");
     }
 
     @ParameterizedTest

@@ -1,0 +1,152 @@
+package io.nexar.internal.topology;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+
+/**
+ * One rank's routes over a {@link NeighbourGraph}: for each destination, the neighbour a message takes next. Immutable;
+ * a rank learnt dead gives a new table ({@link #withDead}) that routes around it.
+ *
+ * <p>The rule, the same on every rank: the next hop from x towards d is the lowest-numbered live neighbour n of x
+ * with {@code dist(n, d) = dist(x, d) - 1}, distances taken over the live ranks. Every hop brings the message one
+ * closer, so a message takes a shortest path, never loops, and needs at most {@code dist(source, d)} hops; and
+ * because each rank applies the rule to its own table, ranks that agree on the dead set route identically.
+ */
+public final class RoutingTable {
+    private final NeighbourGraph graph;
+    private final int self;
+    private final boolean[] dead;
+    private final boolean anyDead;
+    /** Next hop per destination with every rank alive; -1 for self. */
+    private final int[] primary;
+    /** Distances to a destination over the live ranks, by destination, computed when first needed. */
+    private final Map<Integer, int[]> liveDistances = new ConcurrentHashMap<>();
+
+    private RoutingTable(NeighbourGraph graph, int self, boolean[] dead) {
+        this.graph = graph;
+        this.self = self;
+        this.dead = dead;
+        boolean any = false;
+        for (boolean d : dead) {
+            any |= d;
+        }
+        this.anyDead = any;
+        int n = graph.worldSize();
+        this.primary = new int[n];
+        int[] mine = graph.neighbours(self);
+        for (int d = 0; d < n; d++) {
+            primary[d] = d == self ? -1 : firstCloser(mine, d);
+        }
+    }
+
+    /**
+     * The routes of {@code self} with every rank alive.
+     *
+     * @param graph the neighbour graph
+     * @param self the rank whose table this is
+     * @return the table
+     */
+    public static RoutingTable of(NeighbourGraph graph, int self) {
+        return new RoutingTable(graph, self, new boolean[graph.worldSize()]);
+    }
+
+    /**
+     * This table with one more rank dead: routes that went through it take another neighbour.
+     *
+     * @param rank the dead rank
+     * @return a new table (this one if the rank was already dead)
+     */
+    public RoutingTable withDead(int rank) {
+        if (dead[rank]) {
+            return this;
+        }
+        boolean[] more = dead.clone();
+        more[rank] = true;
+        return new RoutingTable(graph, self, more);
+    }
+
+    /** {@return the graph the routes run over} */
+    public NeighbourGraph graph() {
+        return graph;
+    }
+
+    /** {@return the rank whose routes these are} */
+    public int self() {
+        return self;
+    }
+
+    /**
+     * The neighbour a message for {@code destination} goes to next, over live ranks.
+     *
+     * @param destination a rank other than {@link #self()}
+     * @return the next hop (the destination itself when it is a live neighbour), or -1 if no live path exists
+     */
+    public int nextHop(int destination) {
+        if (!anyDead) {
+            return primary[destination];
+        }
+        if (dead[destination]) {
+            return -1;
+        }
+        int[] toDest = liveDistances.computeIfAbsent(destination, d -> graph.distancesFrom(d, dead));
+        int here = toDest[self];
+        if (here <= 0) {
+            return -1;
+        }
+        for (int n : graph.neighbours(self)) {
+            if (!dead[n] && toDest[n] == here - 1) {
+                return n;
+            }
+        }
+        return -1; // unreachable: a live neighbour one closer always exists when here > 0
+    }
+
+    /**
+     * The next hop with every rank alive, whatever this table knows of dead ranks.
+     *
+     * @param destination a rank other than {@link #self()}
+     * @return the next hop on a shortest path of the whole graph
+     */
+    public int primaryNextHop(int destination) {
+        return primary[destination];
+    }
+
+    /**
+     * Whether this rank, as a relay, may forward a frame that neighbour {@code from} says comes from {@code origin}:
+     * it does if {@code from} is the origin, or if {@code from} lies on a shortest path from the origin to this rank
+     * (over the whole graph, or over the ranks this table knows alive), so a legitimate route from the origin could
+     * have handed it to {@code from}. A neighbour cannot pass off traffic as from a rank it is not upstream of.
+     *
+     * @param origin the rank the frame claims as its source
+     * @param from the neighbour it arrived from
+     * @return true if the claim is plausible
+     */
+    public boolean mayForward(int origin, int from) {
+        if (origin == from) {
+            return true;
+        }
+        if (origin == self || !graph.adjacent(from, self)) {
+            return false;
+        }
+        if (graph.distance(origin, from) < graph.distance(origin, self)) {
+            return true;
+        }
+        if (!anyDead) {
+            return false;
+        }
+        int[] fromOrigin = graph.distancesFrom(origin, dead);
+        return fromOrigin[from] >= 0 && fromOrigin[self] >= 0 && fromOrigin[from] < fromOrigin[self];
+    }
+
+    private int firstCloser(int[] mine, int destination) {
+        int here = graph.distance(self, destination);
+        for (int n : mine) {
+            if (graph.distance(n, destination) == here - 1) {
+                return n;
+            }
+        }
+        throw new IllegalStateException("no neighbour of rank " + self + " is closer to rank " + destination
+                + " in " + graph.topology() + " on " + graph.worldSize() + " ranks: " + Arrays.toString(mine));
+    }
+}
