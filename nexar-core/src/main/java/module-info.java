@@ -17,6 +17,7 @@ module io.nexar {
     exports io.nexar.internal.cluster to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.config to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
     exports io.nexar.internal.jfr to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
+    exports io.nexar.internal.topology to io.nexar.testkit, io.nexar.transport.quic, io.nexar.cli;
 
     requires jdk.jfr;
     requires org.slf4j;

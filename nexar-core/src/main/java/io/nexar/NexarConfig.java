@@ -68,6 +68,17 @@ public final class NexarConfig {
                             + setting(ConfigKey.HEARTBEAT_INTERVAL, this.sources) + " "
                             + Units.formatDuration(heartbeatInterval()));
         }
+        long relayRoom = topology().kind() == Topology.Kind.FULL_MESH ? 0
+                : io.nexar.internal.protocol.WireFormat.RELAY_ENVELOPE_BYTES;
+        if (relayRoom > 0 && chunkBytes() <= maxFrameBytes() - FRAME_HEADROOM_BYTES
+                && chunkBytes() > maxFrameBytes() - FRAME_HEADROOM_BYTES - relayRoom) {
+            throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, this.sources),
+                    Units.formatSize(chunkBytes()),
+                    "a size of at most " + Units.formatSize(maxFrameBytes() - FRAME_HEADROOM_BYTES - relayRoom) + " ("
+                            + setting(ConfigKey.MAX_FRAME_SIZE, this.sources) + " " + Units.formatSize(maxFrameBytes())
+                            + " minus " + Units.formatSize(FRAME_HEADROOM_BYTES + relayRoom) + " of frame and relay"
+                            + " headers with " + setting(ConfigKey.TOPOLOGY, this.sources) + " " + topology() + ")");
+        }
         if (chunkBytes() > maxFrameBytes() - FRAME_HEADROOM_BYTES) {
             throw new InvalidConfigurationException(setting(ConfigKey.CHUNK_SIZE, this.sources),
                     Units.formatSize(chunkBytes()),

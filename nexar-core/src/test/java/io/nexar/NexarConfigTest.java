@@ -457,6 +457,12 @@ class NexarConfigTest {
         }
         assertThatThrownBy(() -> Topology.kRegular(1)).isInstanceOf(IllegalArgumentException.class);
         assertThat(Topology.parse(Topology.kRegular(12).toString())).isEqualTo(Topology.kRegular(12));
+        // a relayed chunk carries an 18-byte envelope too
+        assertThat(isolated().maxFrameBytes(4 * MIB).chunkBytes(4 * MIB - 64).build().chunkBytes())
+                .isEqualTo(4 * MIB - 64);
+        assertFails(isolated().maxFrameBytes(4 * MIB).chunkBytes(4 * MIB - 64).topology(Topology.HYPERCUBE),
+                "configure failed: chunk.size=\"4194240B\": expected a size of at most 4194222B (max.frame.size 4MiB"
+                        + " minus 82B of frame and relay headers with topology hypercube)");
     }
 
     @Test

@@ -5,6 +5,8 @@ import io.nexar.NexarConfig;
 import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.transport.InProcessFabric;
 import io.nexar.internal.transport.InProcessTransport;
+import io.nexar.internal.transport.RelayTransport;
+import io.nexar.internal.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,17 +37,22 @@ public final class LocalCluster implements TestCluster {
 
     private final InProcessFabric fabric;
     private final List<Communicator> communicators;
+    private final List<Transport> transports;
     private final Duration runTimeout;
 
     private LocalCluster(int worldSize, NexarConfig config, Duration runTimeout) {
         this.fabric = InProcessFabric.create(worldSize, config);
         this.runTimeout = runTimeout;
         var list = new ArrayList<Communicator>(worldSize);
+        var used = new ArrayList<Transport>(worldSize);
         for (int rank = 0; rank < worldSize; rank++) {
             InProcessTransport t = fabric.endpoint(rank);
-            list.add(TransportCommunicator.world(t, t.router(), config, t::close));
+            Transport relaying = RelayTransport.over(t, t.router(), config); // t itself on a full mesh
+            used.add(relaying);
+            list.add(TransportCommunicator.world(relaying, t.router(), config, relaying::close));
         }
         this.communicators = List.copyOf(list);
+        this.transports = List.copyOf(used);
     }
 
     /**
@@ -128,6 +135,16 @@ public final class LocalCluster implements TestCluster {
      */
     public void suspect(int observer, int victim, String why) {
         fabric.endpoint(observer).exclude(victim, why);
+    }
+
+    /** The transport rank {@code rank}'s communicators use: its endpoint, or a relaying transport over it. */
+    Transport transport(int rank) {
+        return transports.get(rank);
+    }
+
+    /** The in-process endpoint of rank {@code rank}. */
+    InProcessTransport endpoint(int rank) {
+        return fabric.endpoint(rank);
     }
 
     @Override

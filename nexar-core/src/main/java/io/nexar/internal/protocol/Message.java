@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  */
 public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
         Message.Collective, Message.CollectiveAbort, Message.Agree, Message.Status, Message.RpcRequest,
-        Message.RpcResponse, Message.RpcCancel,
+        Message.RpcResponse, Message.RpcCancel, Message.Relay,
         EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
@@ -209,6 +209,25 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.RPC_CANCEL;
+        }
+    }
+
+    /**
+     * A frame on its way to a rank that is not a neighbour of its origin (sparse topologies, docs/protocol.md
+     * "Relay"): each relay checks it and hands it to its next hop; the destination decodes the inner frame as if it
+     * came from {@code origin}.
+     *
+     * @param origin the world rank that sent the inner frame, {@code >= 0}
+     * @param destination the world rank it is for, {@code >= 0}, not the origin
+     * @param hops the links taken so far including this one, 1 to {@code hopLimit}
+     * @param hopLimit the most links the frame may take, 1 to 255
+     * @param frame the inner frame, whole; a peer message other than HELLO, RELAY or enrolment. On decode a view of
+     *              the outer frame, valid only while it is
+     */
+    record Relay(int origin, int destination, int hops, int hopLimit, MemorySegment frame) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.RELAY;
         }
     }
 }

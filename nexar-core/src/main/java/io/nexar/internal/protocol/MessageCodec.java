@@ -84,6 +84,7 @@ public final class MessageCodec {
             case Message.RpcResponse r -> RPC_RESPONSE_TEXT_OFFSET + utf8Length(r.remoteClass()) + utf8Length(r.detail())
                     + r.payload().byteSize();
             case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
+            case Message.Relay r -> RELAY_FRAME_OFFSET + r.frame().byteSize();
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -230,6 +231,14 @@ public final class MessageCodec {
                         r.payload().byteSize());
             }
             case Message.RpcCancel c -> dst.set(LONG_LE, RPC_CANCEL_ID_OFFSET, c.requestId());
+            case Message.Relay r -> {
+                dst.set(INT_LE, RELAY_ORIGIN_OFFSET, r.origin());
+                dst.set(INT_LE, RELAY_DESTINATION_OFFSET, r.destination());
+                dst.set(BYTE, RELAY_HOPS_OFFSET, (byte) r.hops());
+                dst.set(BYTE, RELAY_HOP_LIMIT_OFFSET, (byte) r.hopLimit());
+                dst.set(SHORT_LE, RELAY_RESERVED_OFFSET, (short) 0);
+                MemorySegment.copy(r.frame(), 0, dst, RELAY_FRAME_OFFSET, r.frame().byteSize());
+            }
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return written;
@@ -308,6 +317,17 @@ public final class MessageCodec {
                 requireSize(peer, type, frame, RPC_CANCEL_FRAME_BYTES, true);
                 yield new Message.RpcCancel(frame.get(LONG_LE, RPC_CANCEL_ID_OFFSET));
             }
+            case RELAY -> {
+                requireSize(peer, type, frame, RELAY_FRAME_OFFSET, false);
+                int reserved = frame.get(SHORT_LE, RELAY_RESERVED_OFFSET) & 0xFFFF;
+                if (reserved != 0) {
+                    throw error(peer, "invalid RELAY from " + source(peer) + ": reserved field is " + hex(reserved)
+                            + ", expected 0");
+                }
+                yield new Message.Relay(frame.get(INT_LE, RELAY_ORIGIN_OFFSET),
+                        frame.get(INT_LE, RELAY_DESTINATION_OFFSET), frame.get(BYTE, RELAY_HOPS_OFFSET) & 0xFF,
+                        frame.get(BYTE, RELAY_HOP_LIMIT_OFFSET) & 0xFF, frame.asSlice(RELAY_FRAME_OFFSET));
+            }
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
                  GROW_POLL, ADMISSION, SEED_PROOF ->
                     EnrolmentCodec.decode(peer, type, frame);
@@ -317,6 +337,36 @@ public final class MessageCodec {
             throw error(peer, "invalid " + type + " from " + source(peer) + ": " + problem);
         }
         return m;
+    }
+
+    /** What is wrong with a relay envelope, or null; the inner frame's type is checked here, its body on arrival. */
+    private static String relayProblem(Message.Relay r) {
+        if (r.origin() < 0 || r.destination() < 0) {
+            return "origin " + r.origin() + " or destination " + r.destination() + " is negative";
+        } else if (r.origin() == r.destination()) {
+            return "origin and destination are both rank " + r.origin();
+        } else if (r.hopLimit() < 1 || r.hopLimit() > 0xFF || r.hops() < 1 || r.hops() > r.hopLimit()) {
+            return "hops " + r.hops() + " is not in [1, hop limit " + r.hopLimit() + "] (hop limit at most 255)";
+        } else if (r.frame() == null) {
+            return "frame is null";
+        }
+        long size = r.frame().byteSize();
+        if (size < FRAME_HEADER_BYTES) {
+            return "inner frame of " + size + " bytes is shorter than a frame header (" + FRAME_HEADER_BYTES + ")";
+        }
+        long length = Integer.toUnsignedLong(r.frame().get(INT_LE, 0));
+        if (length != size - LENGTH_PREFIX_BYTES) {
+            return "inner frame's length prefix says " + length + " bytes, " + (size - LENGTH_PREFIX_BYTES)
+                    + " follow it";
+        }
+        MessageType inner = MessageType.fromCode(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF);
+        if (inner == null || inner == MessageType.HELLO || inner == MessageType.RELAY
+                || inner.code() >= MessageType.JOIN_CHALLENGE.code()
+                        && inner.code() <= MessageType.SEED_PROOF.code()) {
+            return "inner frame of type " + (inner == null ? hex(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF) : inner)
+                    + " cannot be relayed";
+        }
+        return null;
     }
 
     // ---------------------------------------------------------------- package-private helpers for FrameDecoder
@@ -755,6 +805,7 @@ public final class MessageCodec {
                 yield p;
             }
             case Message.RpcCancel _ -> null;
+            case Message.Relay r -> relayProblem(r);
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
     }

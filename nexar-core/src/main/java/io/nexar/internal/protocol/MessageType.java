@@ -15,6 +15,8 @@ public enum MessageType {
     COLLECTIVE_ABORT(0x12),
     /** {@link Message.Agree}: one step of the agreement on a communicator's failed set (recovery). */
     AGREE(0x13),
+    /** {@link Message.Relay}: a frame for a rank that is not a neighbour, travelling hop by hop (sparse topologies). */
+    RELAY(0x14),
     /** {@link Message.Heartbeat}: liveness signal. */
     HEARTBEAT(0x20),
     /** {@link Message.Status}: a hang report's question "what are you doing?" or its answer. */

@@ -290,4 +290,24 @@ public final class WireFormat {
     public static final int RPC_CANCEL_ID_OFFSET = FRAME_HEADER_BYTES;
     /** Size of a whole RPC cancel frame, length prefix included (14). */
     public static final int RPC_CANCEL_FRAME_BYTES = RPC_CANCEL_ID_OFFSET + 8;
+
+    // ---------------------------------------------------------------- RELAY (0x14)
+
+    /** Relay: i32 world rank of the frame's origin (the rank that sent the inner frame). */
+    public static final int RELAY_ORIGIN_OFFSET = FRAME_HEADER_BYTES;
+    /** Relay: i32 world rank of the final destination. */
+    public static final int RELAY_DESTINATION_OFFSET = RELAY_ORIGIN_OFFSET + 4;
+    /** Relay: u8 hops taken so far (1 on the first link). */
+    public static final int RELAY_HOPS_OFFSET = RELAY_DESTINATION_OFFSET + 4;
+    /** Relay: u8 most hops allowed; a relay drops a frame (and blames its sender) that would exceed it. */
+    public static final int RELAY_HOP_LIMIT_OFFSET = RELAY_HOPS_OFFSET + 1;
+    /** Relay: u16 reserved, 0. */
+    public static final int RELAY_RESERVED_OFFSET = RELAY_HOP_LIMIT_OFFSET + 1;
+    /** Relay: the inner frame, whole (its own length prefix included), to the end of the frame. */
+    public static final int RELAY_FRAME_OFFSET = RELAY_RESERVED_OFFSET + 2;
+    /**
+     * Bytes a relay envelope adds to the frame it carries (18): a relayed frame must be at most
+     * {@code max.frame.size} minus this.
+     */
+    public static final int RELAY_ENVELOPE_BYTES = RELAY_FRAME_OFFSET;
 }

@@ -17,6 +17,8 @@ public final class InboundRouter implements InboundHandler {
     private final RpcEngine rpc = new RpcEngine();
     private volatile Membership membership;
     private volatile HangReports hangs;
+    /** The relaying transport of a sparse topology, or null on a full mesh. */
+    private volatile RelayTransport relay;
 
     /** Routes to {@code mailbox} and {@code engine}. */
     public InboundRouter(Mailbox mailbox, CollectiveEngine engine) {
@@ -37,6 +39,11 @@ public final class InboundRouter implements InboundHandler {
         hangs = h;
         engine.reportsHangsTo(h);
         mailbox.reportsHangsTo(h);
+    }
+
+    /** Hands relay envelopes to {@code r} from now on (sparse topologies; once, before the transport connects). */
+    void attach(RelayTransport r) {
+        relay = r;
     }
 
     /** The hang reports of this process, or null before {@link #attach(HangReports)}. */
@@ -114,6 +121,7 @@ public final class InboundRouter implements InboundHandler {
                 rpc.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.onMessage(peer, g);
             }
+            case Message.Relay r -> relayOf(peer).onRelay(peer, r);
             default -> mailbox.onMessage(peer, message);
         };
     }
@@ -132,12 +140,26 @@ public final class InboundRouter implements InboundHandler {
                 rpc.onPeerDown(peer, g.reason().describe(g.detail()));
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
             }
+            case Message.Relay r -> relayOf(peer).deliverRelayWaiting(peer, r, deadlineNanos);
             default -> mailbox.deliverWaiting(peer, message, deadlineNanos);
         };
     }
 
+    private RelayTransport relayOf(int peer) {
+        RelayTransport r = relay;
+        if (r == null) {
+            throw new io.nexar.ProtocolException(io.nexar.ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
+                    "failed: rank " + peer + " sent a RELAY frame, but this process runs topology=full-mesh");
+        }
+        return r;
+    }
+
     @Override
     public void onPeerDown(int peer, String why, Throwable cause) {
+        RelayTransport r = relay;
+        if (r != null) { // first: a send retried on the failure must already route around the dead rank
+            r.onPeerDown(peer);
+        }
         Membership m = membership;
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way
             m.beforePeerDown(peer, cause);

@@ -71,7 +71,8 @@ class MessageCodecTest {
                 fixture("rpc-response-failed", new Message.RpcResponse(9, RpcStatus.FAILED,
                         ErrorCode.FAILED_PRECONDITION, "java.lang.IllegalStateException", "boom",
                         MemorySegment.ofArray(new byte[0]))),
-                fixture("rpc-cancel", new Message.RpcCancel(9)));
+                fixture("rpc-cancel", new Message.RpcCancel(9)),
+                fixture("relay", new Message.Relay(0, 2, 1, 5, segment(0x0a, 0, 0, 0, 0x32, 0, 9, 0, 0, 0, 0, 0, 0, 0))));
     }
 
     static Fixture fixture(String name) {
@@ -116,6 +117,11 @@ class MessageCodecTest {
             assertEquals(e.offset(), a.offset(), "offset");
             assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
                     "payload");
+        } else if (expected instanceof Message.Relay e && actual instanceof Message.Relay a) {
+            assertArrayEquals(e.frame().toArray(ValueLayout.JAVA_BYTE), a.frame().toArray(ValueLayout.JAVA_BYTE),
+                    "inner frame");
+            assertEquals(e.toString().replaceAll("frame=.*", ""), a.toString().replaceAll("frame=.*", ""),
+                    "header fields");
         } else if (expected instanceof Message.RpcRequest e && actual instanceof Message.RpcRequest a) {
             assertArrayEquals(e.payload().toArray(ValueLayout.JAVA_BYTE), a.payload().toArray(ValueLayout.JAVA_BYTE),
                     "payload");

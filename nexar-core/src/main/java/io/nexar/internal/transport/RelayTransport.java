@@ -1,0 +1,304 @@
+package io.nexar.internal.transport;
+
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.protocol.MessageType;
+import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.topology.NeighbourGraph;
+import io.nexar.internal.topology.RoutingTable;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * A {@link Transport} for a sparse topology ({@code topology=k-regular:K} or {@code hypercube}): messages to a
+ * neighbour go straight to the underlying transport; a message to any other rank is encoded whole into a
+ * {@link Message.Relay} envelope and handed to the next hop of this rank's {@link RoutingTable}. Relays and the
+ * destination receive envelopes through {@link InboundRouter}, which calls {@link #onRelay} or
+ * {@link #deliverRelayWaiting}. Never used on a full mesh, whose path stays exactly as it was.
+ *
+ * <p>Checks of an arriving envelope (a failure is a {@link ProtocolException} blaming the neighbour it came from):
+ * the neighbour is one; both ranks are in the world; the claimed origin is the neighbour or a rank whose shortest
+ * routes can pass through it ({@link RoutingTable#mayForward}); the hop count stays within the limit; the inner frame
+ * decodes and is not itself an envelope. Order: the route from one origin to one destination is the same for every
+ * frame while the dead set is unchanged, and each link keeps order per lane, so frames arrive in the order sent.
+ */
+public final class RelayTransport implements Transport {
+    private final Transport links;
+    private final InboundRouter router;
+    private final long maxFrameBytes;
+    private final Duration forwardTimeout;
+    private volatile RoutingTable table;
+    private final int hopLimit;
+    /** Which peers the underlying transport was asked to reach (tests check they are neighbours). */
+    private volatile AtomicIntegerArray linksUsed;
+    private final RelayQueue queue;
+
+    private RelayTransport(Transport links, InboundRouter router, NexarConfig config, NeighbourGraph graph) {
+        this.links = links;
+        this.router = router;
+        this.maxFrameBytes = config.maxFrameBytes();
+        this.forwardTimeout = config.collectiveTimeout().compareTo(config.p2pTimeout()) > 0
+                ? config.collectiveTimeout() : config.p2pTimeout();
+        this.table = RoutingTable.of(graph, links.rank());
+        this.hopLimit = Math.min(255, Math.max(1, graph.worldSize() - 1));
+        this.linksUsed = new AtomicIntegerArray(graph.worldSize());
+        this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
+    }
+
+    /**
+     * The transport a rank uses under {@code config}'s topology: {@code links} itself on a full mesh, else a relaying
+     * transport over it, attached to {@code router}.
+     *
+     * @param links the transport that reaches this rank's neighbours
+     * @param router the process's inbound router (relayed frames arrive through it)
+     * @param config the configuration (topology, frame and store bounds, timeouts)
+     * @return the transport to build communicators on
+     * @throws io.nexar.ClusterFormationException if the topology cannot be built on this world size
+     */
+    public static Transport over(Transport links, InboundRouter router, NexarConfig config) {
+        NeighbourGraph graph = NeighbourGraph.of(config.topology(), links.worldSize());
+        if (graph.fullMesh()) {
+            return links;
+        }
+        var relay = new RelayTransport(links, router, config, graph);
+        router.attach(relay);
+        return relay;
+    }
+
+    @Override
+    public int rank() {
+        return links.rank();
+    }
+
+    @Override
+    public int worldSize() {
+        return links.worldSize();
+    }
+
+    /** {@return the routes this rank uses now} */
+    public RoutingTable routes() {
+        return table;
+    }
+
+    /**
+     * Whether the underlying transport was ever asked to reach {@code peer} (a neighbour, or this rank itself).
+     *
+     * @param peer a world rank
+     * @return true if a frame went to it directly
+     */
+    public boolean usedLinkTo(int peer) {
+        return linksUsed.get(peer) != 0;
+    }
+
+    @Override
+    public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        RoutingTable routes = table;
+        if (peer == rank() || routes.graph().adjacent(rank(), peer)) {
+            direct(peer, lane, message, deadline, context);
+            return;
+        }
+        long size = MessageCodec.encodedSize(message);
+        if (size > maxFrameBytes - WireFormat.RELAY_ENVELOPE_BYTES) {
+            throw new IllegalArgumentException("a " + message.type() + " frame of " + size + " bytes for rank " + peer
+                    + " cannot be relayed: with its " + WireFormat.RELAY_ENVELOPE_BYTES + "-byte envelope it exceeds"
+                    + " max.frame.size " + maxFrameBytes);
+        }
+        MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
+        MessageCodec.encode(message, frame);
+        var envelope = new Message.Relay(rank(), peer, 1, hopLimit, frame);
+        try {
+            forward(envelope, lane, deadline, context);
+        } catch (PeerFailedException e) {
+            if (e.peer().orElse(-1) == peer || e.context().rank() == rank()) {
+                throw e;
+            }
+            // thrown by a relay further on (in-process: on this thread): say it from this rank's side
+            throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer
+                    + " could not be reached through relays (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Sends an envelope to its next hop, routing around next hops that turn out dead. */
+    private void forward(Message.Relay envelope, Lane lane, Deadline deadline, ErrorContext context) {
+        int destination = envelope.destination();
+        while (true) {
+            RoutingTable routes = table;
+            int next = routes.nextHop(destination);
+            if (next < 0) {
+                throw new PeerFailedException(context.withPeer(destination), "cannot complete: rank " + destination
+                        + " cannot be reached from rank " + rank() + ": every route to it passes a failed rank");
+            }
+            try {
+                direct(next, lane, envelope, deadline, context);
+                return;
+            } catch (PeerFailedException e) {
+                if (next == destination || e.peer().orElse(-1) != next) {
+                    throw e;
+                }
+                markDead(next); // the hop died: take the next route (failure detection names it, not the relay)
+            }
+        }
+    }
+
+    private void direct(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        linksUsed.set(peer, 1);
+        links.send(peer, lane, message, deadline, context);
+    }
+
+    /** A rank is down: routes avoid it from now on. */
+    synchronized void markDead(int peer) {
+        table = table.withDead(peer);
+    }
+
+    /**
+     * An envelope arrived from neighbour {@code from} on a transport that cannot wait (network): for this rank, its
+     * inner message is handed to the router as if from the origin; for another rank, it is queued for its next hop
+     * (bounded; {@code FULL} when the queue has no room, so the transport pauses that neighbour's lane).
+     *
+     * @param from the neighbour it arrived from
+     * @param envelope the envelope; its frame is valid only during this call
+     * @return whether it was taken
+     * @throws ProtocolException if the envelope breaks a relay rule (see the class comment)
+     */
+    Delivery onRelay(int from, Message.Relay envelope) {
+        if (check(from, envelope)) {
+            return router.onMessage(envelope.origin(), inner(envelope));
+        }
+        return queue.offer(next(envelope), laneOf(envelope)) ? Delivery.ACCEPTED : Delivery.FULL;
+    }
+
+    /**
+     * An envelope arrived from neighbour {@code from} on a transport whose sender waits (in-process): delivered
+     * here, or forwarded to the next hop on this thread, waiting for room at most until the deadline.
+     *
+     * @param from the neighbour it arrived from
+     * @param envelope the envelope; its frame is valid only during this call
+     * @param deadlineNanos when to give up ({@link System#nanoTime()})
+     * @return false if the deadline passed first
+     * @throws ProtocolException if the envelope breaks a relay rule (see the class comment)
+     * @throws PeerFailedException if the destination cannot be reached
+     * @throws InterruptedException if interrupted while waiting
+     */
+    boolean deliverRelayWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
+        if (check(from, envelope)) {
+            return router.deliverWaiting(envelope.origin(), inner(envelope), deadlineNanos);
+        }
+        long left = deadlineNanos - System.nanoTime();
+        var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
+        try {
+            forward(next(envelope), laneOf(envelope), deadline, relayContext(envelope));
+            return true;
+        } catch (OperationTimeoutException e) {
+            return false;
+        }
+    }
+
+    /** Forwards one queued envelope (a copy) on the relay queue's thread. */
+    private void forwardQueued(Message.Relay envelope, Lane lane) {
+        forward(envelope, lane, Deadline.after(forwardTimeout), relayContext(envelope));
+    }
+
+    private ErrorContext relayContext(Message.Relay envelope) {
+        return new ErrorContext(io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, envelope.destination());
+    }
+
+    /**
+     * Checks an arriving envelope.
+     *
+     * @return true if it is for this rank, false if it is to be forwarded
+     */
+    private boolean check(int from, Message.Relay envelope) {
+        RoutingTable routes = table;
+        int n = routes.graph().worldSize();
+        if (!routes.graph().adjacent(from, rank())) {
+            throw violation(from, "sent a RELAY frame but is not a neighbour of rank " + rank() + " in "
+                    + routes.graph().topology());
+        }
+        if (envelope.origin() >= n || envelope.destination() >= n) {
+            throw violation(from, "relayed a frame from rank " + envelope.origin() + " to rank "
+                    + envelope.destination() + ", outside the world of " + n);
+        }
+        if (!routes.mayForward(envelope.origin(), from)) {
+            throw violation(from, "relayed a frame claiming to come from rank " + envelope.origin()
+                    + ", whose routes to rank " + rank() + " do not pass through rank " + from);
+        }
+        if (envelope.destination() == rank()) {
+            return true;
+        }
+        if (envelope.hops() >= envelope.hopLimit()) {
+            throw violation(from, "relayed a frame from rank " + envelope.origin() + " to rank "
+                    + envelope.destination() + " that reached its hop limit " + envelope.hopLimit());
+        }
+        return false;
+    }
+
+    private Message inner(Message.Relay envelope) {
+        Message inner = MessageCodec.decode(envelope.origin(), envelope.frame(), maxFrameBytes);
+        if (inner instanceof Message.Relay || inner instanceof Message.Hello
+                || inner.type().code() >= MessageType.JOIN_CHALLENGE.code()) {
+            throw violation(envelope.origin(), "relayed a " + inner.type() + " frame, which never travels in a relay");
+        }
+        return inner;
+    }
+
+    private static Message.Relay next(Message.Relay envelope) {
+        return new Message.Relay(envelope.origin(), envelope.destination(), envelope.hops() + 1,
+                envelope.hopLimit(), envelope.frame());
+    }
+
+    /** The lane of the inner frame's type, as its origin's sender picks it. */
+    private static Lane laneOf(Message.Relay envelope) {
+        int code = envelope.frame().get(java.lang.foreign.ValueLayout.JAVA_BYTE, WireFormat.TYPE_OFFSET) & 0xFF;
+        MessageType type = MessageType.fromCode(code);
+        return switch (type) {
+            case DATA -> Lane.P2P;
+            case COLLECTIVE, COLLECTIVE_ABORT -> Lane.COLLECTIVE;
+            case RPC_REQUEST, RPC_RESPONSE, RPC_CANCEL -> Lane.RPC;
+            case null, default -> Lane.CONTROL;
+        };
+    }
+
+    private ProtocolException violation(int peer, String what) {
+        return new ProtocolException(new ErrorContext(io.nexar.Operation.DECODE, rank(), worldSize(), -1, -1, -1,
+                peer), "failed: rank " + peer + " " + what);
+    }
+
+    /** A rank went down (reported by the router): routes avoid it. */
+    void onPeerDown(int peer) {
+        if (peer >= 0 && peer < table.graph().worldSize() && peer != rank()) {
+            markDead(peer);
+        }
+    }
+
+    @Override
+    public void exclude(int peer, String why) {
+        onPeerDown(peer);
+        links.exclude(peer, why);
+    }
+
+    @Override
+    public void admit(List<Newcomer> newcomers, Deadline deadline) {
+        throw new UnsupportedOperationException("grow() is not supported yet with topology="
+                + table.graph().topology() + " (only with full-mesh)");
+    }
+
+    /** Stops forwarding for others (drops what the relay queue holds); for an owner that closes the links itself. */
+    public void stopRelaying() {
+        queue.close();
+    }
+
+    @Override
+    public void close() {
+        queue.close();
+        links.close();
+    }
+}

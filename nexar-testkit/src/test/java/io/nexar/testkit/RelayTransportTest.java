@@ -1,0 +1,158 @@
+package io.nexar.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.nexar.ClusterFormationException;
+import io.nexar.NexarConfig;
+import io.nexar.ProtocolException;
+import io.nexar.RecoveryPolicy;
+import io.nexar.ReduceOp;
+import io.nexar.Topology;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.protocol.MessageType;
+import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.topology.NeighbourGraph;
+import io.nexar.internal.transport.RelayTransport;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Relays on a sparse in-process topology: only neighbours are reached directly, routes around a dead hop, checks. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RelayTransportTest {
+
+    private static NexarConfig ring() {
+        return NexarConfig.builder().ignoreEnvironment().topology(Topology.kRegular(2))
+                .p2pTimeout(Duration.ofSeconds(20)).collectiveTimeout(Duration.ofSeconds(20)).build();
+    }
+
+    @Test
+    void shouldReachOnlyNeighboursDirectlyAndRelayEverythingElse() {
+        int n = 6;
+        try (var cluster = LocalCluster.start(n, ring())) {
+            cluster.run(c -> {
+                for (int peer = 0; peer < n; peer++) {
+                    if (peer != c.rank()) {
+                        c.send(peer, 5, new int[] {c.rank() * 100 + peer});
+                    }
+                }
+                for (int peer = 0; peer < n; peer++) {
+                    if (peer != c.rank()) {
+                        int[] got = new int[1];
+                        c.recv(peer, 5, got);
+                        assertThat(got[0]).isEqualTo(peer * 100 + c.rank());
+                    }
+                }
+                float[] x = {c.rank()};
+                c.allReduce(x, ReduceOp.SUM);
+                assertThat(x[0]).isEqualTo(15f);
+                return null;
+            });
+            var graph = NeighbourGraph.of(Topology.kRegular(2), n);
+            for (int r = 0; r < n; r++) {
+                var relay = (RelayTransport) cluster.transport(r);
+                for (int p = 0; p < n; p++) {
+                    if (p != r) {
+                        assertThat(relay.usedLinkTo(p)).as("rank %d reached rank %d directly", r, p)
+                                .isEqualTo(graph.adjacent(r, p));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseAHypercubeOnSixRanksAtFormation() {
+        var config = NexarConfig.builder().ignoreEnvironment().topology(Topology.HYPERCUBE).build();
+        assertThatThrownBy(() -> LocalCluster.start(6, config).close()).isInstanceOf(ClusterFormationException.class)
+                .hasMessageContaining("topology=hypercube").hasMessageContaining("6 ranks");
+    }
+
+    @Test
+    void shouldRouteAroundADeadHopAndKeepOrder() throws Exception {
+        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.MANUAL).build();
+        try (var cluster = LocalCluster.start(6, config)) {
+            var relay0 = (RelayTransport) cluster.transport(0);
+            assertThat(relay0.routes().nextHop(2)).isEqualTo(1);
+            cluster.crash(1);
+            assertThat(relay0.routes().nextHop(2)).as("around the dead hop: 0-5-4-3-2").isEqualTo(5);
+            var sender = Thread.ofVirtual().start(() -> {
+                for (int i = 0; i < 50; i++) {
+                    cluster.communicator(0).send(2, 3, new long[] {i});
+                }
+            });
+            long[] got = new long[1];
+            for (int i = 0; i < 50; i++) {
+                cluster.communicator(2).recv(0, 3, got);
+                assertThat(got[0]).as("message %d in order", i).isEqualTo(i);
+            }
+            sender.join();
+            assertThat(((RelayTransport) cluster.transport(5)).usedLinkTo(4)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldRefuseForgedEnvelopesAndDeliverLegitimateOnesAsFromTheirOrigin() throws Exception {
+        try (var cluster = LocalCluster.start(6, ring())) {
+            var router2 = cluster.endpoint(2).router();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            MemorySegment inner = frame(new Message.Data(0, 9, 0, 4, 0, MemorySegment.ofArray(new byte[] {1, 2, 3, 4})));
+            // rank 3 is farther from rank 0 than rank 2 is: no route from 0 to 2 goes through 3
+            assertThatThrownBy(() -> router2.deliverWaiting(3, new Message.Relay(0, 2, 1, 5, inner), deadline))
+                    .isInstanceOf(ProtocolException.class).hasMessageContaining("rank 3 relayed a frame claiming to"
+                            + " come from rank 0");
+            assertThatThrownBy(() -> router2.deliverWaiting(4, new Message.Relay(0, 2, 1, 5, inner), deadline))
+                    .isInstanceOf(ProtocolException.class).hasMessageContaining("not a neighbour of rank 2");
+            assertThatThrownBy(() -> router2.deliverWaiting(1, new Message.Relay(0, 3, 5, 5, inner), deadline))
+                    .isInstanceOf(ProtocolException.class).hasMessageContaining("hop limit 5");
+            assertThatThrownBy(() -> frame(new Message.Relay(0, 2, 1, 5, frame(new Message.Relay(0, 2, 1, 5, inner)))))
+                    .as("the encoder refuses nesting too").isInstanceOf(IllegalArgumentException.class);
+            MemorySegment nested = frame(new Message.Relay(0, 2, 1, 5, inner));
+            nested.set(java.lang.foreign.ValueLayout.JAVA_BYTE, WireFormat.RELAY_FRAME_OFFSET + WireFormat.TYPE_OFFSET,
+                    (byte) MessageType.RELAY.code()); // the inner frame now claims to be an envelope itself
+            assertThatThrownBy(() -> MessageCodec.decode(1, nested, 1 << 20)).isInstanceOf(ProtocolException.class)
+                    .hasMessageContaining("inner frame of type RELAY cannot be relayed");
+            // legitimate: 0 -> 1 -> 2, delivered as rank 0's first message with tag 9
+            assertThat(router2.deliverWaiting(1, new Message.Relay(0, 2, 2, 5, inner), deadline)).isTrue();
+            byte[] got = new byte[4];
+            cluster.communicator(2).recv(0, 9, got);
+            assertThat(got).containsExactly(1, 2, 3, 4);
+        }
+    }
+
+    @Test
+    void shouldRunEveryCollectiveOnAHypercubeOfEight() {
+        var config = ring().toBuilder().topology(Topology.HYPERCUBE).build();
+        try (var cluster = LocalCluster.start(8, config)) {
+            cluster.run(c -> {
+                long[] all = new long[8];
+                c.allGather(new long[] {c.rank() * 3L}, all);
+                assertThat(all).containsExactly(0, 3, 6, 9, 12, 15, 18, 21);
+                double[] v = {1};
+                c.allReduce(v, ReduceOp.SUM);
+                assertThat(v[0]).isEqualTo(8);
+                c.barrier();
+                return null;
+            });
+            for (int r = 0; r < 8; r++) {
+                var relay = (RelayTransport) cluster.transport(r);
+                int rank = r;
+                assertThat(Arrays.stream(new int[] {0, 1, 2, 3, 4, 5, 6, 7}).filter(p -> p != rank
+                        && relay.usedLinkTo(p)).boxed().toList()).as("rank %d's direct links", r).isNotEmpty()
+                        .isSubsetOf(Arrays.stream(NeighbourGraph.of(Topology.HYPERCUBE, 8).neighbours(r)).boxed()
+                                .toList());
+            }
+        }
+    }
+
+    private static MemorySegment frame(Message m) {
+        var f = MemorySegment.ofArray(new byte[Math.toIntExact(MessageCodec.encodedSize(m))]);
+        MessageCodec.encode(m, f);
+        return f;
+    }
+}
