@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  */
 public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
         Message.Collective, Message.CollectiveAbort, Message.Agree, Message.Status, Message.RpcRequest,
-        Message.RpcResponse, Message.RpcCancel, Message.Relay,
+        Message.RpcResponse, Message.RpcCancel, Message.Relay, Message.PeerDown,
         EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
@@ -228,6 +228,20 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.RELAY;
+        }
+    }
+
+    /**
+     * The sender lost its link to {@code rank} (sparse topologies, docs/protocol.md 4.9): ranks that are not that
+     * rank's neighbours learn of its failure from its neighbours (control lane, relayed like any frame).
+     *
+     * @param rank the world rank that is down, {@code >= 0}
+     * @param detail why, completing "rank N ...", at most {@link WireFormat#MAX_TEXT_BYTES} bytes of UTF-8
+     */
+    record PeerDown(int rank, String detail) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.PEER_DOWN;
         }
     }
 }

@@ -34,6 +34,8 @@ import java.util.Objects;
  * RPC_RESPONSE     | requestId u64 | status u8 | code u8 | class length u16 | detail length u16 | class (UTF-8) |
  *                  | detail (UTF-8) | payload ... |
  * RPC_CANCEL       | requestId u64 |
+ * RELAY            | origin i32 | destination i32 | hops u8 | hopLimit u8 | reserved u16 | inner frame ... |
+ * PEER_DOWN        | rank i32 | detail length u16 | detail (UTF-8) |
  * JOIN_* (0x40-0x48), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
@@ -85,6 +87,7 @@ public final class MessageCodec {
                     + r.payload().byteSize();
             case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
             case Message.Relay r -> RELAY_FRAME_OFFSET + r.frame().byteSize();
+            case Message.PeerDown d -> PEER_DOWN_DETAIL_OFFSET + utf8Length(d.detail());
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -239,6 +242,12 @@ public final class MessageCodec {
                 dst.set(SHORT_LE, RELAY_RESERVED_OFFSET, (short) 0);
                 MemorySegment.copy(r.frame(), 0, dst, RELAY_FRAME_OFFSET, r.frame().byteSize());
             }
+            case Message.PeerDown d -> {
+                byte[] text = d.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
+                dst.set(INT_LE, PEER_DOWN_RANK_OFFSET, d.rank());
+                dst.set(SHORT_LE, PEER_DOWN_DETAIL_LENGTH_OFFSET, (short) text.length);
+                MemorySegment.copy(text, 0, dst, BYTE, PEER_DOWN_DETAIL_OFFSET, text.length);
+            }
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return written;
@@ -317,6 +326,17 @@ public final class MessageCodec {
                 requireSize(peer, type, frame, RPC_CANCEL_FRAME_BYTES, true);
                 yield new Message.RpcCancel(frame.get(LONG_LE, RPC_CANCEL_ID_OFFSET));
             }
+            case PEER_DOWN -> {
+                requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET, false);
+                int textBytes = frame.get(SHORT_LE, PEER_DOWN_DETAIL_LENGTH_OFFSET) & 0xFFFF;
+                if (textBytes > MAX_TEXT_BYTES) {
+                    throw error(peer, "PEER_DOWN detail of " + textBytes + " bytes from " + source(peer)
+                            + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
+                }
+                requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET + textBytes, true);
+                yield new Message.PeerDown(frame.get(INT_LE, PEER_DOWN_RANK_OFFSET),
+                        utf8(peer, type, frame.asSlice(PEER_DOWN_DETAIL_OFFSET, textBytes)));
+            }
             case RELAY -> {
                 requireSize(peer, type, frame, RELAY_FRAME_OFFSET, false);
                 int reserved = frame.get(SHORT_LE, RELAY_RESERVED_OFFSET) & 0xFFFF;
@@ -337,6 +357,16 @@ public final class MessageCodec {
             throw error(peer, "invalid " + type + " from " + source(peer) + ": " + problem);
         }
         return m;
+    }
+
+    /** Decodes well-formed UTF-8 text of a frame, or throws naming the peer and the message type. */
+    private static String utf8(int peer, MessageType type, MemorySegment text) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(text.asByteBuffer()).toString();
+        } catch (CharacterCodingException e) {
+            throw error(peer, type + " text from " + source(peer) + " is not valid UTF-8", e);
+        }
     }
 
     /** What is wrong with a relay envelope, or null; the inner frame's type is checked here, its body on arrival. */
@@ -806,6 +836,16 @@ public final class MessageCodec {
             }
             case Message.RpcCancel _ -> null;
             case Message.Relay r -> relayProblem(r);
+            case Message.PeerDown d -> {
+                if (d.rank() < 0) {
+                    yield "rank " + d.rank() + " is negative";
+                } else if (d.detail() == null) {
+                    yield "detail is null";
+                }
+                long bytes = utf8Length(d.detail());
+                yield bytes < 0 ? "detail contains an unpaired surrogate" : bytes > MAX_TEXT_BYTES
+                        ? "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES : null;
+            }
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
     }

@@ -17,6 +17,8 @@ public enum MessageType {
     AGREE(0x13),
     /** {@link Message.Relay}: a frame for a rank that is not a neighbour, travelling hop by hop (sparse topologies). */
     RELAY(0x14),
+    /** {@link Message.PeerDown}: the sender lost its link to a rank (sparse topologies: tells the non-neighbours). */
+    PEER_DOWN(0x15),
     /** {@link Message.Heartbeat}: liveness signal. */
     HEARTBEAT(0x20),
     /** {@link Message.Status}: a hang report's question "what are you doing?" or its answer. */

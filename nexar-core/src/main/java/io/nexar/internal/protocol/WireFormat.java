@@ -310,4 +310,13 @@ public final class WireFormat {
      * {@code max.frame.size} minus this.
      */
     public static final int RELAY_ENVELOPE_BYTES = RELAY_FRAME_OFFSET;
+
+    // ---------------------------------------------------------------- PEER_DOWN (0x15)
+
+    /** Peer down: i32 world rank the sender lost. */
+    public static final int PEER_DOWN_RANK_OFFSET = FRAME_HEADER_BYTES;
+    /** Peer down: u16 length of the UTF-8 detail. */
+    public static final int PEER_DOWN_DETAIL_LENGTH_OFFSET = PEER_DOWN_RANK_OFFSET + 4;
+    /** Peer down: the detail (why, as the sender saw it), to the end of the frame. */
+    public static final int PEER_DOWN_DETAIL_OFFSET = PEER_DOWN_DETAIL_LENGTH_OFFSET + 2;
 }

@@ -66,6 +66,16 @@ public final class RoutingTable {
         return new RoutingTable(graph, self, more);
     }
 
+    /**
+     * Whether this table routes around a rank.
+     *
+     * @param rank a world rank
+     * @return true if it was marked dead ({@link #withDead})
+     */
+    public boolean isDead(int rank) {
+        return dead[rank];
+    }
+
     /** {@return the graph the routes run over} */
     public NeighbourGraph graph() {
         return graph;
@@ -113,24 +123,32 @@ public final class RoutingTable {
     }
 
     /**
-     * Whether this rank, as a relay, may forward a frame that neighbour {@code from} says comes from {@code origin}:
-     * it does if {@code from} is the origin, or if {@code from} lies on a shortest path from the origin to this rank
-     * (over the whole graph, or over the ranks this table knows alive), so a legitimate route from the origin could
-     * have handed it to {@code from}. A neighbour cannot pass off traffic as from a rank it is not upstream of.
+     * Whether this rank, as a relay or destination, accepts a frame that neighbour {@code from} says comes from
+     * {@code origin} after {@code hops} links (this one included). It does if {@code from} is the origin; or if
+     * {@code from} lies on a shortest path from the origin to this rank (over the whole graph, or over the ranks this
+     * table knows alive), so a legitimate route could have handed it to {@code from}; or, for a frame on a detour
+     * around a dead rank (more links than the shortest path from the origin to this rank), if {@code from} is within
+     * {@code hops - 1} links of the origin. The ranks along a detour may not know yet of the death that caused it,
+     * so detours cannot be checked against the dead set; docs/protocol.md 4.8 says what that leaves open.
      *
      * @param origin the rank the frame claims as its source
      * @param from the neighbour it arrived from
+     * @param hops the links the frame says it took, this one included
      * @return true if the claim is plausible
      */
-    public boolean mayForward(int origin, int from) {
+    public boolean mayForward(int origin, int from, int hops) {
         if (origin == from) {
             return true;
         }
         if (origin == self || !graph.adjacent(from, self)) {
             return false;
         }
-        if (graph.distance(origin, from) < graph.distance(origin, self)) {
+        int toFrom = graph.distance(origin, from);
+        if (toFrom < graph.distance(origin, self)) {
             return true;
+        }
+        if (hops > graph.distance(origin, self) && toFrom <= hops - 1) {
+            return true; // a detour: longer than the shortest path here, and from reachable in the links claimed
         }
         if (!anyDead) {
             return false;

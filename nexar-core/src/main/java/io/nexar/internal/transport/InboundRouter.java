@@ -122,6 +122,7 @@ public final class InboundRouter implements InboundHandler {
                 yield mailbox.onMessage(peer, g);
             }
             case Message.Relay r -> relayOf(peer).onRelay(peer, r);
+            case Message.PeerDown d -> relayOf(peer).onPeerDownReported(peer, d);
             default -> mailbox.onMessage(peer, message);
         };
     }
@@ -141,6 +142,7 @@ public final class InboundRouter implements InboundHandler {
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
             }
             case Message.Relay r -> relayOf(peer).deliverRelayWaiting(peer, r, deadlineNanos);
+            case Message.PeerDown d -> relayOf(peer).onPeerDownReported(peer, d) == Delivery.ACCEPTED;
             default -> mailbox.deliverWaiting(peer, message, deadlineNanos);
         };
     }
@@ -149,7 +151,8 @@ public final class InboundRouter implements InboundHandler {
         RelayTransport r = relay;
         if (r == null) {
             throw new io.nexar.ProtocolException(io.nexar.ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
-                    "failed: rank " + peer + " sent a RELAY frame, but this process runs topology=full-mesh");
+                    "failed: rank " + peer + " sent a RELAY or PEER_DOWN frame, but this process runs"
+                            + " topology=full-mesh");
         }
         return r;
     }
@@ -158,7 +161,7 @@ public final class InboundRouter implements InboundHandler {
     public void onPeerDown(int peer, String why, Throwable cause) {
         RelayTransport r = relay;
         if (r != null) { // first: a send retried on the failure must already route around the dead rank
-            r.onPeerDown(peer);
+            r.onPeerDown(peer, why);
         }
         Membership m = membership;
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way

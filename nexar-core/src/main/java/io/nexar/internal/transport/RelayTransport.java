@@ -41,6 +41,9 @@ public final class RelayTransport implements Transport {
     /** Which peers the underlying transport was asked to reach (tests check they are neighbours). */
     private volatile AtomicIntegerArray linksUsed;
     private final RelayQueue queue;
+    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
+    private static final System.Logger LOG = System.getLogger(RelayTransport.class.getName());
 
     private RelayTransport(Transport links, InboundRouter router, NexarConfig config, NeighbourGraph graph) {
         this.links = links;
@@ -170,8 +173,12 @@ public final class RelayTransport implements Transport {
      * @throws ProtocolException if the envelope breaks a relay rule (see the class comment)
      */
     Delivery onRelay(int from, Message.Relay envelope) {
-        if (check(from, envelope)) {
+        Verdict v = check(from, envelope);
+        if (v == Verdict.DELIVER) {
             return router.onMessage(envelope.origin(), inner(envelope));
+        }
+        if (v == Verdict.DROP) {
+            return Delivery.ACCEPTED;
         }
         return queue.offer(next(envelope), laneOf(envelope)) ? Delivery.ACCEPTED : Delivery.FULL;
     }
@@ -189,8 +196,12 @@ public final class RelayTransport implements Transport {
      * @throws InterruptedException if interrupted while waiting
      */
     boolean deliverRelayWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
-        if (check(from, envelope)) {
+        Verdict v = check(from, envelope);
+        if (v == Verdict.DELIVER) {
             return router.deliverWaiting(envelope.origin(), inner(envelope), deadlineNanos);
+        }
+        if (v == Verdict.DROP) {
+            return true;
         }
         long left = deadlineNanos - System.nanoTime();
         var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
@@ -211,12 +222,15 @@ public final class RelayTransport implements Transport {
         return new ErrorContext(io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, envelope.destination());
     }
 
+    /** What to do with an arriving envelope. */
+    private enum Verdict { DELIVER, FORWARD, DROP }
+
     /**
-     * Checks an arriving envelope.
-     *
-     * @return true if it is for this rank, false if it is to be forwarded
+     * Checks an arriving envelope. Structural violations (a non-neighbour, ranks outside the world) are protocol
+     * errors of the neighbour; a failed source check or an exhausted hop limit drops the frame (logged), since ranks
+     * whose views of the dead set differ for a moment can route a legitimate frame that way.
      */
-    private boolean check(int from, Message.Relay envelope) {
+    private Verdict check(int from, Message.Relay envelope) {
         RoutingTable routes = table;
         int n = routes.graph().worldSize();
         if (!routes.graph().adjacent(from, rank())) {
@@ -227,18 +241,30 @@ public final class RelayTransport implements Transport {
             throw violation(from, "relayed a frame from rank " + envelope.origin() + " to rank "
                     + envelope.destination() + ", outside the world of " + n);
         }
-        if (!routes.mayForward(envelope.origin(), from)) {
-            throw violation(from, "relayed a frame claiming to come from rank " + envelope.origin()
-                    + ", whose routes to rank " + rank() + " do not pass through rank " + from);
+        boolean bounced = envelope.origin() == rank(); // our own frame, sent back by a rank with an older view
+        if (!bounced && !routes.mayForward(envelope.origin(), from, envelope.hops())) {
+            return drop(from, envelope, "claims to come from rank " + envelope.origin() + ", whose routes to rank "
+                    + rank() + " do not pass through rank " + from);
         }
         if (envelope.destination() == rank()) {
-            return true;
+            return Verdict.DELIVER;
         }
         if (envelope.hops() >= envelope.hopLimit()) {
-            throw violation(from, "relayed a frame from rank " + envelope.origin() + " to rank "
-                    + envelope.destination() + " that reached its hop limit " + envelope.hopLimit());
+            return drop(from, envelope, "reached its hop limit " + envelope.hopLimit());
         }
-        return false;
+        return Verdict.FORWARD;
+    }
+
+    private Verdict drop(int from, Message.Relay envelope, String why) {
+        dropped.incrementAndGet();
+        LOG.log(System.Logger.Level.WARNING, () -> "rank " + rank() + " dropped a frame relayed by rank " + from
+                + " from rank " + envelope.origin() + " to rank " + envelope.destination() + ": it " + why);
+        return Verdict.DROP;
+    }
+
+    /** {@return how many relayed frames this rank dropped (failed source check or hop limit)} */
+    public long droppedFrames() {
+        return dropped.get();
     }
 
     private Message inner(Message.Relay envelope) {
@@ -272,17 +298,90 @@ public final class RelayTransport implements Transport {
                 peer), "failed: rank " + peer + " " + what);
     }
 
-    /** A rank went down (reported by the router): routes avoid it. */
-    void onPeerDown(int peer) {
-        if (peer >= 0 && peer < table.graph().worldSize() && peer != rank()) {
+    /**
+     * A rank went down (reported by the router): routes avoid it. If it is a neighbour, this rank saw it on its own
+     * link, and the ranks that are not its neighbours would never hear of it: tell them (a {@link Message.PeerDown}
+     * to every other live rank, on a virtual thread of its own, since this runs on a transport thread).
+     */
+    void onPeerDown(int peer, String why) {
+        if (peer < 0 || peer >= table.graph().worldSize() || peer == rank()) {
+            return;
+        }
+        boolean news;
+        synchronized (this) {
+            news = !table.isDead(peer);
             markDead(peer);
         }
+        if (news && table.graph().adjacent(rank(), peer) && !closed) {
+            var report = new Message.PeerDown(peer, clip(why));
+            Thread.ofVirtual().name("nexar-peer-down-r" + rank() + "-p" + peer).start(() -> tellOthers(report));
+        }
+    }
+
+    private void tellOthers(Message.PeerDown report) {
+        for (int other = 0; other < worldSize(); other++) {
+            if (other == rank() || table.isDead(other) || closed) {
+                continue;
+            }
+            try {
+                send(other, Lane.CONTROL, report, Deadline.after(forwardTimeout), new ErrorContext(
+                        io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, other));
+            } catch (RuntimeException e) { // it is down or unreachable too: its own neighbours tell the rest
+                LOG.log(System.Logger.Level.DEBUG, () -> "rank " + rank() + " could not tell rank " + report.rank()
+                        + "'s failure to a non-neighbour: " + e);
+            }
+        }
+    }
+
+    /**
+     * A rank says it lost its link to {@code report.rank()}: fail what waits for that rank here and route around
+     * it. Not passed on (only the ranks that see a failure on their own link tell others).
+     *
+     * @param from the rank that reports it (the origin of a relayed report)
+     * @param report the report
+     * @return {@link Delivery#ACCEPTED}
+     * @throws ProtocolException if the rank is outside the world
+     */
+    Delivery onPeerDownReported(int from, Message.PeerDown report) {
+        int down = report.rank();
+        if (down >= worldSize()) {
+            throw violation(from, "reported rank " + down + " down, outside the world of " + worldSize());
+        }
+        if (down == rank() || down == from) {
+            return Delivery.ACCEPTED; // about this rank itself, or a rank reporting itself: nothing to act on
+        }
+        boolean news;
+        synchronized (this) {
+            news = !table.isDead(down);
+            markDead(down);
+        }
+        if (news) {
+            router.onPeerDown(down, report.detail() + " (reported by world rank " + from + ")", null);
+        }
+        return Delivery.ACCEPTED;
+    }
+
+    /** {@code why} cut to what a PEER_DOWN carries. */
+    private static String clip(String why) {
+        String text = why == null ? "failed" : why;
+        int max = WireFormat.MAX_TEXT_BYTES / 4; // at most 4 UTF-8 bytes per char
+        if (text.length() <= max) {
+            return text;
+        }
+        int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
+        return text.substring(0, end);
     }
 
     @Override
     public void exclude(int peer, String why) {
-        onPeerDown(peer);
+        boolean neighbour = table.graph().adjacent(rank(), peer);
+        markDead(peer); // known dead first: an exclusion by recovery is not spread (the agreement told everyone)
         links.exclude(peer, why);
+        if (!neighbour && peer != rank()) {
+            // no link of ours reports it (a network transport has none to a non-neighbour): say it here, as the
+            // Transport contract wants (the handler's onPeerDown is idempotent)
+            router.onPeerDown(peer, why, null);
+        }
     }
 
     @Override
@@ -293,12 +392,13 @@ public final class RelayTransport implements Transport {
 
     /** Stops forwarding for others (drops what the relay queue holds); for an owner that closes the links itself. */
     public void stopRelaying() {
+        closed = true;
         queue.close();
     }
 
     @Override
     public void close() {
-        queue.close();
+        stopRelaying();
         links.close();
     }
 }

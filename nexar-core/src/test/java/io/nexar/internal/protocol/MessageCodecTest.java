@@ -72,7 +72,8 @@ class MessageCodecTest {
                         ErrorCode.FAILED_PRECONDITION, "java.lang.IllegalStateException", "boom",
                         MemorySegment.ofArray(new byte[0]))),
                 fixture("rpc-cancel", new Message.RpcCancel(9)),
-                fixture("relay", new Message.Relay(0, 2, 1, 5, segment(0x0a, 0, 0, 0, 0x32, 0, 9, 0, 0, 0, 0, 0, 0, 0))));
+                fixture("relay", new Message.Relay(0, 2, 1, 5, segment(0x0a, 0, 0, 0, 0x32, 0, 9, 0, 0, 0, 0, 0, 0, 0))),
+                fixture("peer-down", new Message.PeerDown(3, "gone")));
     }
 
     static Fixture fixture(String name) {

@@ -34,7 +34,7 @@ class RoutingTableTest {
                         while (at != d) {
                             int next = tables[at].nextHop(d);
                             assertThat(g.adjacent(at, next)).as("%s n=%d %d->%d at %d", t, n, s, d, at).isTrue();
-                            assertThat(tables[next].mayForward(s, at) || next == d).isTrue();
+                            assertThat(tables[next].mayForward(s, at, hops + 1)).isTrue();
                             at = next;
                             hops++;
                         }
@@ -64,18 +64,20 @@ class RoutingTableTest {
     void shouldForwardOnlyForSourcesUpstreamOfTheNeighbour() {
         var g = NeighbourGraph.of(Topology.HYPERCUBE, 8);
         var relay = RoutingTable.of(g, 3); // neighbours 1, 2, 7
-        assertThat(relay.mayForward(1, 1)).isTrue();
-        assertThat(relay.mayForward(0, 1)).as("0 -> 1 -> 3").isTrue();
-        assertThat(relay.mayForward(0, 2)).as("0 -> 2 -> 3").isTrue();
-        assertThat(relay.mayForward(4, 7)).as("4 -> 5 -> 7 -> 3").isTrue();
-        assertThat(relay.mayForward(6, 1)).as("1 is farther from 6 than 3 is").isFalse();
-        assertThat(relay.mayForward(5, 2)).as("2 is farther from 5 than 3 is").isFalse();
-        assertThat(relay.mayForward(3, 1)).as("nobody relays this rank's own frames to it").isFalse();
-        assertThat(relay.mayForward(0, 4)).as("4 is not a neighbour").isFalse();
+        assertThat(relay.mayForward(1, 1, 1)).isTrue();
+        assertThat(relay.mayForward(0, 1, 2)).as("0 -> 1 -> 3").isTrue();
+        assertThat(relay.mayForward(0, 2, 2)).as("0 -> 2 -> 3").isTrue();
+        assertThat(relay.mayForward(4, 7, 3)).as("4 -> 5 -> 7 -> 3").isTrue();
+        assertThat(relay.mayForward(6, 1, 2)).as("1 is farther from 6 than 3 is").isFalse();
+        assertThat(relay.mayForward(5, 2, 2)).as("2 is farther from 5 than 3 is").isFalse();
+        assertThat(relay.mayForward(3, 1, 2)).as("nobody relays this rank's own frames to it").isFalse();
+        assertThat(relay.mayForward(0, 4, 3)).as("4 is not a neighbour").isFalse();
 
         var ring = RoutingTable.of(NeighbourGraph.of(Topology.kRegular(2), 6), 2);
-        assertThat(ring.mayForward(5, 1)).as("5 -> 0 -> 1 -> 2, as long as 5 -> 4 -> 3 -> 2").isTrue();
-        assertThat(ring.mayForward(4, 1)).as("4 -> 5 -> 0 -> 1 -> 2 only if 3 is dead").isFalse();
-        assertThat(ring.withDead(3).mayForward(4, 1)).isTrue();
+        assertThat(ring.mayForward(5, 1, 3)).as("5 -> 0 -> 1 -> 2, as long as 5 -> 4 -> 3 -> 2").isTrue();
+        assertThat(ring.mayForward(4, 1, 2)).as("4 -> 5 -> 0 -> 1 -> 2 is no shortest path").isFalse();
+        assertThat(ring.mayForward(4, 1, 4)).as("a detour claimed: 4 links, the shortest path is 2").isTrue();
+        assertThat(ring.mayForward(3, 1, 2)).as("rank 1 is 2 links from 3: no 2-link path through it").isFalse();
+        assertThat(ring.withDead(3).mayForward(4, 1, 4)).isTrue();
     }
 }

@@ -182,17 +182,26 @@ public final class QuicTransport implements Transport, Progress {
 
     /**
      * Forms a connection to every other rank: dials the higher ranks, accepts the lower ones, verifies every peer's
-     * identity against {@code peers} and exchanges Hellos. Returns when every link is ready.
+     * identity against {@code peers} and exchanges Hellos. Returns when every link is ready. With a sparse
+     * {@code topology} (k-regular or hypercube) only the neighbours get a link and only they are accepted; the other
+     * ranks are reached through a {@link io.nexar.internal.transport.RelayTransport} over this transport.
      *
      * @param peers one entry per rank (this rank's entry must name this member)
      * @param deadline when to give up
      * @throws ClusterFormationException naming the rank and why, at the first refused or failed link, or naming
-     *         the ranks still missing (and any refused attempts) when the deadline passes
+     *         the ranks still missing (and any refused attempts) when the deadline passes; or if the topology cannot
+     *         be built on this world size (a hypercube on a size that is not a power of two)
      * @throws IllegalArgumentException if the table does not fit this rank, world size or identity
      * @throws IllegalStateException if not bound, or called twice
      */
     public void connect(List<PeerInfo> peers, Deadline deadline) {
-        connect(peers, deadline, false);
+        var graph = io.nexar.internal.topology.NeighbourGraph.of(config.topology(), worldSize);
+        if (graph.fullMesh()) {
+            connect(peers, deadline, false);
+        } else { // a sparse topology: links to the neighbours only, the rest through relays (RelayTransport)
+            connect(peers.stream().filter(p -> p.rank() == rank || graph.adjacent(rank, p.rank())).toList(),
+                    deadline, true);
+        }
     }
 
     /**

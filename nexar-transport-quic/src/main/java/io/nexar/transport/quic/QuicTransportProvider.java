@@ -13,6 +13,8 @@ import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundRouter;
+import io.nexar.internal.transport.RelayTransport;
+import io.nexar.internal.transport.Transport;
 import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
@@ -205,7 +207,12 @@ public final class QuicTransportProvider implements TransportProvider {
                         new Admissions.Ticket(a.communicator(), a.generation(), a.members()), newcomers, onClose);
             } else {
                 transport.connect(enrolment.peers(), deadline);
-                world = TransportCommunicator.world(transport, router, config, onClose);
+                // a sparse topology: messages to non-neighbours go through relays (the transport itself otherwise)
+                Transport relaying = RelayTransport.over(transport, router, config);
+                world = TransportCommunicator.world(relaying, router, config, relaying == transport ? onClose : () -> {
+                    ((RelayTransport) relaying).stopRelaying();
+                    onClose.run();
+                });
             }
         } catch (RuntimeException e) {
             transport.close();
