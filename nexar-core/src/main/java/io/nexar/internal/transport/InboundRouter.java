@@ -46,6 +46,18 @@ public final class InboundRouter implements InboundHandler {
         relay = r;
     }
 
+    /**
+     * The transport to build communicators on: the {@link RelayTransport} attached to this router (sparse
+     * topologies), else {@code links}.
+     *
+     * @param links the process's transport
+     * @return the relaying transport over it, or {@code links} itself
+     */
+    public Transport relayOr(Transport links) {
+        RelayTransport r = relay;
+        return r != null ? r : links;
+    }
+
     /** The hang reports of this process, or null before {@link #attach(HangReports)}. */
     public HangReports hangReports() {
         return hangs;

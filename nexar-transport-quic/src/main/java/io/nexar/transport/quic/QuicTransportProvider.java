@@ -206,9 +206,10 @@ public final class QuicTransportProvider implements TransportProvider {
                 world = TransportCommunicator.admitted(transport, router, config,
                         new Admissions.Ticket(a.communicator(), a.generation(), a.members()), newcomers, onClose);
             } else {
-                transport.connect(enrolment.peers(), deadline);
-                // a sparse topology: messages to non-neighbours go through relays (the transport itself otherwise)
+                // a sparse topology: messages to non-neighbours go through relays (the transport itself otherwise);
+                // attached before connecting, since neighbours that formed first relay to this rank at once
                 Transport relaying = RelayTransport.over(transport, router, config);
+                transport.connect(enrolment.peers(), deadline);
                 world = TransportCommunicator.world(relaying, router, config, relaying == transport ? onClose : () -> {
                     ((RelayTransport) relaying).stopRelaying();
                     onClose.run();

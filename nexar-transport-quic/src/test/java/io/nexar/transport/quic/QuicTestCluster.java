@@ -48,8 +48,8 @@ final class QuicTestCluster implements TestCluster {
         for (int r = 0; r < transports.size(); r++) {
             QuicTransport t = transports.get(r);
             InboundRouter in = routers.get(r);
-            // a sparse topology: messages to non-neighbours go through relays (the transport itself otherwise)
-            var relaying = io.nexar.internal.transport.RelayTransport.over(t, in, config);
+            // a sparse topology: messages to non-neighbours go through relays (attached in form, before connect)
+            var relaying = in.relayOr(t);
             list.add(TransportCommunicator.world(relaying, in, config, () -> {
                 relaying.close();
                 in.close("the communicator was closed");
@@ -103,7 +103,11 @@ final class QuicTestCluster implements TestCluster {
         var peers = new ArrayList<PeerInfo>();
         for (int r = 0; r < worldSize; r++) {
             MemberCredentials c = credentials.apply(r);
-            var t = new QuicTransport(r, worldSize, c, config, new InetSocketAddress(host, 0), handlers.apply(r), bulk);
+            InboundHandler handler = handlers.apply(r);
+            var t = new QuicTransport(r, worldSize, c, config, new InetSocketAddress(host, 0), handler, bulk);
+            if (handler instanceof InboundRouter router) { // sparse topology: relays ready before any neighbour sends
+                io.nexar.internal.transport.RelayTransport.over(t, router, config);
+            }
             transports.add(t);
             peers.add(new PeerInfo(r, "m" + r, t.bind(), t.bulkAddress()));
         }
