@@ -82,7 +82,7 @@ final class RelayQueue {
                 forwarder.forward(next.envelope(), next.lane());
             } catch (RuntimeException e) {
                 // the origin learns of it through failure detection or its own timeout
-                LOG.log(System.Logger.Level.DEBUG, () -> "rank " + rank + " dropped a relayed frame from rank "
+                LOG.log(System.Logger.Level.WARNING, () -> "rank " + rank + " dropped a relayed frame from rank "
                         + next.envelope().origin() + " to rank " + next.envelope().destination() + ": " + e);
             }
             synchronized (this) {
