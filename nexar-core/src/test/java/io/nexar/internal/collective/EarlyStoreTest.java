@@ -171,4 +171,27 @@ class EarlyStoreTest {
                 .isInstanceOf(OperationTimeoutException.class)
                 .hasMessageContaining("rank 1 to receive (its store of unexpected messages is full");
     }
+
+    @Test
+    void aSenderHeldAtTheBoundIsTakenOnceTheReceiverMakesRoom() throws Exception {
+        var engine = new CollectiveEngine(BOUND);
+        assertThat(engine.onMessage(1, chunk(0, 80))).isEqualTo(Delivery.ACCEPTED);
+        var sender = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return engine.deliverWaiting(1, chunk(1, 80), System.nanoTime() + Duration.ofMinutes(1).toNanos());
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, r -> Thread.ofVirtual().start(r));
+
+        MemorySegment out = MemorySegment.ofArray(new byte[80]); // operation 0 takes its chunk out of the store
+        var spec = new OpSpec(Operation.BROADCAST, DataType.U8, null, 80, 1, null, null, false);
+        Schedule schedule = new BinomialBroadcast().plan(0, 2, spec);
+        OpState op = engine.post(Group.world(0, 2), new Fingerprint(Operation.BROADCAST, DataType.U8, null, 1, 80),
+                schedule, DataType.U8, null, new MemorySegment[] {out, out, MemorySegment.NULL});
+        engine.open(op, 0, schedule.rounds().get(0));
+
+        assertThat(sender.get(5, java.util.concurrent.TimeUnit.SECONDS)).as("taken long before its deadline").isTrue();
+        assertThat(engine.storedBytes()).isEqualTo(80);
+    }
 }

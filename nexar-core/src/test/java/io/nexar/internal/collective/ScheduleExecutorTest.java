@@ -119,7 +119,7 @@ class ScheduleExecutorTest {
     }
 
     @Test
-    void aPeerThatDiesMidScheduleFailsTheOthersNamingItWithoutAborts() throws Exception {
+    void aPeerThatDiesMidScheduleFailsTheOthersNamingIt() throws Exception {
         var net = new FakeNetwork(3, 1 << 20);
         net.hook = (from, to, m, context) -> {
             if (from == 2 && isStep(m, 2)) {
@@ -142,8 +142,9 @@ class ScheduleExecutorTest {
             assertThat(e.peer()).hasValue(2);
             assertThat(net.engines[r].storedBytes()).isZero();
         }
-        assertThat(net.sent).as("every member sees a peer's death on its own: nobody aborts")
-                .noneMatch(s -> s.message() instanceof Message.CollectiveAbort && s.from() != 2);
+        // a survivor may also fail by sending to the dead rank first; then it aborts the others, naming the dead rank
+        assertThat(net.sent).filteredOn(s -> s.message() instanceof Message.CollectiveAbort && s.from() != 2)
+                .allSatisfy(s -> assertThat(((Message.CollectiveAbort) s.message()).culprit()).isEqualTo(2));
     }
 
     @Test
@@ -196,5 +197,25 @@ class ScheduleExecutorTest {
         assertThat(e).isInstanceOf(PeerFailedException.class)
                 .hasMessageContaining("rank 1 failed it (its caller was interrupted)");
         assertThat(net.sent(0, 1, Message.CollectiveAbort.class)).as("rank 1 knows already").isEmpty();
+    }
+
+    @Test
+    @org.junit.jupiter.api.Disabled("known bug, for the data-path rewrite: on a transport whose callers do not poll"
+            + " (Progress.NONE: in-process) CollectiveEngine.awaitRound never checks the interrupt; parkNanos returns at"
+            + " once for an interrupted thread, so the driver spins until its deadline and fails with"
+            + " OperationTimeoutException instead of OperationCancelledException")
+    void anInterruptedDriverFailsWithCancellationAndTellsTheOthers() throws Exception {
+        var net = new FakeNetwork(2, 1 << 20);
+        net.hook = (from, to, m, context) -> {
+            if (from == 0 && isStep(m, 1)) { // rank 0's caller is interrupted as it starts to wait for rank 1
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            return true;
+        };
+        NexarException e = outcome(run(net, 0, post(net, 0, 4), Duration.ofSeconds(5)));
+        assertThat(e).isInstanceOf(io.nexar.OperationCancelledException.class)
+                .hasMessageContaining("was interrupted at step 1/3");
+        assertThat(net.sent(0, 1, Message.CollectiveAbort.class)).hasSize(1);
     }
 }
