@@ -10,6 +10,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PointToPointHandle;
 import io.nexar.Status;
+import io.nexar.testkit.Await;
 import io.nexar.testkit.TestCluster;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -102,9 +103,7 @@ public abstract class MpiPointToPointCases {
                     var h = c.irecv(0, 2, MemorySegment.ofArray(got));
                     assertThat(h.isDone()).isFalse();
                     polledEmpty.countDown();
-                    while (!h.isDone()) {
-                        Thread.onSpinWait(); // MPI_Test in a loop; bounded by the test's timeout
-                    }
+                    Await.until(h::isDone, Duration.ofSeconds(10), "isDone() of the receive (MPI_Test in a loop)");
                     assertThat(h.await()).isEqualTo(new Status(0, 2, 4));
                     assertThat(got[0]).isEqualTo(42);
                 }
@@ -359,9 +358,8 @@ public abstract class MpiPointToPointCases {
                         first.await();
                     }
                 } else {
-                    while (cluster.unexpectedBytes(1) < bound) {
-                        Thread.onSpinWait(); // both fillers stored; bounded by the test's timeout
-                    }
+                    Await.until(() -> cluster.unexpectedBytes(1) >= bound, Duration.ofSeconds(10),
+                            "rank 1 stored both fillers");
                     full.countDown();
                     var got = new byte[size];
                     for (int round = 0; round < 4; round++) {

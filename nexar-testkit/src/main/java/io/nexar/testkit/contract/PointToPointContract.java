@@ -12,6 +12,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.device.HostAdapter;
+import io.nexar.testkit.Await;
 import io.nexar.testkit.RankFailedException;
 import io.nexar.testkit.TestCluster;
 import java.lang.foreign.Arena;
@@ -287,10 +288,8 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                     }
                 } else {
                     // Post nothing until the store is (nearly) full: the sender must then wait, not drop.
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (cluster.unexpectedBytes(1) < bound - size && System.nanoTime() < deadline) {
-                        Thread.onSpinWait();
-                    }
+                    Await.until(() -> cluster.unexpectedBytes(1) >= bound - size, Duration.ofSeconds(20),
+                            "rank 1's store of unexpected messages is nearly full");
                     assertThat(cluster.unexpectedBytes(1)).isBetween(bound - size, bound + chunk);
                     assertThat(progress.get()).as("messages sent while nobody receives").isLessThan(messages);
                     var bytes = new byte[size];
@@ -567,10 +566,9 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                                 flagSet.set(Thread.currentThread().isInterrupted());
                             }
                         });
-                        while (receiver.getState() != Thread.State.WAITING
-                                && receiver.getState() != Thread.State.TIMED_WAITING && receiver.isAlive()) {
-                            Thread.onSpinWait(); // bounded by the test's timeout
-                        }
+                        Await.until(() -> receiver.getState() == Thread.State.WAITING
+                                || receiver.getState() == Thread.State.TIMED_WAITING || !receiver.isAlive(),
+                                Duration.ofSeconds(10), "the receiver waits in recv (or ends)");
                         receiver.interrupt();
                         receiver.join();
                         assertThat(failure.get()).isInstanceOf(OperationCancelledException.class)

@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -344,12 +343,7 @@ public final class QuicTransport implements Transport, Progress {
         l.down(why, null, !closing.get());
         Connection c = l.connection();
         if (c != null) {
-            try {
-                c.channel().eventLoop().execute(() -> c.closeWith(Texts.DECLARED_FAILED, "rank " + rank
-                        + ": rank " + peer + " " + why, why));
-            } catch (RejectedExecutionException stopping) {
-                LOG.debug("rank {}: event loop is stopping", rank);
-            }
+            c.onLoop(() -> c.closeWith(Texts.DECLARED_FAILED, "rank " + rank + ": rank " + peer + " " + why, why));
         }
     }
 
@@ -481,13 +475,7 @@ public final class QuicTransport implements Transport, Progress {
 
     /** Runs {@code action} on {@code loop} once the peer table is known (with null if the transport closed first). */
     void whenTableKnown(EventLoop loop, Consumer<PeerTable> action) {
-        tableFuture.whenComplete((t, e) -> {
-            try {
-                loop.execute(() -> action.accept(e == null ? t : null));
-            } catch (RejectedExecutionException shuttingDown) {
-                LOG.debug("rank {}: event loop is stopping", rank);
-            }
-        });
+        tableFuture.whenComplete((t, e) -> Connection.execute(loop, rank, () -> action.accept(e == null ? t : null)));
     }
 
     void recordRefusal(String why) {

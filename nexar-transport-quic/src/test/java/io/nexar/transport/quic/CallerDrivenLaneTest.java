@@ -6,6 +6,7 @@ import io.nexar.ConfigKey;
 import io.nexar.NexarConfig;
 import io.nexar.ReduceOp;
 import io.nexar.internal.transport.Lane;
+import io.nexar.testkit.Await;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -91,9 +92,7 @@ class CallerDrivenLaneTest {
                     assertThat(got).containsExactly(9, 8, 7, 6);
                 } else {
                     Thread t = receiver.join();
-                    while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-                        Thread.onSpinWait(); // until the receiver sleeps
-                    }
+                    Await.untilWaiting(t, Duration.ofSeconds(20), "rank 1's receiver sleeps in recv");
                     c.send(1, 9, new byte[] {9, 8, 7, 6});
                 }
                 return null;
