@@ -320,6 +320,9 @@ public final class CollectiveEngine {
                     }
                     left = Math.min(left, toReport);
                 }
+                if (Thread.interrupted()) { // parkNanos returns at once for an interrupted thread: never spin on it
+                    throw new InterruptedException();
+                }
                 op.awaitProgress(left);
             }
             return true;

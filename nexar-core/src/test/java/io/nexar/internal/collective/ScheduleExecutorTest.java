@@ -200,10 +200,6 @@ class ScheduleExecutorTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Disabled("known bug, for the data-path rewrite: on a transport whose callers do not poll"
-            + " (Progress.NONE: in-process) CollectiveEngine.awaitRound never checks the interrupt; parkNanos returns at"
-            + " once for an interrupted thread, so the driver spins until its deadline and fails with"
-            + " OperationTimeoutException instead of OperationCancelledException")
     void anInterruptedDriverFailsWithCancellationAndTellsTheOthers() throws Exception {
         var net = new FakeNetwork(2, 1 << 20);
         net.hook = (from, to, m, context) -> {
