@@ -183,8 +183,9 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new OperationCancelledException(context, "was interrupted while waiting for rank "
-                    + connection.link().peer + " to take more data");
+            int peer = connection.link().peer;
+            throw new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank "
+                    + peer + " to take more data");
         } finally {
             waiters--;
             lock.unlock();
