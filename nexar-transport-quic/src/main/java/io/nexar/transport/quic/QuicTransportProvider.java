@@ -11,6 +11,7 @@ import io.nexar.SeedlessLaunch;
 import io.nexar.internal.cluster.Admissions;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.comm.TransportCommunicator;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Newcomer;
@@ -169,7 +170,13 @@ public final class QuicTransportProvider implements TransportProvider {
             InetSocketAddress quic = net.advertised(listeners.udpAddress());
             InetSocketAddress bulkAddress = listeners.tcpAddress() == null ? null
                     : net.advertised(listeners.tcpAddress());
-            Duration left = Duration.ofNanos(deadline.remainingNanos());
+            long leftNanos = deadline.remainingNanos();
+            if (leftNanos <= 0) {
+                throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: the formation"
+                        + " deadline of " + Units.formatRounded(formationTimeout) + " passed before enrolment, while"
+                        + " this process bound its listeners (" + Texts.format(listeners.udpAddress()) + ")");
+            }
+            Duration left = Duration.ofNanos(leftNanos);
             enrolment = elastic ? WorkerEnrolment.joinRunning(joinString, quic, bulkAddress, left)
                     : WorkerEnrolment.join(joinString, requestedRank, quic, bulkAddress, left);
         } catch (RuntimeException e) {
