@@ -73,9 +73,12 @@ final class BulkEndpoint {
         this.laneTls = tls ? LaneTls.create(transport.config().tlsEngine().key(), credentials) : null;
     }
 
-    /** Listens on {@code host}, port {@code options.port()} (0: any); {@code io} runs the setup deadlines. */
+    /**
+     * Accepts on {@code server}, already bound ({@link Listeners}: bound once, before enrolment); {@code io} runs the
+     * setup deadlines.
+     */
     static BulkEndpoint bind(QuicTransport transport, MemberCredentials credentials, BulkLaneOptions options,
-                             NettyIo io, InetSocketAddress host) throws IOException {
+                             NettyIo io, ServerSocketChannel server) {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
         var e = new BulkEndpoint(transport, credentials, tls, io);
         if (tls) {
@@ -84,13 +87,7 @@ final class BulkEndpoint {
             LOG.warn("rank {}: bulk=tcp-plain: large messages travel on TCP without encryption or authentication;"
                     + " use this only on an isolated network", transport.rank());
         }
-        e.server = ServerSocketChannel.open();
-        try {
-            e.server.bind(new InetSocketAddress(host.getAddress(), options.port()));
-        } catch (IOException failure) {
-            e.server.close();
-            throw failure;
-        }
+        e.server = server;
         e.startThread("nexar-bulk-r" + transport.rank() + "-accept", e::acceptLoop);
         return e;
     }

@@ -67,6 +67,8 @@ public final class QuicTransport implements Transport, Progress {
     private final MemberCredentials credentials;
     private final NexarConfig config;
     private final InetSocketAddress bindAddress;
+    /** Listeners bound before enrolment, taken over by {@link #bind()}; null when bind() binds bindAddress itself. */
+    private final Listeners listeners;
     private final InboundHandler handler;
     private final QuicTuning tuning;
     private final BulkLaneOptions bulkOptions;
@@ -114,6 +116,22 @@ public final class QuicTransport implements Transport, Progress {
      */
     public QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config,
                          InetSocketAddress bindAddress, InboundHandler handler, BulkLaneOptions bulk) {
+        this(rank, worldSize, credentials, config, bindAddress, null, handler, bulk);
+    }
+
+    /**
+     * Creates the transport on listeners bound before enrolment ({@link Listeners}); {@link #bind()} takes them over
+     * and {@link #close()} releases them, even if bind() was never called.
+     */
+    QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config, Listeners listeners,
+                  InboundHandler handler, BulkLaneOptions bulk) {
+        this(rank, worldSize, credentials, config, listeners.udpAddress(), listeners, handler, bulk);
+    }
+
+    private QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config,
+                          InetSocketAddress bindAddress, Listeners listeners, InboundHandler handler,
+                          BulkLaneOptions bulk) {
+        this.listeners = listeners;
         if (worldSize < 1 || rank < 0 || rank >= worldSize) {
             throw new IllegalArgumentException("rank " + rank + " is not in [0, " + worldSize + ")");
         }
@@ -153,7 +171,9 @@ public final class QuicTransport implements Transport, Progress {
             throw new IllegalStateException("bind() may be called once, before close()");
         }
         try {
-            endpoint = QuicEndpoint.bind(this, credentials, bindAddress, tuning, bulkOptions, config.closeTimeout());
+            endpoint = listeners != null
+                    ? QuicEndpoint.bind(this, credentials, listeners, tuning, bulkOptions, config.closeTimeout())
+                    : QuicEndpoint.bind(this, credentials, bindAddress, tuning, bulkOptions, config.closeTimeout());
         } catch (Exception e) {
             closing.set(true);
             closed.complete(null);
@@ -384,6 +404,9 @@ public final class QuicTransport implements Transport, Progress {
         QuicEndpoint e;
         synchronized (this) {
             e = endpoint;
+        }
+        if (e == null && listeners != null) {
+            listeners.close(); // never taken over: release the ports and their event loops
         }
         try {
             tableFuture.complete(null);
