@@ -1,4 +1,4 @@
-package io.nexar.testkit;
+package io.nexar.testkit.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,8 @@ import io.nexar.DataType;
 import io.nexar.NexarConfig;
 import io.nexar.NexarException;
 import io.nexar.ReduceOp;
+import io.nexar.testkit.Inputs;
+import io.nexar.testkit.TestCluster;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
@@ -22,22 +24,31 @@ import org.junit.jupiter.api.Timeout;
  * itself the root only receives), so only the stalled ranks' fingerprint probes prove it; every rank must fail with
  * {@link CollectiveMismatchException} naming {@link Field#ROOT} (in the call, or at the latest in its next call on
  * that communicator), long before {@code collective.timeout}. Seeded: counts and types vary (so do the
- * algorithms); the seed is printed.
+ * algorithms); the seed is printed. Run over each transport by a subclass.
  */
 @Timeout(180)
-class RootMismatchTest {
+public abstract class RootMismatchContract {
     private static final long SEED = Long.getLong("nexar.test.seed", 20261127L);
     private static final int TRIALS = 6;
     /** Long enough that a failure by timeout is told apart from a detected mismatch. */
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
+    /**
+     * Starts the cluster the contract runs on.
+     *
+     * @param worldSize the number of ranks
+     * @param config the configuration of every rank
+     * @return the started cluster
+     */
+    protected abstract TestCluster start(int worldSize, NexarConfig config);
+
     @Test
     void shouldFailEveryRankNamingTheRootWithoutVerifyMode() {
-        System.out.println("RootMismatchTest seed " + SEED + " (-Dnexar.test.seed=... to repeat)");
+        System.out.println(getClass().getSimpleName() + " seed " + SEED + " (-Dnexar.test.seed=... to repeat)");
         var config = NexarConfig.builder().ignoreEnvironment().collectiveTimeout(TIMEOUT)
                 .hangReportAfter(Duration.ZERO).build();
         var rng = new Random(SEED);
-        try (var cluster = LocalCluster.start(4, config)) {
+        try (var cluster = start(4, config)) {
             for (int t = 0; t < TRIALS; t++) {
                 for (String op : List.of("reduce", "gather", "scatter", "broadcast")) {
                     long count = rng.nextBoolean() ? 1 + rng.nextInt(16) : 1 + rng.nextInt(40_000);
