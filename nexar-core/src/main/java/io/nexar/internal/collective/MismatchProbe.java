@@ -37,9 +37,12 @@ final class MismatchProbe {
         return c.step() == STEP;
     }
 
-    /** How long a round of an operation given {@code budgetNanos} in all may stall before it is probed. */
+    /**
+     * How long a round of an operation given {@code budgetNanos} in all may stall before it is probed; a budget that
+     * overflowed (a deadline far away) counts as large.
+     */
     static long afterNanos(long budgetNanos) {
-        return Math.max(1, Math.min(AFTER_NANOS, budgetNanos / 8));
+        return budgetNanos <= 0 ? AFTER_NANOS : Math.max(1, Math.min(AFTER_NANOS, budgetNanos / 8));
     }
 
     /**
