@@ -501,6 +501,7 @@ class NexarConfigTest {
         var e = new OperationTimeoutException(ErrorContext.p2p(Operation.RECV, 2, 4, 0, 7, 1), Duration.ofMillis(1500),
                 "rank 1");
 
-        assertThat(e).hasMessage("recv on rank 2 (world 4, comm 0, tag 7) timed out after 1500ms waiting for rank 1");
+        assertThat(e).hasMessage("recv on rank 2 (world 4, comm 0, tag 7, peer 1) timed out after 1500ms waiting for"
+                + " rank 1");
     }
 }

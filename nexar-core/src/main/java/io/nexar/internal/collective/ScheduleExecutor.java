@@ -112,8 +112,10 @@ public final class ScheduleExecutor {
                     done = engine.awaitRound(op, deadline.deadlineNanos());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw engine.fail(op, new OperationCancelledException(op.context(), "was interrupted at step " + k
-                            + "/" + rounds.size()));
+                    int awaited = engine.awaited(op);
+                    throw engine.fail(op, new OperationCancelledException(op.context().withPeer(awaited),
+                            "was interrupted at step " + k + "/" + rounds.size()
+                            + (awaited < 0 ? "" : " waiting for rank " + awaited)));
                 }
                 if (!done) {
                     int peer = engine.awaited(op);

@@ -29,6 +29,7 @@ import io.nexar.internal.jfr.MembershipChangeEvent;
 import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.p2p.P2pRecorder;
 import io.nexar.internal.p2p.PendingReceive;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.rpc.RpcEngine;
@@ -347,6 +348,10 @@ public final class TransportCommunicator implements Communicator {
             engine.describeRecent(recent);
             recent.forEach(l -> sb.append('\n').append(l));
         }
+        String p2p = h == null ? "" : h.p2p().render("", P2pRecorder.SIZE);
+        if (!p2p.isEmpty()) {
+            sb.append('\n').append(p2p);
+        }
         String last = h == null ? null : h.lastReport();
         return last == null ? sb.toString() : sb.append("\nlast hang report: ").append(last).toString();
     }
@@ -372,6 +377,7 @@ public final class TransportCommunicator implements Communicator {
     public void send(int dest, int tag, MemorySegment data) {
         var event = new PointToPointEvent(); // nothing allocated when no recording enables it (scalar-replaced)
         event.begin();
+        long start = System.nanoTime();
         RuntimeException failure = null;
         try {
             sendSegment(dest, tag, data);
@@ -379,7 +385,7 @@ public final class TransportCommunicator implements Communicator {
             failure = e;
             throw e;
         } finally {
-            commit(event, Operation.SEND, dest, tag, data == null ? 0 : data.byteSize(), failure);
+            commit(event, P2pRecorder.Kind.SEND, start, dest, tag, data == null ? 0 : data.byteSize(), failure);
         }
     }
 
@@ -461,6 +467,7 @@ public final class TransportCommunicator implements Communicator {
     public long recv(int src, int tag, MemorySegment buffer) {
         var event = new PointToPointEvent();
         event.begin();
+        long start = System.nanoTime();
         RuntimeException failure = null;
         long n = -1;
         try {
@@ -470,14 +477,19 @@ public final class TransportCommunicator implements Communicator {
             failure = e;
             throw e;
         } finally {
-            commit(event, Operation.RECV, src, tag, n, failure);
+            commit(event, P2pRecorder.Kind.RECV, start, src, tag, n, failure);
         }
     }
 
-    /** Fills and commits a point-to-point event if a recording wants it. */
-    private void commit(PointToPointEvent event, Operation op, int peer, int tag, long bytes, RuntimeException failure) {
+    /**
+     * Records an ended send or receive in the point-to-point flight recorder, and fills and commits its event if a
+     * recording wants it.
+     */
+    private void commit(PointToPointEvent event, P2pRecorder.Kind kind, long startNanos, int peer, int tag, long bytes,
+                        RuntimeException failure) {
+        record(kind, startNanos, peer, tag, bytes, failure);
         if (event.shouldCommit()) {
-            event.operation = op.displayName();
+            event.operation = (kind == P2pRecorder.Kind.SEND ? Operation.SEND : Operation.RECV).displayName();
             event.communicator = view.group().id();
             event.rank = view.group().rank();
             event.peer = peer;
@@ -485,6 +497,15 @@ public final class TransportCommunicator implements Communicator {
             event.bytes = bytes;
             event.outcome = Outcome.of(failure);
             event.commit();
+        }
+    }
+
+    /** Records an ended point-to-point operation in this process's flight recorder (nothing is allocated). */
+    private void record(P2pRecorder.Kind kind, long startNanos, int peer, int tag, long bytes,
+                        RuntimeException failure) {
+        HangReports h = mailbox.hangReports();
+        if (h != null) {
+            h.p2p().record(kind, view.group().id(), peer, tag, bytes, startNanos, System.nanoTime(), failure);
         }
     }
 
@@ -593,13 +614,17 @@ public final class TransportCommunicator implements Communicator {
             throw new IllegalArgumentException("isend needs a buffer that other threads can read (heap, global, auto "
                     + "or shared arena), not one of a confined arena");
         }
+        long start = System.nanoTime();
         OutboundSend s = prepareSend(dest, tag, data); // its place in the send order is taken here
         var sent = new CompletableFuture<Status>();
         Thread.ofVirtual().name("nexar-isend").start(() -> {
             try {
                 transmit(s);
+                record(P2pRecorder.Kind.ISEND, start, dest, tag, data.byteSize(), null);
                 sent.complete(new Status(dest, tag, data.byteSize()));
             } catch (Throwable e) {
+                record(P2pRecorder.Kind.ISEND, start, dest, tag, data.byteSize(),
+                        e instanceof RuntimeException r ? r : null);
                 sent.completeExceptionally(e);
             }
         });
@@ -612,13 +637,17 @@ public final class TransportCommunicator implements Communicator {
             throw new IllegalArgumentException("irecv needs a buffer that other threads can write (heap, global, "
                     + "auto or shared arena), not one of a confined arena");
         }
-        return startReceive(src, tag, buffer);
+        long start = System.nanoTime();
+        HangReports h = mailbox.hangReports();
+        P2pHandle handle = startReceive(src, tag, buffer);
+        return h == null ? handle : handle.recordedIn(h.p2p(), start);
     }
 
     @Override
     public Status recvStatus(int src, int tag, MemorySegment buffer) {
         var event = new PointToPointEvent();
         event.begin();
+        long start = System.nanoTime();
         RuntimeException failure = null;
         long n = -1;
         try {
@@ -629,7 +658,7 @@ public final class TransportCommunicator implements Communicator {
             failure = e;
             throw e;
         } finally {
-            commit(event, Operation.RECV, src, tag, n, failure);
+            commit(event, P2pRecorder.Kind.RECV, start, src, tag, n, failure);
         }
     }
 
@@ -653,11 +682,24 @@ public final class TransportCommunicator implements Communicator {
         checkOpen(context);
         int worldSrc = worldSource(group, src);
         int t = tag == ANY_TAG ? PendingReceive.ANY : tag;
+        long start = System.nanoTime();
+        RuntimeException failure = null;
+        Status found = null;
         try {
-            return wait ? mailbox.probe(group.id(), worldSrc, t, group.worldRanks(), deadline, context)
+            found = wait ? mailbox.probe(group.id(), worldSrc, t, group.worldRanks(), deadline, context)
                     : mailbox.iprobe(group.id(), worldSrc, t, group.worldRanks(), context);
+            return found;
         } catch (PeerFailedException e) {
-            throw afterFailure(e, v.generation());
+            failure = afterFailure(e, v.generation());
+            throw failure;
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
+        } finally {
+            if (wait) { // a blocking probe; iprobe polls, often in a loop, and would flood the recorder
+                record(P2pRecorder.Kind.PROBE, start, found == null ? src : found.source(), found == null ? tag
+                        : found.tag(), found == null ? -1 : found.byteSize(), failure);
+            }
         }
     }
 

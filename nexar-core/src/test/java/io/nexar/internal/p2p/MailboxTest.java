@@ -129,8 +129,8 @@ class MailboxTest {
         assertThat(receive(0, b)).isEqualTo(1);
         assertThat(b[0]).isEqualTo((byte) 9);
         assertThatThrownBy(() -> receive(0, b)).isInstanceOf(PeerFailedException.class)
-                .hasMessage("recv on rank 0 (world 2, comm 0, tag 0) cannot complete: rank 1 left (it closed its"
-                        + " communicator)");
+                .hasMessage("recv on rank 0 (world 2, comm 0, tag 0, peer 1) cannot complete: rank 1 left (it"
+                        + " closed its communicator)");
     }
 
     @Test

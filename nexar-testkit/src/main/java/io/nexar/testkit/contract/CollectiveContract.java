@@ -896,7 +896,8 @@ public abstract class CollectiveContract {
                 if (c.rank() == 0) {
                     assertThatThrownBy(() -> c.allReduce(new float[4], ReduceOp.SUM))
                             .isInstanceOf(OperationTimeoutException.class)
-                            .hasMessageMatching("allReduce on rank 0 \\(world 2, comm 0, seq 0\\) timed out after 300ms"
+                            .hasMessageMatching("allReduce on rank 0 \\(world 2, comm 0, seq 0, peer 1\\) timed"
+                                    + " out after 300ms"
                                     + " at step \\d+/\\d+ waiting for rank 1");
                 }
                 return null;

@@ -150,7 +150,7 @@ public abstract class MpiPointToPointCases {
                     var never = c.irecv(0, 3, MemorySegment.ofArray(new byte[4]));
                     assertThatThrownBy(never::await).isInstanceOfSatisfying(OperationTimeoutException.class,
                             e -> assertThat(e.timeout()).isEqualTo(Duration.ofMillis(300)))
-                            .hasMessageContaining("recv on rank 1 (world 2, comm 0, tag 3) timed out");
+                            .hasMessageContaining("recv on rank 1 (world 2, comm 0, tag 3, peer 0) timed out");
                     assertThatThrownBy(() -> c.probe(0, 3)).isInstanceOf(OperationTimeoutException.class)
                             .hasMessageStartingWith("probe on rank 1");
                     var small = c.irecv(0, 1, MemorySegment.ofArray(new byte[10]));

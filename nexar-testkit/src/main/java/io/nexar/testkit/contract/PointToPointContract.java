@@ -187,7 +187,8 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                                 assertThat(e.bufferBytes()).isEqualTo(50);
                                 assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
                             })
-                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 4) received a message of 100 bytes"
+                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 4, peer 0) received a message of"
+                                    + " 100 bytes"
                                     + " from rank 0 but the receive buffer holds only 50 bytes");
                     var b = new byte[10];
                     assertThat(c.recv(0, 4, b)).as("the next message still arrives, into a larger buffer")
@@ -315,7 +316,8 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                                 assertThat(e.peer()).hasValue(0);
                                 assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
                             })
-                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 3) timed out after 200ms waiting for"
+                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 3, peer 0) timed out after 200ms"
+                                    + " waiting for"
                                     + " rank 0");
                 }
                 return null;
@@ -473,9 +475,10 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
             zero.close();
             zero.close(); // idempotent
             assertThatThrownBy(() -> zero.send(1, 0, new int[1])).isInstanceOf(CommunicatorClosedException.class)
-                    .hasMessage("send on rank 0 (world 2, comm 0, tag 0) failed: the communicator was closed");
+                    .hasMessage("send on rank 0 (world 2, comm 0, tag 0, peer 1) failed: the communicator was closed");
             assertThatThrownBy(() -> one.recv(0, 0, new int[1])).isInstanceOf(PeerFailedException.class)
-                    .hasMessageStartingWith("recv on rank 1 (world 2, comm 0, tag 0) cannot complete: rank 0 left");
+                    .hasMessageStartingWith("recv on rank 1 (world 2, comm 0, tag 0, peer 0) cannot complete:"
+                            + " rank 0 left");
             assertThatThrownBy(() -> one.send(0, 0, new int[1])).isInstanceOf(PeerFailedException.class);
         }
     }
