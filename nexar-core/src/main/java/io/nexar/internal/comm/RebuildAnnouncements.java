@@ -42,15 +42,7 @@ final class RebuildAnnouncements {
      * @return true if this caller announces it
      */
     boolean claim(int generation) {
-        int seen = acknowledged;
-        while (generation > seen) {
-            int witness = (int) ACKNOWLEDGED.compareAndExchange(this, seen, generation);
-            if (witness == seen) {
-                return true;
-            }
-            seen = witness; // another caller moved it first: announce only if it is still below ours
-        }
-        return false;
+        return raise(generation);
     }
 
     /**
@@ -60,14 +52,20 @@ final class RebuildAnnouncements {
      * @param generation the generation the application knows of
      */
     void acknowledge(int generation) {
+        raise(generation);
+    }
+
+    /** Raises the acknowledged generation to {@code generation}; true for the one caller whose raise took effect. */
+    private boolean raise(int generation) {
         int seen = acknowledged;
         while (generation > seen) {
             int witness = (int) ACKNOWLEDGED.compareAndExchange(this, seen, generation);
             if (witness == seen) {
-                return;
+                return true;
             }
-            seen = witness;
+            seen = witness; // another caller moved it first: ours takes effect only if it is still higher
         }
+        return false;
     }
 
     /** @return the highest generation the application was told about */

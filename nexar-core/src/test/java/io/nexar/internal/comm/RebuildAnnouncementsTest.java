@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -19,22 +21,23 @@ class RebuildAnnouncementsTest {
     private static final int THREADS = 8;
     private static final int GENERATIONS = 5_000;
 
-    @Test
-    void shouldLetExactlyOneOfManyRacingCallersAnnounceEachGeneration() throws Exception {
-        var announcements = new RebuildAnnouncements(0);
-        var claims = new AtomicIntegerArray(GENERATIONS + 1);
-        // every thread claims generation g at the same moment (the barrier releases them together), for each g
+    /** What thread {@code thread} does with generation {@code generation}. */
+    private interface Step {
+        void run(int thread, int generation);
+    }
+
+    /** Runs {@code step} on {@link #THREADS} threads for each generation, the threads released together each time. */
+    private static void race(Step step) throws InterruptedException {
         var barrier = new CyclicBarrier(THREADS);
         List<Thread> threads = new ArrayList<>();
-        var failures = new java.util.concurrent.ConcurrentLinkedQueue<Throwable>();
+        Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
         for (int t = 0; t < THREADS; t++) {
-            threads.add(Thread.ofPlatform().name("claimer-" + t).start(() -> {
+            int thread = t;
+            threads.add(Thread.ofPlatform().name("caller-" + t).start(() -> {
                 try {
                     for (int g = 1; g <= GENERATIONS; g++) {
                         barrier.await(30, TimeUnit.SECONDS);
-                        if (announcements.claim(g)) {
-                            claims.incrementAndGet(g);
-                        }
+                        step.run(thread, g);
                     }
                 } catch (Throwable e) {
                     failures.add(e);
@@ -45,6 +48,17 @@ class RebuildAnnouncementsTest {
             t.join();
         }
         assertThat(failures).isEmpty();
+    }
+
+    @Test
+    void shouldLetExactlyOneOfManyRacingCallersAnnounceEachGeneration() throws Exception {
+        var announcements = new RebuildAnnouncements(0);
+        var claims = new AtomicIntegerArray(GENERATIONS + 1);
+        race((thread, g) -> {
+            if (announcements.claim(g)) {
+                claims.incrementAndGet(g);
+            }
+        });
         for (int g = 1; g <= GENERATIONS; g++) {
             assertThat(claims.get(g)).as("callers that announced generation %d", g).isEqualTo(1);
         }
@@ -55,30 +69,13 @@ class RebuildAnnouncementsTest {
     void shouldNotAnnounceAGenerationAFailedOperationAcknowledged() throws Exception {
         var announcements = new RebuildAnnouncements(0);
         var claims = new AtomicIntegerArray(GENERATIONS + 1);
-        var barrier = new CyclicBarrier(THREADS);
-        List<Thread> threads = new ArrayList<>();
-        var failures = new java.util.concurrent.ConcurrentLinkedQueue<Throwable>();
-        for (int t = 0; t < THREADS; t++) {
-            boolean acknowledger = t == 0; // its own operation failed: its exception told the application
-            threads.add(Thread.ofPlatform().name("caller-" + t).start(() -> {
-                try {
-                    for (int g = 1; g <= GENERATIONS; g++) {
-                        barrier.await(30, TimeUnit.SECONDS);
-                        if (acknowledger) {
-                            announcements.acknowledge(g);
-                        } else if (announcements.claim(g)) {
-                            claims.incrementAndGet(g);
-                        }
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                }
-            }));
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        assertThat(failures).isEmpty();
+        race((thread, g) -> {
+            if (thread == 0) { // its own operation failed: its exception told the application
+                announcements.acknowledge(g);
+            } else if (announcements.claim(g)) {
+                claims.incrementAndGet(g);
+            }
+        });
         for (int g = 1; g <= GENERATIONS; g++) { // announced before the acknowledgement landed, or not at all
             assertThat(claims.get(g)).as("callers that announced generation %d", g).isBetween(0, 1);
         }
