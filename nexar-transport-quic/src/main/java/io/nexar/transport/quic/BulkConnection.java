@@ -378,11 +378,6 @@ final class BulkConnection {
         reader.drive(now);
     }
 
-    /** See {@link BulkReader#deliveries}. */
-    long[] deliveries() {
-        return reader.deliveries();
-    }
-
     /** See {@link BulkReader#handBack}. */
     void handBack() {
         reader.handBack();
@@ -398,19 +393,14 @@ final class BulkConnection {
         writer.wake();
     }
 
-    /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */
-    long queuedBytes() {
-        return writer.queuedBytes();
+    /** This connection's writer (its counters are read by tests: BulkProbes in this module's tests). */
+    BulkWriter writer() {
+        return writer;
     }
 
-    /** See {@link BulkWriter#ownWrites()}. */
-    long[] ownWrites() {
-        return writer.ownWrites();
-    }
-
-    /** Frames whose sender went at its deadline, finished by the writer from a copy (for tests and diagnostics). */
-    int detachedFrames() {
-        return writer.detachedFrames();
+    /** This connection's reader (its counters are read by tests: BulkProbes in this module's tests). */
+    BulkReader reader() {
+        return reader;
     }
 
     /** The endpoint this connection belongs to. */

@@ -129,11 +129,6 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         write(encode(message, Math.toIntExact(MessageCodec.encodedSize(message))));
     }
 
-    /** Writes raw bytes as they are, bypassing the codec: only for tests of the receiver's checks. */
-    void writeRaw(byte[] bytes) {
-        write(Unpooled.wrappedBuffer(bytes));
-    }
-
     /** Ends this lane's output after everything already written: a FIN after the queued frames. */
     void finishOutput() {
         channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));

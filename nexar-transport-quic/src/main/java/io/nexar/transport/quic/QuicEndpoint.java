@@ -210,17 +210,9 @@ final class QuicEndpoint {
         return io.shutdown(Duration.ofNanos(Math.max(deadline.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(1))));
     }
 
-    /** Test hook: every event loop runs a task that waits for {@code release} (see QuicTransport#playDeadForTest). */
-    void freezeForTest(java.util.concurrent.CountDownLatch release) {
-        for (EventExecutor e : io.group()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-        }
+    /** The event loops that run this endpoint's connections. */
+    Iterable<EventExecutor> eventLoops() {
+        return io.group();
     }
 
     /** True on one of this endpoint's event-loop threads. */

@@ -432,59 +432,20 @@ public final class QuicTransport implements Transport, Progress {
     }
 
     /**
-     * Test hook: dials {@code peer} once more, outside its link, as a duplicate or misbehaving dialer would; the
-     * returned future fails with the formation failure the acceptor caused.
+     * Seam for fault tests (QuicFaults in this module's tests): while set, connections send no heartbeats (data still
+     * flows), as a rank whose process hangs.
      */
-    CompletableFuture<Void> dialAgain(int peer, Deadline deadline) {
-        var stray = new PeerLink(peer, new InboundHandler() { // its failure must not reach the real handler
-            @Override
-            public Delivery onMessage(int from, Message message) {
-                return Delivery.ACCEPTED;
-            }
-
-            @Override
-            public boolean deliverWaiting(int from, Message message, long deadlineNanos) {
-                return true;
-            }
-
-            @Override
-            public void onPeerDown(int from, String why, Throwable cause) {
-            }
-        });
-        endpoint.dial(stray, table.get(peer).quicAddress(), deadline);
-        return stray.ready();
-    }
-
-    /**
-     * Test hook: this rank plays a killed process. Its QUIC event loops stop answering (each runs a task that waits
-     * for {@code release}) and its TCP bulk lanes are closed without TLS close_notify or Goodbye, as the kernel closes
-     * a killed process's sockets. Counting down {@code release} lets it run (and close) again.
-     */
-    void playDeadForTest(java.util.concurrent.CountDownLatch release) {
-        endpoint.freezeForTest(release);
-        for (PeerLink l : links) {
-            if (l != null) {
-                l.bulks().forEach(BulkConnection::closeSocket);
-            }
-        }
-    }
-
-    /**
-     * Test hook: stops sending heartbeats (data still flows), so peers see a rank whose process hangs: with nothing
-     * else to send, its peers declare it failed after {@code heartbeat.timeout}.
-     */
-    void pauseHeartbeats() {
-        heartbeatsPaused = true;
+    void heartbeatsPaused(boolean paused) {
+        heartbeatsPaused = paused;
     }
 
     boolean heartbeatsPaused() {
         return heartbeatsPaused;
     }
 
-    /** Test hook: writes raw bytes on a lane to {@code peer}, bypassing the codec. */
-    void writeRaw(int peer, Lane lane, byte[] bytes) {
-        Connection c = links[peer].connection();
-        c.channel().eventLoop().execute(() -> c.lane(lane).writeRaw(bytes));
+    /** This transport's QUIC endpoint; null before {@link #bind()} and after close. */
+    QuicEndpoint endpoint() {
+        return endpoint;
     }
 
     // ------------------------------------------------------------------ for Connection and Formation

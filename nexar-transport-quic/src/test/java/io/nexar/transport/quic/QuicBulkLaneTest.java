@@ -90,9 +90,9 @@ class QuicBulkLaneTest {
                     "rank 1's store of unexpected messages is nearly full");
             // The sender must end up waiting: its frame is queued because the socket takes no more.
             BulkConnection lane = transports.get(0).link(1).bulk();
-            Await.until(() -> bulk.getState() == Thread.State.TIMED_WAITING && lane.queuedBytes() > 0,
+            Await.until(() -> bulk.getState() == Thread.State.TIMED_WAITING && BulkProbes.queuedBytes(lane) > 0,
                     Duration.ofSeconds(20), "the sender waits with bytes queued on its bulk lane");
-            assertThat(lane.queuedBytes()).as("bytes queued on the bulk lane").isPositive();
+            assertThat(BulkProbes.queuedBytes(lane)).as("bytes queued on the bulk lane").isPositive();
             System.out.printf("bulk lane: %d of %d MiB sent while rank 1 receives nothing (store %d KiB)%n",
                     sent.get(), messages, mailboxes.get(1).storedBytes() >> 10);
             assertThat(sent.get()).as("messages sent while nobody receives").isLessThan(messages / 2);
@@ -130,7 +130,7 @@ class QuicBulkLaneTest {
                             c.send(1, 2, pattern(size, i));
                         }
                     });
-                    Await.until(() -> p2p.queuedBytes() > 0, Duration.ofSeconds(20),
+                    Await.until(() -> BulkProbes.queuedBytes(p2p) > 0, Duration.ofSeconds(20),
                             "the sender waits with bytes queued on the P2P lane (the socket takes no more)");
                     runCollectives(c);
                     backlog.join();
@@ -173,7 +173,7 @@ class QuicBulkLaneTest {
                         }
                     } else {
                         BulkConnection p2p = cluster.transport(0).link(1).bulk(Lane.P2P);
-                        Await.until(() -> p2p.ownWrites()[1] > 0, Duration.ofSeconds(20),
+                        Await.until(() -> BulkProbes.ownWrites(p2p)[1] > 0, Duration.ofSeconds(20),
                                 "the socket took only part of a frame the sender wrote itself");
                         var got = new byte[size];
                         for (int i = 0; i < messages; i++) {
@@ -183,7 +183,7 @@ class QuicBulkLaneTest {
                     }
                     return null;
                 });
-                long[] own = cluster.transport(0).link(1).bulk(Lane.P2P).ownWrites();
+                long[] own = BulkProbes.ownWrites(cluster.transport(0).link(1).bulk(Lane.P2P));
                 System.out.printf("%s: %d frames written by the sender's thread, %d of them finished by the writer%n",
                         mode, own[0], own[1]);
                 assertThat(own[0]).as("frames written by the sender's own thread").isPositive();
@@ -289,7 +289,7 @@ class QuicBulkLaneTest {
             }
             assertThat(timeout).as("a send that could not start before its deadline").isNotNull()
                     .hasMessageContaining("to take more data on its bulk lane");
-            assertThat(lane.detachedFrames()).as("frames finished from a copy").isEqualTo(1);
+            assertThat(BulkProbes.detachedFrames(lane)).as("frames finished from a copy").isEqualTo(1);
             int refused = sent;
             Thread rest = Thread.ofVirtual().start(() -> {
                 for (int f = refused; f < 2 * (refused / 2 + 1); f++) { // the lane goes on: send the rest again

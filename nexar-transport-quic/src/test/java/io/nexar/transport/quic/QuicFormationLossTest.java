@@ -49,7 +49,7 @@ class QuicFormationLossTest {
             connect(transports.get(2), peers, deadline);
             transports.get(0).link(2).ready().get(30, TimeUnit.SECONDS); // rank 0 reached rank 2
 
-            transports.get(2).playDeadForTest(release); // rank 2 dies before rank 1 even starts
+            QuicFaults.playDead(transports.get(2), release); // rank 2 dies before rank 1 even starts
             long diedAt = System.nanoTime();
             var formed1 = connect(transports.get(1), peers, deadline);
 
