@@ -231,7 +231,7 @@ public final class QuicTransport implements Transport, Progress {
                 endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
             }
         }
-        Formation.await(this, all, deadline);
+        Formation.await(this, all, deadline, config.heartbeatTimeout());
         endpoint.connectBulk(dialled, t, deadline);
     }
 
