@@ -23,8 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A peer that got the peer table and then died (or froze) before any rank reached it has no link that could be
  * lost, and nobody would notice it before the deadline. So formation also gives up, naming the ranks still missing,
  * once {@code reachTimeout} (the heartbeat timeout) passed without any link of this rank becoming ready: a living
- * peer that holds the same table answers within that time, as it answers heartbeats within it; the window starts
- * again at each link that becomes ready, so a slow machine that makes progress is not cut short (issue 16).
+ * peer that holds the same table answers within that time, as it answers heartbeats within it. The window opens at
+ * this rank's first ready link (before it, a slow start of this process, its first handshake and native library,
+ * cannot be told from a dead peer: the deadline applies) and starts again at each link that becomes ready, so a slow
+ * machine that makes progress is not cut short (issue 16). In a world of three or more every survivor has a link to
+ * another survivor, which opens the window; in a world of two the survivor waits for the deadline.
  */
 final class Formation {
     private Formation() {
@@ -41,14 +44,14 @@ final class Formation {
      * @param reachTimeout how long formation waits without any link becoming ready; null for no such bound
      */
     static void await(QuicTransport transport, PeerLink[] links, Deadline deadline, Duration reachTimeout) {
-        var progress = new AtomicLong(System.nanoTime());
+        var progress = new AtomicLong(); // 0 until the first link is ready
         var firstFailure = new CompletableFuture<PeerLink.FormationFailure>();
         var readies = new ArrayList<CompletableFuture<Void>>();
         for (PeerLink l : links) {
             if (l != null) {
                 readies.add(l.ready());
                 l.ready().whenComplete((v, e) -> {
-                    progress.set(System.nanoTime());
+                    progress.set(Math.max(1, System.nanoTime()));
                     if (e != null) {
                         firstFailure.complete(unwrap(e, l.peer));
                     }
@@ -65,8 +68,11 @@ final class Formation {
         try {
             while (true) {
                 long wait = deadline.remainingNanos();
-                if (reachTimeout != null) {
-                    long quietEnds = progress.get() + reachTimeout.toNanos() - System.nanoTime();
+                long last = progress.get();
+                if (reachTimeout != null && last == 0) {
+                    wait = Math.min(wait, reachTimeout.toNanos()); // look again once a first link may be ready
+                } else if (reachTimeout != null) {
+                    long quietEnds = last + reachTimeout.toNanos() - System.nanoTime();
                     if (quietEnds <= 0 && wait > 0) {
                         throw unreached(transport, links, reachTimeout);
                     }
