@@ -528,7 +528,11 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
-    /** Unmatched messages currently held (bounded like the bytes; see the class comment). */
+    /**
+     * Unmatched messages currently held (bounded like the bytes; see the class comment).
+     *
+     * @return the number of messages that no receive has taken yet
+     */
     public long storedMessages() {
         lock.lock();
         try {
