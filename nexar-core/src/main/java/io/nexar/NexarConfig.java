@@ -377,6 +377,15 @@ public final class NexarConfig {
     }
 
     /**
+     * Setting {@link ConfigKey#CERT_VALIDITY}.
+     *
+     * @return how long the member certificates a seed of this process issues are valid; positive
+     */
+    public Duration certValidity() {
+        return (Duration) values.get(ConfigKey.CERT_VALIDITY);
+    }
+
+    /**
      * Setting {@link ConfigKey#RPC_MAX_IN_FLIGHT}.
      *
      * @return the most remote calls to one rank in flight at once
@@ -1026,6 +1035,18 @@ public final class NexarConfig {
          */
         public Builder formationTimeout(Duration timeout) {
             return typed(ConfigKey.FORMATION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#CERT_VALIDITY}: how long the member certificates a seed of this process issues are
+         * valid.
+         *
+         * @param validity the validity; positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder certValidity(Duration validity) {
+            return typed(ConfigKey.CERT_VALIDITY, Objects.requireNonNull(validity, "validity"));
         }
 
         /**

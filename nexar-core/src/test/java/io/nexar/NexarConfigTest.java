@@ -61,6 +61,7 @@ class NexarConfigTest {
         m.put(ConfigKey.WORLD_MAX_SIZE, List.of("8", "16", "32"));
         m.put(ConfigKey.JOIN_ELASTIC, List.of("true", "false", "true"));
         m.put(ConfigKey.FORMATION_TIMEOUT, List.of("5s", "2m", "90s"));
+        m.put(ConfigKey.CERT_VALIDITY, List.of("1h", "2h", "7h"));
         m.put(ConfigKey.RPC_TIMEOUT, List.of("5s", "10s", "1m"));
         m.put(ConfigKey.RPC_MAX_IN_FLIGHT, List.of("2", "8", "128"));
         return m;
@@ -203,6 +204,7 @@ class NexarConfigTest {
                 world.max.size            65535   default
                 join.elastic              false   default
                 formation.timeout         1m      default
+                cert.validity             24h     default
                 rpc.timeout               30s     default
                 rpc.max.in.flight         64      default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
@@ -442,7 +444,7 @@ class NexarConfigTest {
                         "poll.window", "tls.engine", "bind.address", "advertise.address", "port.range",
                         "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
                         "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "formation.timeout",
-                        "rpc.timeout", "rpc.max.in.flight");
+                        "cert.validity", "rpc.timeout", "rpc.max.in.flight");
     }
 
     @Test
@@ -461,13 +463,13 @@ class NexarConfigTest {
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
                         "0s to 1s", "auto, boringssl, jdk", "auto, an IP address, a host name",
                         "auto, an IP address, a host name", "0, PORT, FIRST-LAST (1 to 65535)", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
-                        "1 to 65535", "> 0s", "1 to 65535", "true, false", "> 0s", "> 0s", "1 to 65536");
+                        "1 to 65535", "> 0s", "1 to 65535", "true, false", "> 0s", "> 0s", "> 0s", "1 to 65536");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "duration",
                         "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "address",
                         "address", "port-range", "duration",
-                        "duration", "enum", "int", "duration", "int", "boolean", "duration", "duration", "int");
+                        "duration", "enum", "int", "duration", "int", "boolean", "duration", "duration", "duration", "int");
     }
 
     @ParameterizedTest

@@ -70,6 +70,24 @@ class MailboxTest {
     }
 
     @Test
+    void shouldBoundTheNumberOfUnmatchedEmptyMessages() {
+        // Empty messages take no bytes; a sender flooding them is held back by the message bound (issue 16).
+        long bound = Mailbox.MIN_STORED_MESSAGES;
+        for (long seq = 0; seq < bound; seq++) {
+            assertThat(mailbox.onMessage(1, data(9, seq, 0, 0))).as("message %d", seq).isEqualTo(Delivery.ACCEPTED);
+        }
+        assertThat(mailbox.storedMessages()).isEqualTo(bound);
+        assertThat(mailbox.storedBytes()).isZero();
+        assertThat(mailbox.onMessage(1, data(9, bound, 0, 0))).as("one more").isEqualTo(Delivery.FULL);
+        assertThat(receive(9, new byte[0])).isZero();
+        assertThat(mailbox.storedMessages()).isEqualTo(bound - 1);
+        assertThat(mailbox.onMessage(1, data(9, bound, 0, 0))).as("after a receive").isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.onMessage(1, data(9, bound + 1, 0, 0))).isEqualTo(Delivery.FULL);
+        mailbox.closeCommunicator(0, "closed by the test");
+        assertThat(mailbox.storedMessages()).isZero();
+    }
+
+    @Test
     void shouldRefuseInOrderMessagesBeyondTheBoundWhileNobodyReceives() throws Exception {
         // Single-chunk messages arriving in order: each is "the oldest missing one" when it arrives, but nothing
         // waits for it, so the bound applies (it used to take them all).

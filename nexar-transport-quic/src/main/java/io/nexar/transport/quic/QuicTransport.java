@@ -19,13 +19,16 @@ import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.PeerVerifier;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import io.nexar.internal.transport.Newcomer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -250,8 +253,20 @@ public final class QuicTransport implements Transport, Progress {
                 endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
             }
         }
-        Formation.await(this, all, deadline);
+        Formation.await(this, all, deadline, config.heartbeatTimeout());
         endpoint.connectBulk(dialled, t, deadline);
+        watchCertificateLife();
+    }
+
+    /** Warns at WARN once 80% of this member's certificate's life has passed ({@link CertificateLife}). */
+    private void watchCertificateLife() {
+        X509Certificate leaf = credentials.chain().getFirst();
+        Duration until = CertificateLife.untilWarning(leaf, Instant.now());
+        CompletableFuture.delayedExecutor(until.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
+            if (!closing.get()) {
+                LOG.warn(CertificateLife.warning(rank, credentials.memberId(), leaf, Instant.now()));
+            }
+        });
     }
 
     /**

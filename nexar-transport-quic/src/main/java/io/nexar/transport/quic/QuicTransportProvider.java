@@ -119,7 +119,8 @@ public final class QuicTransportProvider implements TransportProvider {
         SeedServer seed;
         try {
             seed = SeedServer.start(SeedOptions.builder(worldSize).bindAddress(bind).token(token)
-                    .formationDeadline(formationTimeout).advertisedHost(host).build());
+                    .formationDeadline(formationTimeout).advertisedHost(host).certValidity(config.certValidity())
+                    .build());
         } catch (IOException e) {
             throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: rank 0 cannot start the"
                     + " seed at " + where + source + ": " + e.getMessage(), e);
