@@ -96,7 +96,7 @@ class QuicFormationLossTest {
         }
         var release = new CountDownLatch(1);
         try {
-            transports.get(0).playDeadForTest(release); // enrolled, then frozen: its socket is there, nobody answers
+            QuicFaults.playDead(transports.get(0), release); // enrolled, then frozen: its socket is there, nobody answers
             long start = System.nanoTime();
             Deadline deadline = Deadline.after(FORMATION_DEADLINE);
             var formed1 = connect(transports.get(1), peers, deadline);
