@@ -210,6 +210,14 @@ final class QuicEndpoint {
         return io.shutdown(Duration.ofNanos(Math.max(deadline.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(1))));
     }
 
+    /**
+     * Runs {@code action} once after {@code delay} on one of this endpoint's event loops; the task ends with the
+     * loops (a JVM-wide timer would keep the transport reachable until it fires: hours for a certificate warning).
+     */
+    ScheduledFuture<?> scheduleOnce(Runnable action, Duration delay) {
+        return io.group().next().schedule(action, delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
     /** The event loops that run this endpoint's connections. */
     Iterable<EventExecutor> eventLoops() {
         return io.group();

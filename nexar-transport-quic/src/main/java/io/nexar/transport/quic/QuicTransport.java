@@ -91,6 +91,8 @@ public final class QuicTransport implements Transport, Progress {
     private volatile PeerTable table;
     private volatile boolean heartbeatsPaused;
     private volatile QuicEndpoint endpoint;
+    /** The certificate-life warning scheduled at connect; cancelled at close. */
+    private volatile io.netty.util.concurrent.ScheduledFuture<?> certificateWarning;
     private boolean connectCalled;
 
     /**
@@ -258,15 +260,30 @@ public final class QuicTransport implements Transport, Progress {
         watchCertificateLife();
     }
 
-    /** Warns at WARN once 80% of this member's certificate's life has passed ({@link CertificateLife}). */
+    /**
+     * Warns at WARN once 80% of this member's certificate's life has passed ({@link CertificateLife}). On the
+     * endpoint's event loop, cancelled at close: {@code CompletableFuture.delayedExecutor} (a JVM-wide timer) kept
+     * every closed transport, its connections and their buffers reachable until the warning's time, hours away.
+     */
     private void watchCertificateLife() {
         X509Certificate leaf = credentials.chain().getFirst();
         Duration until = CertificateLife.untilWarning(leaf, Instant.now());
-        CompletableFuture.delayedExecutor(until.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
-            if (!closing.get()) {
-                LOG.warn(CertificateLife.warning(rank, credentials.memberId(), leaf, Instant.now()));
-            }
-        });
+        QuicEndpoint e;
+        synchronized (this) {
+            e = closing.get() ? null : endpoint;
+        }
+        if (e == null) {
+            return;
+        }
+        try {
+            certificateWarning = e.scheduleOnce(() -> {
+                if (!closing.get()) {
+                    LOG.warn(CertificateLife.warning(rank, credentials.memberId(), leaf, Instant.now()));
+                }
+            }, until);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            LOG.debug("rank {}: event loops are stopping; no certificate warning scheduled", rank);
+        }
     }
 
     /**
@@ -412,6 +429,10 @@ public final class QuicTransport implements Transport, Progress {
             return;
         }
         closedWhy = reason == GoodbyeReason.CLOSE ? "the transport was closed" : "this rank failed: " + detail;
+        var warning = certificateWarning;
+        if (warning != null) {
+            warning.cancel(false);
+        }
         // Peers get most of close.timeout to read what we sent; stopping the event loops gets the rest.
         Duration total = config.closeTimeout();
         Duration forLoops = total.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? total.dividedBy(4)
