@@ -1,17 +1,22 @@
 package io.nexar;
 
+import io.nexar.internal.comm.WireArrays;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
+import java.lang.foreign.ValueLayout;
 
 /**
- * Heap views of primitive arrays for the array overloads of {@link Communicator}'s collectives: the one path every
- * overload goes through (the overloads only fix the Java type).
+ * Views of primitive arrays for the array overloads of {@link Communicator}'s collectives: the one path every
+ * overload goes through (the overloads only fix the Java type). Elements are little-endian in collectives as on the
+ * wire, so the byte order is {@link WireArrays}'s, as for point-to-point arrays: the array's own memory on a
+ * little-endian machine, a little-endian copy otherwise, whose results {@link #back} copies into the array.
  *
- * @param segment the array's memory (null for a null array where the operation allows it)
+ * @param segment the memory the collective works on (null for a null array where the operation allows it)
  * @param type the element type of the array
  * @param length the number of elements
+ * @param array the array's own memory (the same as {@code segment} on a little-endian machine)
+ * @param element the array's element layout (native order)
  */
-record Arrays2(MemorySegment segment, DataType type, long length) {
+record Arrays2(MemorySegment segment, DataType type, long length, MemorySegment array, ValueLayout element) {
 
     /**
      * A view of {@code array} (float[], double[], int[] or long[]).
@@ -20,24 +25,32 @@ record Arrays2(MemorySegment segment, DataType type, long length) {
      * @throws IllegalArgumentException if the array is null where it is needed
      */
     static Arrays2 of(Object array, String name, boolean nullable) {
-        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
-            throw new UnsupportedOperationException("array overloads of collectives need a little-endian platform;"
-                    + " use the MemorySegment forms with little-endian elements");
-        }
         return switch (array) {
             case null -> {
                 if (!nullable) {
                     throw new IllegalArgumentException(name + " must not be null");
                 }
-                yield new Arrays2(null, null, 0);
+                yield new Arrays2(null, null, 0, null, null);
             }
-            case float[] a -> new Arrays2(MemorySegment.ofArray(a), DataType.F32, a.length);
-            case double[] a -> new Arrays2(MemorySegment.ofArray(a), DataType.F64, a.length);
-            case int[] a -> new Arrays2(MemorySegment.ofArray(a), DataType.I32, a.length);
-            case long[] a -> new Arrays2(MemorySegment.ofArray(a), DataType.I64, a.length);
+            case float[] a -> view(MemorySegment.ofArray(a), DataType.F32, ValueLayout.JAVA_FLOAT);
+            case double[] a -> view(MemorySegment.ofArray(a), DataType.F64, ValueLayout.JAVA_DOUBLE);
+            case int[] a -> view(MemorySegment.ofArray(a), DataType.I32, ValueLayout.JAVA_INT);
+            case long[] a -> view(MemorySegment.ofArray(a), DataType.I64, ValueLayout.JAVA_LONG);
             default -> throw new IllegalArgumentException(name + " is a " + array.getClass().getSimpleName()
                     + ", not a float[], double[], int[] or long[]");
         };
+    }
+
+    private static Arrays2 view(MemorySegment array, DataType type, ValueLayout element) {
+        return new Arrays2(WireArrays.wire(array, element), type, array.byteSize() / element.byteSize(), array,
+                element);
+    }
+
+    /** Copies what the collective wrote into the array, if it worked on a copy (big-endian machines only). */
+    void back() {
+        if (segment != null && segment != array) {
+            WireArrays.fromWire(segment, array, element, length);
+        }
     }
 
     /** A view of a non-null array. */
@@ -50,26 +63,33 @@ record Arrays2(MemorySegment segment, DataType type, long length) {
     static void allReduce(Communicator c, Object data, ReduceOp op) {
         var d = of(data, "data");
         c.allReduce(d.segment, d.type, d.length, op);
+        d.back();
     }
 
     static void broadcast(Communicator c, Object data, int root) {
         var d = of(data, "data");
         c.broadcast(d.segment, d.type, d.length, root);
+        d.back();
     }
 
     static void reduce(Communicator c, Object in, Object out, ReduceOp op, int root) {
         var i = of(in, "in");
-        c.reduce(i.segment, of(out, "out", true).segment, i.type, i.length, op, root);
+        var o = of(out, "out", true);
+        c.reduce(i.segment, o.segment, i.type, i.length, op, root);
+        o.back();
     }
 
     static void allGather(Communicator c, Object in, Object out) {
         var i = of(in, "in");
-        c.allGather(i.segment, of(out, "out").segment, i.type, i.length);
+        var o = of(out, "out");
+        c.allGather(i.segment, o.segment, i.type, i.length);
+        o.back();
     }
 
     static void reduceScatter(Communicator c, Object in, Object out, ReduceOp op) {
         var o = of(out, "out");
         c.reduceScatter(of(in, "in").segment, o.segment, o.type, o.length, op);
+        o.back();
     }
 
     static void scan(Communicator c, Object in, Object out, ReduceOp op, boolean exclusive) {
@@ -80,17 +100,21 @@ record Arrays2(MemorySegment segment, DataType type, long length) {
         } else {
             c.scan(i.segment, o.segment, i.type, i.length, op);
         }
+        o.back();
     }
 
     static void allReduceBuckets(Communicator c, Object[] buckets, DataType type, ReduceOp op) {
         if (buckets == null) {
             throw new IllegalArgumentException("buckets must not be null");
         }
+        var views = new java.util.ArrayList<Arrays2>(buckets.length);
         var segments = new java.util.ArrayList<MemorySegment>(buckets.length);
         for (int b = 0; b < buckets.length; b++) {
-            segments.add(of(buckets[b], "buckets[" + b + "]").segment);
+            views.add(of(buckets[b], "buckets[" + b + "]"));
+            segments.add(views.getLast().segment);
         }
         c.allReduce(segments, type, op);
+        views.forEach(Arrays2::back);
     }
 
     static void allReduceCompressed(Communicator c, Object data, ReduceOp op, Compressor compressor,
@@ -101,5 +125,7 @@ record Arrays2(MemorySegment segment, DataType type, long length) {
             throw new IllegalArgumentException("residual has " + r.length + " elements, data has " + d.length);
         }
         c.allReduceCompressed(d.segment, d.type, d.length, op, compressor, r.segment);
+        d.back();
+        r.back();
     }
 }

@@ -10,9 +10,12 @@ import java.util.concurrent.CompletableFuture;
 public interface CollectiveHandle {
 
     /**
-     * Blocks until the operation ends.
+     * Blocks until the operation ends. An interrupt of the waiting thread cancels the operation (as {@link #cancel()};
+     * the other ranks are told) and this method then throws {@link OperationCancelledException} with the thread's
+     * interrupt status set.
      *
-     * @throws NexarException the operation's failure (timeout, failed peer, mismatch, cancellation)
+     * @throws NexarException the operation's failure (timeout, failed peer, mismatch, cancellation), never a
+     *         {@code CompletionException} or {@code ExecutionException} around it
      */
     void await();
 
@@ -27,6 +30,9 @@ public interface CollectiveHandle {
      */
     boolean cancel();
 
-    /** {@return the operation as a future, completed with null or exceptionally with its {@link NexarException}} */
+    /**
+     * {@return the operation as a future, completed with null or exceptionally with its {@link NexarException}; a new
+     * future per call, and cancelling it cancels the operation (as {@link #cancel()})}
+     */
     CompletableFuture<Void> toCompletableFuture();
 }

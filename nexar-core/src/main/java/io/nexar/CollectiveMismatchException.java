@@ -4,8 +4,8 @@ package io.nexar;
  * The ranks of a communicator disagree about a collective operation: one called allReduce of 1024 F32 while another
  * called it with 512, or broadcast with another root, or a different collective altogether. Every rank involved fails
  * with this exception instead of hanging or corrupting memory: the rank that detects the difference names both ranks
- * and the field, for example {@code allReduce on rank 1 (world 2, comm 0, seq 0) does not match rank 0: count is 512
- * here but 1024 on rank 0}, and tells the other ranks, which fail with the same field.
+ * and the field, for example {@code allReduce on rank 1 (world 2, comm 0, seq 0, peer 0) does not match rank 0:
+ * count is 512 here but 1024 on rank 0}, and tells the other ranks, which fail with the same field.
  *
  * <p>After a mismatch the communicator's collectives are broken: every later collective on it fails at once with this
  * exception (the ranks' calls can no longer be paired reliably). Point-to-point messaging keeps working.

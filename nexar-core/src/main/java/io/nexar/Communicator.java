@@ -1568,6 +1568,115 @@ public interface Communicator extends AutoCloseable {
      */
     CollectiveHandle scatterVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root);
 
+    /*
+     * ByteBuffer forms of gather, scatter and allToAll: each buffer (heap or direct) holds the elements between its
+     * position and limit, a view handed to the MemorySegment form (no copy). When the call returns, the position of
+     * the buffer that received advances by the bytes received (the root's out of a gather; out of a scatter and an
+     * allToAll); the buffers that send are not changed. Elements are moved as bytes, in the order they are in.
+     */
+
+    /**
+     * {@link #gather(MemorySegment, MemorySegment, DataType, long, int)} of byte buffers; the root's {@code out}
+     * position advances by worldSize x count elements.
+     *
+     * @param in this rank's {@code count} elements, from its position (not changed)
+     * @param out on the root, receives worldSize x count elements from its position; ignored elsewhere, may be null
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param root the rank that receives, in [0, worldSize)
+     * @throws IllegalArgumentException if a buffer the call uses is null, too small or (out) read-only, or as the
+     *         segment form
+     * @throws NexarException as the segment form
+     */
+    default void gather(ByteBuffer in, ByteBuffer out, DataType type, long count, int root) {
+        CollectiveBuffers.gather(this, in, out, type, count, root);
+    }
+
+    /**
+     * {@link #gatherV(MemorySegment, MemorySegment, DataType, long[], int)} of byte buffers; the root's {@code out}
+     * position advances by the sum of counts elements.
+     *
+     * @param in this rank's {@code counts[rank]} elements, from its position (not changed)
+     * @param out on the root, receives the sum of counts elements in rank order from its position; ignored elsewhere,
+     *         may be null
+     * @param type the type of the elements
+     * @param counts the number of elements from each rank, indexed by rank (the same on every rank)
+     * @param root the rank that receives, in [0, worldSize)
+     * @throws IllegalArgumentException if a buffer the call uses is null, too small or (out) read-only, or as the
+     *         segment form
+     * @throws NexarException as the segment form
+     */
+    default void gatherV(ByteBuffer in, ByteBuffer out, DataType type, long[] counts, int root) {
+        CollectiveBuffers.gatherV(this, in, out, type, counts, root);
+    }
+
+    /**
+     * {@link #scatter(MemorySegment, MemorySegment, DataType, long, int)} of byte buffers; {@code out}'s position
+     * advances by {@code count} elements.
+     *
+     * @param in on the root, worldSize blocks of {@code count} elements from its position (not changed); ignored
+     *         elsewhere, may be null
+     * @param out receives this rank's block from its position
+     * @param type the type of the elements
+     * @param count the number of elements per rank
+     * @param root the rank that sends, in [0, worldSize)
+     * @throws IllegalArgumentException if a buffer the call uses is null, too small or (out) read-only, or as the
+     *         segment form
+     * @throws NexarException as the segment form
+     */
+    default void scatter(ByteBuffer in, ByteBuffer out, DataType type, long count, int root) {
+        CollectiveBuffers.scatter(this, in, out, type, count, root);
+    }
+
+    /**
+     * {@link #scatterV(MemorySegment, MemorySegment, DataType, long[], int)} of byte buffers; {@code out}'s position
+     * advances by {@code counts[rank]} elements.
+     *
+     * @param in on the root, the elements for every rank packed in rank order from its position (not changed);
+     *         ignored elsewhere, may be null
+     * @param out receives this rank's {@code counts[rank]} elements from its position
+     * @param type the type of the elements
+     * @param counts the number of elements for each rank, indexed by rank (the same on every rank)
+     * @param root the rank that sends, in [0, worldSize)
+     * @throws IllegalArgumentException if a buffer the call uses is null, too small or (out) read-only, or as the
+     *         segment form
+     * @throws NexarException as the segment form
+     */
+    default void scatterV(ByteBuffer in, ByteBuffer out, DataType type, long[] counts, int root) {
+        CollectiveBuffers.scatterV(this, in, out, type, counts, root);
+    }
+
+    /**
+     * {@link #allToAll(MemorySegment, MemorySegment, DataType, long)} of byte buffers; {@code out}'s position
+     * advances by worldSize x count elements.
+     *
+     * @param in worldSize blocks of {@code count} elements from its position (not changed); block j goes to rank j
+     * @param out receives worldSize blocks of {@code count} elements from its position; block j comes from rank j
+     * @param type the type of the elements
+     * @param count the number of elements of each block
+     * @throws IllegalArgumentException if a buffer is null, too small or (out) read-only, or as the segment form
+     * @throws NexarException as the segment form
+     */
+    default void allToAll(ByteBuffer in, ByteBuffer out, DataType type, long count) {
+        CollectiveBuffers.allToAll(this, in, out, type, count);
+    }
+
+    /**
+     * {@link #allToAllV(MemorySegment, long[], MemorySegment, long[], DataType)} of byte buffers; {@code out}'s
+     * position advances by the sum of recvCounts elements.
+     *
+     * @param in the elements this rank sends, packed in rank order from its position (not changed)
+     * @param sendCounts the number of elements to each rank, indexed by rank
+     * @param out receives the elements from every rank, packed in rank order from its position
+     * @param recvCounts the number of elements from each rank, indexed by rank
+     * @param type the type of the elements
+     * @throws IllegalArgumentException if a buffer is null, too small or (out) read-only, or as the segment form
+     * @throws NexarException as the segment form
+     */
+    default void allToAllV(ByteBuffer in, long[] sendCounts, ByteBuffer out, long[] recvCounts, DataType type) {
+        CollectiveBuffers.allToAllV(this, in, sendCounts, out, recvCounts, type);
+    }
+
     /**
      * Inclusive prefix reduction: rank r's {@code out} = in(0) op ... op in(r); AVG divides by r + 1.
      *

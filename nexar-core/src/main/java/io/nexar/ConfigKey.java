@@ -103,6 +103,24 @@ public enum ConfigKey {
             "TLS implementation of the TCP lanes: boringssl (netty-tcnative, native), jdk (the JDK's SSLEngine) or"
                     + " auto (boringssl when its native library loads on this platform, else jdk). Both ends of a pair"
                     + " may differ."),
+    /** {@code bind.address}, read into {@link NexarConfig#bindAddress()}. */
+    BIND_ADDRESS("bind.address", Type.ADDRESS, "auto", any(),
+            "Address of the interface on which this process's QUIC and TCP-lane listeners listen (multi-NIC hosts,"
+                    + " pods): an IP address or host name of this host, or a wildcard (0.0.0.0, ::) for every"
+                    + " interface. auto: the seed's address when it is a loopback address, else the wildcard of the"
+                    + " seed's address family."),
+    /** {@code advertise.address}, read into {@link NexarConfig#advertiseAddress()}. */
+    ADVERTISE_ADDRESS("advertise.address", Type.ADDRESS, "auto", any(),
+            "Address the other members dial to reach this process, published in the peer table (NAT, a pod's"
+                    + " address, multi-NIC hosts): an IP address, or a host name resolved when the process joins."
+                    + " auto: bind.address when it names one address, else the address the seed sees this process"
+                    + " enrol from."),
+    /** {@code port.range}, read into {@link NexarConfig#portRange()}. */
+    PORT_RANGE("port.range", Type.PORT_RANGE, "0", any(),
+            "Ports of this process's QUIC (UDP) and TCP-lane listeners, for firewalls and NetworkPolicies: PORT or"
+                    + " FIRST-LAST. Each listener takes the first free port of the range, binds it once before"
+                    + " enrolment and keeps it; no free port fails the join with an error naming this setting. 0: a"
+                    + " free port picked at random below the kernel's ephemeral range."),
     /** {@code heartbeat.interval}, read into {@link NexarConfig#heartbeatInterval()}. */
     HEARTBEAT_INTERVAL("heartbeat.interval", Type.DURATION, "1s", between("10ms", "1h"),
             "A heartbeat goes to each peer on the control lane this often, whatever else is sent (data can wait in a "
@@ -134,12 +152,19 @@ public enum ConfigKey {
             "Which ranks connect directly: full-mesh (every pair), k-regular:K (each rank has K neighbours, a ring"
                     + " plus chords) or hypercube (rank r to r XOR 2^i; the world size must be a power of two, else"
                     + " formation fails). Messages to other ranks are relayed along shortest paths"
-                    + " (docs/protocol.md, docs/collectives.md)."),
+                    + " (docs/protocol.md, docs/collectives.md). For now in-process and single-JVM clusters only:"
+                    + " processes that join through a seed refuse a sparse topology."),
     /** {@code formation.timeout}, read into {@link NexarConfig#formationTimeout()}. */
     FORMATION_TIMEOUT("formation.timeout", Type.DURATION, "1m", greaterThan("0s"),
             "How long Nexar.join() (and a worker of `nexar launch`) waits for the seed, its enrolment and the"
                     + " connections to every peer before it fails with ClusterFormationException; a worker logs"
                     + " \"waiting for seed\" meanwhile."),
+    /** {@code cert.validity}, read into {@link NexarConfig#certValidity()}. */
+    CERT_VALIDITY("cert.validity", Type.DURATION, "24h", greaterThan("0s"),
+            "How long the member certificates that a seed issues (`nexar launch`, rank 0 hosting the seed) are valid,"
+                    + " never longer than its CA. A member logs at WARN when 80% of its certificate's life has passed;"
+                    + " connections made after it expired (bulk lanes, growth) are refused, open ones go on. Renewal"
+                    + " without restarting the job is not built yet: set it above the job's length (docs/security.md)."),
     /** {@code rpc.timeout}, read into {@link NexarConfig#rpcTimeout()}. */
     RPC_TIMEOUT("rpc.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one remote call, from its call to its response; the caller then fails it with"
@@ -162,8 +187,46 @@ public enum ConfigKey {
         BOOLEAN("a boolean"),
         /** One of the key's {@link ConfigKey#choices()}, case-insensitive; the value is a constant of its enum. */
         ENUM("a choice"),
+        /**
+         * A network address as text ({@link String}): an IPv4 or IPv6 literal (brackets allowed), a host name, or
+         * {@code auto}; host names are resolved where the address is used, not when it is parsed.
+         */
+        ADDRESS("an address"),
+        /** A {@link PortRange}: {@code 0} (any), {@code PORT} or {@code FIRST-LAST}. */
+        PORT_RANGE("a port range"),
         /** A {@link Topology}: {@code full-mesh}, {@code k-regular:K} or {@code hypercube}. */
         TOPOLOGY("a topology");
+
+        /** A host name: dot-separated labels of letters, digits and inner dashes. */
+        private static final java.util.regex.Pattern HOST_NAME = java.util.regex.Pattern.compile(
+                "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                            + "(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.?");
+
+        /**
+         * {@code auto}, an IP literal (an IPv6 one may be in brackets, which are dropped) or a host name; no name is
+         * looked up here.
+         */
+        private static String parseAddress(String text) {
+            String s = text.strip();
+            if (s.equalsIgnoreCase("auto")) {
+                return "auto";
+            }
+            if (s.startsWith("[") && s.endsWith("]")) {
+                s = s.substring(1, s.length() - 1);
+            }
+            boolean literal = s.indexOf(':') >= 0 || s.matches("[0-9.]+");
+            if (literal) {
+                try {
+                    java.net.InetAddress.ofLiteral(s);
+                    return s;
+                } catch (IllegalArgumentException e) {
+                    // not a literal: reported below
+                }
+            } else if (HOST_NAME.matcher(s).matches()) {
+                return s;
+            }
+            throw new ValueFormatException(text, "an IP address such as 10.0.0.5 or fd00::5, a host name, or auto", false);
+        }
 
         private final String noun;
 
@@ -173,7 +236,7 @@ public enum ConfigKey {
 
         /** {@return the name used in {@code docs/config.md}, for example {@code duration}} */
         public String displayName() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         /**
@@ -199,6 +262,14 @@ public enum ConfigKey {
                 case ENUM -> constants.stream().filter(c -> choiceKey(c).equalsIgnoreCase(text.strip()))
                         .findFirst().orElseThrow(() -> new ValueFormatException(text, "one of "
                                 + String.join(", ", constants.stream().map(ConfigKey::choiceKey).toList()), false));
+                case ADDRESS -> parseAddress(text);
+                case PORT_RANGE -> {
+                    try {
+                        yield PortRange.parse(text);
+                    } catch (IllegalArgumentException e) {
+                        throw new ValueFormatException(text, PortRange.EXPECTED, false);
+                    }
+                }
                 case TOPOLOGY -> {
                     try {
                         yield Topology.parse(text);
@@ -216,7 +287,7 @@ public enum ConfigKey {
                 case SIZE -> Units.formatSize((Long) value);
                 case INT, BOOLEAN -> value.toString();
                 case ENUM -> choiceKey((Enum<?>) value);
-                case TOPOLOGY -> value.toString();
+                case ADDRESS, PORT_RANGE, TOPOLOGY -> value.toString();
             };
         }
 
@@ -226,7 +297,7 @@ public enum ConfigKey {
                 case DURATION -> Units.MAX_DURATION;
                 case SIZE -> Units.MAX_SIZE_BYTES;
                 case INT -> Integer.MAX_VALUE;
-                case BOOLEAN, ENUM, TOPOLOGY -> null;
+                case BOOLEAN, ENUM, ADDRESS, PORT_RANGE, TOPOLOGY -> null;
             };
         }
     }
@@ -356,6 +427,8 @@ public enum ConfigKey {
             case BOOLEAN -> "true, false";
             case TOPOLOGY -> "full-mesh, k-regular:K (K from 2 to " + Topology.MAX_DEGREE + "), hypercube";
             case ENUM -> String.join(", ", choices);
+            case ADDRESS -> "auto, an IP address, a host name";
+            case PORT_RANGE -> "0, PORT, FIRST-LAST (1 to 65535)";
             case DURATION, SIZE, INT -> {
                 if (min == null) {
                     yield maxDeclared ? "<= " + type.format(max) : "any";

@@ -5,7 +5,7 @@ package io.nexar;
  * tag and peer. Unknown numeric fields are {@code -1}.
  *
  * <p>{@link #describe()} renders the prefix of every nexar error message, for example
- * {@code allReduce on rank 2 (world 4, comm 0, seq 17)}.
+ * {@code allReduce on rank 2 (world 4, comm 0, seq 17, peer 1)}: every field that is known, the peer included.
  *
  * @param operation the operation that failed
  * @param rank the local rank, -1 before a rank is assigned
@@ -60,7 +60,10 @@ public record ErrorContext(Operation operation, int rank, int worldSize, int com
         return new ErrorContext(operation, rank, worldSize, communicator, sequence, tag, newPeer);
     }
 
-    /** {@return the standard message prefix, for example {@code recv on rank 2 (world 4, comm 0, tag 7)}} */
+    /**
+     * {@return the standard message prefix: the operation, the rank and every known field (world size, communicator,
+     * sequence number, tag, peer), for example {@code recv on rank 2 (world 4, comm 0, tag 7, peer 1)}}
+     */
     public String describe() {
         var sb = new StringBuilder(operation.displayName());
         if (rank >= 0) {
@@ -78,6 +81,9 @@ public record ErrorContext(Operation operation, int rank, int worldSize, int com
         }
         if (tag >= 0) {
             details.append(details.isEmpty() ? "" : ", ").append("tag ").append(tag);
+        }
+        if (peer >= 0) {
+            details.append(details.isEmpty() ? "" : ", ").append("peer ").append(peer);
         }
         if (!details.isEmpty()) {
             sb.append(" (").append(details).append(')');

@@ -279,6 +279,34 @@ public final class NexarConfig {
     }
 
     /**
+     * Setting {@link ConfigKey#BIND_ADDRESS}.
+     *
+     * @return the address of the interface the listeners bind (an IP literal without brackets or a host name), or
+     *         {@code auto}
+     */
+    public String bindAddress() {
+        return (String) values.get(ConfigKey.BIND_ADDRESS);
+    }
+
+    /**
+     * Setting {@link ConfigKey#ADVERTISE_ADDRESS}.
+     *
+     * @return the address the other members dial (an IP literal without brackets or a host name), or {@code auto}
+     */
+    public String advertiseAddress() {
+        return (String) values.get(ConfigKey.ADVERTISE_ADDRESS);
+    }
+
+    /**
+     * Setting {@link ConfigKey#PORT_RANGE}.
+     *
+     * @return the ports the QUIC and TCP-lane listeners may bind; {@link PortRange#ANY} for any free port
+     */
+    public PortRange portRange() {
+        return (PortRange) values.get(ConfigKey.PORT_RANGE);
+    }
+
+    /**
      * Setting {@link ConfigKey#HEARTBEAT_INTERVAL}.
      *
      * @return how often an idle link carries a heartbeat
@@ -366,6 +394,15 @@ public final class NexarConfig {
      */
     public Duration formationTimeout() {
         return (Duration) values.get(ConfigKey.FORMATION_TIMEOUT);
+    }
+
+    /**
+     * Setting {@link ConfigKey#CERT_VALIDITY}.
+     *
+     * @return how long the member certificates a seed of this process issues are valid; positive
+     */
+    public Duration certValidity() {
+        return (Duration) values.get(ConfigKey.CERT_VALIDITY);
     }
 
     /**
@@ -963,6 +1000,38 @@ public final class NexarConfig {
         }
 
         /**
+         * Sets {@link ConfigKey#BIND_ADDRESS}: the interface the QUIC and TCP-lane listeners bind.
+         *
+         * @param address an IP address, a host name, a wildcard ({@code 0.0.0.0}, {@code ::}) or {@code auto}
+         * @return this builder
+         * @throws InvalidConfigurationException if it is none of these
+         */
+        public Builder bindAddress(String address) {
+            return set(ConfigKey.BIND_ADDRESS, Objects.requireNonNull(address, "address"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#ADVERTISE_ADDRESS}: the address the other members dial to reach this process.
+         *
+         * @param address an IP address, a host name or {@code auto}
+         * @return this builder
+         * @throws InvalidConfigurationException if it is none of these
+         */
+        public Builder advertiseAddress(String address) {
+            return set(ConfigKey.ADVERTISE_ADDRESS, Objects.requireNonNull(address, "address"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#PORT_RANGE}: the ports the QUIC and TCP-lane listeners may bind.
+         *
+         * @param range the ports, or {@link PortRange#ANY}
+         * @return this builder
+         */
+        public Builder portRange(PortRange range) {
+            return typed(ConfigKey.PORT_RANGE, Objects.requireNonNull(range, "range"));
+        }
+
+        /**
          * Sets {@link ConfigKey#HEARTBEAT_INTERVAL}: how often an idle link carries a heartbeat; below the heartbeat
          * timeout (checked by {@link #build()}).
          *
@@ -996,6 +1065,18 @@ public final class NexarConfig {
          */
         public Builder formationTimeout(Duration timeout) {
             return typed(ConfigKey.FORMATION_TIMEOUT, Objects.requireNonNull(timeout, "timeout"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#CERT_VALIDITY}: how long the member certificates a seed of this process issues are
+         * valid.
+         *
+         * @param validity the validity; positive
+         * @return this builder
+         * @throws InvalidConfigurationException if not positive
+         */
+        public Builder certValidity(Duration validity) {
+            return typed(ConfigKey.CERT_VALIDITY, Objects.requireNonNull(validity, "validity"));
         }
 
         /**

@@ -5,8 +5,8 @@ import java.time.Duration;
 
 /**
  * An operation did not complete before its deadline. The message names what it was waiting for, for example
- * {@code recv on rank 2 (world 4, comm 0, tag 7) timed out after 30s waiting for rank 1}; after a hang report it
- * carries that report (what each awaited rank was doing).
+ * {@code recv on rank 2 (world 4, comm 0, tag 7, peer 1) timed out after 30s waiting for rank 1}; after a hang
+ * report it carries that report (what each awaited rank was doing).
  *
  * <p>What to do: read the hang report first. Usually a rank never called the matching operation (a program bug: a
  * missing {@code send}, a collective called on some ranks only, different tags) or is stuck in its own computation;
@@ -35,7 +35,7 @@ public final class OperationTimeoutException extends NexarException {
 
     /**
      * For a collective operation that timed out inside its schedule, for example {@code allReduce on rank 2 (world 4,
-     * comm 0, seq 17) timed out after 30s at step 3/6 waiting for rank 1}.
+     * comm 0, seq 17, peer 1) timed out after 30s at step 3/6 waiting for rank 1}.
      *
      * @param context where it happened; its peer is the rank that was awaited, if one was
      * @param timeout the deadline that passed

@@ -3,8 +3,8 @@ package io.nexar;
 /**
  * A remote call reached the callee and failed there: its handler threw, no handler is registered for the function,
  * or the callee already runs as many of this caller's requests as setting {@code rpc.max.in.flight} allows. For
- * example {@code rpc on rank 0 (world 4, comm 0) failed on rank 2: function 7 threw java.lang.IllegalStateException:
- * no such key}.
+ * example {@code rpc on rank 0 (world 4, comm 0, peer 2) failed on rank 2: function 7 threw
+ * java.lang.IllegalStateException: no such key}.
  *
  * <p>The callee's exception is not sent or rebuilt (no Java serialization): {@link #remoteClass()} and
  * {@link #remoteMessage()} carry its class name and message, and {@link #code()} the {@link ErrorCode} the callee

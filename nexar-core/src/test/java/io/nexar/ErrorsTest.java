@@ -17,9 +17,12 @@ class ErrorsTest {
 
     @Test
     void shouldDescribeContextInTheDocumentedStyle() {
-        assertThat(COLLECTIVE.describe()).isEqualTo("allReduce on rank 2 (world 4, comm 0, seq 17)");
+        assertThat(COLLECTIVE.describe()).isEqualTo("allReduce on rank 2 (world 4, comm 0, seq 17, peer 1)");
         assertThat(ErrorContext.p2p(Operation.RECV, 1, 2, 3, 7, 0).describe())
+                .isEqualTo("recv on rank 1 (world 2, comm 3, tag 7, peer 0)");
+        assertThat(ErrorContext.p2p(Operation.RECV, 1, 2, 3, 7, -1).describe()) // from any source
                 .isEqualTo("recv on rank 1 (world 2, comm 3, tag 7)");
+        assertThat(ErrorContext.of(Operation.JOIN).withPeer(3).describe()).isEqualTo("join (peer 3)");
         assertThat(ErrorContext.of(Operation.JOIN).describe()).isEqualTo("join");
         assertThat(ErrorContext.of(Operation.JOIN).withPeer(3).peer()).isEqualTo(3);
     }
@@ -27,7 +30,8 @@ class ErrorsTest {
     @Test
     void shouldFormatTimeoutsWithUnits() {
         var e = new OperationTimeoutException(COLLECTIVE, Duration.ofSeconds(30), "rank 1");
-        assertThat(e).hasMessage("allReduce on rank 2 (world 4, comm 0, seq 17) timed out after 30s waiting for rank 1");
+        assertThat(e).hasMessage("allReduce on rank 2 (world 4, comm 0, seq 17, peer 1) timed out after 30s waiting for"
+                + " rank 1");
         assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
         assertThat(e.timeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(e.operation()).isEqualTo(Operation.ALL_REDUCE);
@@ -54,8 +58,8 @@ class ErrorsTest {
     @Test
     void shouldReportBothSizesOnMismatch() {
         var e = new MessageSizeMismatchException(ErrorContext.p2p(Operation.RECV, 1, 2, 0, 4, 0), 100, 50);
-        assertThat(e).hasMessage("recv on rank 1 (world 2, comm 0, tag 4) received a message of 100 bytes from rank 0"
-                + " but the receive buffer holds only 50 bytes");
+        assertThat(e).hasMessage("recv on rank 1 (world 2, comm 0, tag 4, peer 0) received a message of 100 bytes from"
+                + " rank 0 but the receive buffer holds only 50 bytes");
         assertThat(e.messageBytes()).isEqualTo(100);
         assertThat(e.bufferBytes()).isEqualTo(50);
     }
@@ -65,7 +69,7 @@ class ErrorsTest {
         var context = new ErrorContext(Operation.RPC, 0, 4, 0, -1, -1, 2);
         var failed = new RpcException(context, RpcException.Reason.HANDLER_FAILED, ErrorCode.FAILED_PRECONDITION, 7,
                 "java.lang.IllegalStateException", "no such key");
-        assertThat(failed).hasMessage("rpc on rank 0 (world 4, comm 0) failed on rank 2: function 7 threw"
+        assertThat(failed).hasMessage("rpc on rank 0 (world 4, comm 0, peer 2) failed on rank 2: function 7 threw"
                 + " java.lang.IllegalStateException: no such key");
         assertThat(failed.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
         assertThat(failed.functionId()).isEqualTo(7);
@@ -74,10 +78,10 @@ class ErrorsTest {
                 "java.io.IOException", "")).hasMessageEndingWith("function 7 threw java.io.IOException");
         assertThat(new RpcException(context, RpcException.Reason.UNKNOWN_FUNCTION, ErrorCode.FAILED_PRECONDITION, 9,
                 "", "function 9 is not registered on communicator 0 of rank 2"))
-                .hasMessage("rpc on rank 0 (world 4, comm 0) failed on rank 2: function 9 is not registered on"
+                .hasMessage("rpc on rank 0 (world 4, comm 0, peer 2) failed on rank 2: function 9 is not registered on"
                         + " communicator 0 of rank 2");
         assertThat(new RpcException(context, RpcException.Reason.OVERLOADED, ErrorCode.UNAVAILABLE, 9, "", "busy"))
-                .hasMessage("rpc on rank 0 (world 4, comm 0) was refused by rank 2: busy");
+                .hasMessage("rpc on rank 0 (world 4, comm 0, peer 2) was refused by rank 2: busy");
     }
 
     @Test

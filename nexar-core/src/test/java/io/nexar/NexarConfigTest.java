@@ -50,6 +50,9 @@ class NexarConfigTest {
         m.put(ConfigKey.BULK_THRESHOLD, List.of("1KiB", "2KiB", "3KiB"));
         m.put(ConfigKey.POLL_WINDOW, List.of("0s", "50us", "1ms"));
         m.put(ConfigKey.TLS_ENGINE, List.of("jdk", "boringssl", "auto"));
+        m.put(ConfigKey.BIND_ADDRESS, List.of("10.0.0.5", "fd00::5", "node-1.example"));
+        m.put(ConfigKey.ADVERTISE_ADDRESS, List.of("203.0.113.7", "auto", "pod-1.jobs.svc"));
+        m.put(ConfigKey.PORT_RANGE, List.of("40000-40100", "7000", "0"));
         m.put(ConfigKey.HEARTBEAT_INTERVAL, List.of("100ms", "200ms", "300ms"));
         m.put(ConfigKey.HEARTBEAT_TIMEOUT, List.of("2s", "3s", "4s"));
         m.put(ConfigKey.RECOVERY_POLICY, List.of("manual", "automatic", "abort"));
@@ -59,6 +62,7 @@ class NexarConfigTest {
         m.put(ConfigKey.JOIN_ELASTIC, List.of("true", "false", "true"));
         m.put(ConfigKey.TOPOLOGY, List.of("k-regular:2", "hypercube", "k-regular:4"));
         m.put(ConfigKey.FORMATION_TIMEOUT, List.of("5s", "2m", "90s"));
+        m.put(ConfigKey.CERT_VALIDITY, List.of("1h", "2h", "7h"));
         m.put(ConfigKey.RPC_TIMEOUT, List.of("5s", "10s", "1m"));
         m.put(ConfigKey.RPC_MAX_IN_FLIGHT, List.of("2", "8", "128"));
         return m;
@@ -190,6 +194,9 @@ class NexarConfigTest {
                 bulk.threshold            0B         default
                 poll.window               2ms        default
                 tls.engine                auto       default
+                bind.address              auto       default
+                advertise.address         auto       default
+                port.range                0          default
                 heartbeat.interval        1s         default
                 heartbeat.timeout         5s         default
                 recovery.policy           abort      default
@@ -199,6 +206,7 @@ class NexarConfigTest {
                 join.elastic              false      default
                 topology                  full-mesh  default
                 formation.timeout         1m         default
+                cert.validity             24h        default
                 rpc.timeout               30s        default
                 rpc.max.in.flight         64         default""");
         assertThat(config.sources()).containsAllEntriesOf(Map.of(
@@ -435,9 +443,10 @@ class NexarConfigTest {
                         "hang.report.after", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
-                        "poll.window", "tls.engine", "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
-                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "topology", "formation.timeout",
-                        "rpc.timeout", "rpc.max.in.flight");
+                        "poll.window", "tls.engine", "bind.address", "advertise.address", "port.range",
+                        "heartbeat.interval", "heartbeat.timeout", "recovery.policy",
+                        "world.min.size", "recovery.timeout", "world.max.size", "join.elastic", "topology",
+                        "formation.timeout", "cert.validity", "rpc.timeout", "rpc.max.in.flight");
     }
 
     @Test
@@ -479,14 +488,16 @@ class NexarConfigTest {
                         "true, false", "true, false", "0s to 24h", "auto, ring, recursive-doubling, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
-                        "0s to 1s", "auto, boringssl, jdk", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
+                        "0s to 1s", "auto, boringssl, jdk", "auto, an IP address, a host name",
+                        "auto, an IP address, a host name", "0, PORT, FIRST-LAST (1 to 65535)", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",
                         "1 to 65535", "> 0s", "1 to 65535", "true, false",
-                        "full-mesh, k-regular:K (K from 2 to 65535), hypercube", "> 0s", "> 0s", "1 to 65536");
+                        "full-mesh, k-regular:K (K from 2 to 65535), hypercube", "> 0s", "> 0s", "> 0s", "1 to 65536");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "duration",
                         "enum", "size",
-                        "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "duration",
-                        "duration", "enum", "int", "duration", "int", "boolean", "topology", "duration", "duration", "int");
+                        "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "address",
+                        "address", "port-range", "duration",
+                        "duration", "enum", "int", "duration", "int", "boolean", "topology", "duration", "duration", "duration", "int");
     }
 
     @ParameterizedTest
@@ -520,6 +531,7 @@ class NexarConfigTest {
         var e = new OperationTimeoutException(ErrorContext.p2p(Operation.RECV, 2, 4, 0, 7, 1), Duration.ofMillis(1500),
                 "rank 1");
 
-        assertThat(e).hasMessage("recv on rank 2 (world 4, comm 0, tag 7) timed out after 1500ms waiting for rank 1");
+        assertThat(e).hasMessage("recv on rank 2 (world 4, comm 0, tag 7, peer 1) timed out after 1500ms waiting for"
+                + " rank 1");
     }
 }

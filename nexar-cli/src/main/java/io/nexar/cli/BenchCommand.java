@@ -52,7 +52,7 @@ final class BenchCommand implements Callable<Integer> {
     String op;
 
     @Option(names = "--compressor", paramLabel = "SPEC",
-            description = "compressor of --op allreduce-compressed: topk:RATIO (default topk:0.01, 1% of the"
+            description = "compressor of --op allreduce-compressed: topk:RATIO (default topk:0.01, 1%% of the"
                     + " elements), topk:K or randomk:K; its rows also report the bytes each rank sends against a"
                     + " dense allreduce")
     String compressor;

@@ -107,7 +107,7 @@ final class LaunchCommand implements Callable<Integer> {
         // a worker that dies before formation fails it within the time a running cluster takes to notice a death
         String bind = host.contains(":") ? "[" + host + "]:0" : host + ":0";
         var options = SeedOptions.builder(ranks).bind(bind).formationDeadline(config.formationTimeout())
-                .vacancyTimeout(config.heartbeatTimeout()).build();
+                .vacancyTimeout(config.heartbeatTimeout()).certValidity(config.certValidity()).build();
         try (SeedServer seed = SeedServer.start(options);
              var children = new ChildProcesses(context.out(), context.err(), Duration.ofSeconds(5))) {
             String join = seed.joinString();

@@ -67,7 +67,8 @@ final class SeedCommand implements Callable<Integer> {
         Duration deadline = Flags.duration("--formation-timeout", formationTimeout);
         InetSocketAddress address = Flags.bindAddress("--bind", bind);
         ClusterCa ca = caCert == null ? ClusterCa.generate() : ClusterCa.load(caCert, caKey);
-        var options = SeedOptions.builder(worldSize).bindAddress(address).ca(ca).formationDeadline(deadline).build();
+        var options = SeedOptions.builder(worldSize).bindAddress(address).ca(ca).formationDeadline(deadline)
+                .certValidity(LaunchCommand.checkConfiguration(context).certValidity()).build();
         try (SeedServer seed = SeedServer.start(options)) {
             if (joinFile != null) {
                 JoinFile.write(joinFile, seed.joinString());

@@ -46,6 +46,23 @@ class CliErrorsTest {
     }
 
     @Test
+    void shouldFormatEveryCommandsHelpWithoutAPicocliWarning() {
+        // picocli's tracer writes to System.err itself: a '%' not doubled in a description warns there, once per JVM
+        var original = System.err;
+        var captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            for (String command : new String[] {"seed", "worker", "launch", "run", "demo", "bench", "info"}) {
+                assertThat(cli.run(command, "--help")).as(command).isZero();
+            }
+        } finally {
+            System.setErr(original);
+        }
+        assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("picocli WARN");
+        assertThat(cli.out()).contains("1% of the elements");
+    }
+
+    @Test
     void shouldStillPrintTheUsageOnHelp() {
         assertThat(cli.run("seed", "--help")).isZero();
         assertThat(cli.out()).contains("Usage: nexar seed", "--bind");

@@ -4,6 +4,7 @@ import io.nexar.DataType;
 import io.nexar.ReduceOp;
 import java.lang.foreign.MemorySegment;
 import java.util.Random;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Seeded per-rank inputs for collective tests. {@link #exact} values make every reduction order give the same bits
@@ -25,23 +26,9 @@ public final class Inputs {
      * @return the buffers, one per rank, heap segments accessible from every thread
      */
     public static MemorySegment[] exact(long seed, int world, long count, DataType type, ReduceOp op) {
-        var random = new Random(seed);
-        var out = new MemorySegment[world];
-        int w = type.byteSize();
-        for (int r = 0; r < world; r++) {
-            var seg = MemorySegment.ofArray(new long[Math.toIntExact((count * w + 7) / 8)]).asSlice(0, count * w);
-            for (long i = 0; i < count; i++) {
-                if (type.isFloatingPoint()) {
-                    double[] choices = op == ReduceOp.PROD ? new double[] {-2, -1, 1, 2, 0.5}
-                            : new double[] {-2, -1, 0, 1, 2, 3, 0.5, -0.0};
-                    Elements.setDouble(seg, i, type, choices[random.nextInt(choices.length)]);
-                } else {
-                    Elements.setLong(seg, i, type, random.nextLong());
-                }
-            }
-            out[r] = seg;
-        }
-        return out;
+        double[] choices = op == ReduceOp.PROD ? new double[] {-2, -1, 1, 2, 0.5}
+                : new double[] {-2, -1, 0, 1, 2, 3, 0.5, -0.0};
+        return fill(seed, world, count, type, random -> choices[random.nextInt(choices.length)]);
     }
 
     /**
@@ -54,14 +41,23 @@ public final class Inputs {
      * @return the buffers, one per rank, heap segments accessible from every thread
      */
     public static MemorySegment[] random(long seed, int world, long count, DataType type) {
+        return fill(seed, world, count, type, random -> random.nextDouble() * 2000 - 1000);
+    }
+
+    /**
+     * {@code world} buffers of {@code count} elements drawn from one generator seeded with {@code seed}, rank after
+     * rank: floating-point elements from {@code floating}, integer elements uniformly from all 64-bit values (cut to
+     * the type).
+     */
+    private static MemorySegment[] fill(long seed, int world, long count, DataType type,
+                                        ToDoubleFunction<Random> floating) {
         var random = new Random(seed);
         var out = new MemorySegment[world];
-        int w = type.byteSize();
         for (int r = 0; r < world; r++) {
-            var seg = MemorySegment.ofArray(new long[Math.toIntExact((count * w + 7) / 8)]).asSlice(0, count * w);
+            MemorySegment seg = zeros(count, type);
             for (long i = 0; i < count; i++) {
                 if (type.isFloatingPoint()) {
-                    Elements.setDouble(seg, i, type, random.nextDouble() * 2000 - 1000);
+                    Elements.setDouble(seg, i, type, floating.applyAsDouble(random));
                 } else {
                     Elements.setLong(seg, i, type, random.nextLong());
                 }

@@ -5,8 +5,6 @@ import io.nexar.MembershipEvent;
 import io.nexar.NexarConfig;
 import io.nexar.NexarException;
 import io.nexar.Operation;
-import io.nexar.OperationTimeoutException;
-import io.nexar.PeerFailedException;
 import io.nexar.RecoveryPolicy;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Group;
@@ -17,23 +15,18 @@ import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
-import io.nexar.internal.util.Futures;
 import io.nexar.internal.util.LogContext;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
@@ -51,8 +44,6 @@ import org.slf4j.event.Level;
  */
 public final class Membership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
-    /** Agreement messages kept for a communicator this process does not know yet (a split still under way). */
-    private static final int MAX_EARLY = 4096;
     /** How long one agreement message may wait for room on the control lane. */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
 
@@ -63,7 +54,7 @@ public final class Membership implements AutoCloseable {
     private final Duration recoveryTimeout;
     private final int minSize;
     private final ExecutorService owner;
-    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+    private final MembershipListeners listeners;
 
     // ---- owned by the membership thread
     private final Map<Integer, String> down = new LinkedHashMap<>();
@@ -71,16 +62,12 @@ public final class Membership implements AutoCloseable {
     private final Map<Integer, Integer> generations = new HashMap<>();
     private final Map<Integer, Agreement> agreements = new HashMap<>();
     private final Map<Integer, CompletableFuture<Decision>> results = new HashMap<>();
-    private final Map<Integer, List<Object[]>> early = new HashMap<>();
-    private int earlyCount;
+    private final EarlyAgreements early = new EarlyAgreements();
 
     // ---- read by any thread
     private final ProcessState state;
     private volatile Consumer<Decision> worldRebuilt = d -> { };
     private volatile boolean closed;
-
-    private record Listener(IntPredicate communicators, Consumer<MembershipEvent> consumer) {
-    }
 
     /**
      * Creates the service and attaches it to {@code router}.
@@ -104,6 +91,7 @@ public final class Membership implements AutoCloseable {
         this.policy = config.policy();
         this.recoveryTimeout = config.recoveryTimeout();
         this.minSize = config.worldMinSize();
+        this.listeners = new MembershipListeners(transport.rank());
         this.owner = Executors.newSingleThreadExecutor(
                 LogContext.threads(Thread.ofVirtual().name("nexar-membership-r" + transport.rank()).factory(),
                         transport.rank(), transport.worldSize()));
@@ -273,9 +261,7 @@ public final class Membership implements AutoCloseable {
 
     /** Registers a listener for the communicators whose ids {@code communicators} accepts. */
     public io.nexar.MembershipWatch watch(IntPredicate communicators, Consumer<MembershipEvent> consumer) {
-        var l = new Listener(communicators, consumer);
-        listeners.add(l);
-        return () -> listeners.remove(l);
+        return listeners.watch(communicators, consumer);
     }
 
     /** Stops the membership thread; pending shrinks fail. Idempotent, bounded. */
@@ -315,12 +301,8 @@ public final class Membership implements AutoCloseable {
     private void register(Group g, int generation) {
         groups.putIfAbsent(g.id(), g);
         generations.putIfAbsent(g.id(), generation);
-        List<Object[]> held = early.remove(g.id());
-        if (held != null) {
-            earlyCount -= held.size();
-            for (Object[] m : held) {
-                handleAgree((Integer) m[0], (Message.Agree) m[1]);
-            }
+        for (EarlyAgreements.Held h : early.release(g.id())) {
+            handleAgree(h.from(), h.message());
         }
     }
 
@@ -357,10 +339,7 @@ public final class Membership implements AutoCloseable {
         if (a == null) {
             Group g = groups.get(m.communicator());
             if (g == null) {
-                if (earlyCount < MAX_EARLY) {
-                    early.computeIfAbsent(m.communicator(), id -> new ArrayList<>()).add(new Object[] {from, m});
-                    earlyCount++;
-                } else {
+                if (!early.hold(from, m)) {
                     LOG.warn("rank {}: dropped an agreement message for unknown communicator {}", transport.rank(),
                             m.communicator());
                 }
@@ -440,18 +419,7 @@ public final class Membership implements AutoCloseable {
         var next = new Group(id, indexOf(survivors, self), survivors);
         register(next, generation);
         var decision = new Decision(old, next, failed, generation);
-        var event = new io.nexar.internal.jfr.MembershipChangeEvent();
-        if (event.shouldCommit()) {
-            event.kind = "recovery";
-            event.communicator = old.id();
-            event.detail = "rebuilt as communicator " + id + " without world ranks " + Arrays.toString(failed)
-                    + " (generation " + generation + ", " + next.size() + " ranks)";
-            event.commit();
-        }
-        try (var mdc = LogContext.scope(next.rank(), next.size(), id)) {
-            LOG.info("recovery: communicator {} rebuilt as {} without world ranks {} ({} ranks, this one is rank {},"
-                    + " generation {})", old.id(), id, Arrays.toString(failed), next.size(), next.rank(), generation);
-        }
+        decision.report();
         if (old.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC) {
             state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
             worldRebuilt.accept(decision);
@@ -492,42 +460,18 @@ public final class Membership implements AutoCloseable {
     }
 
     private void emit(MembershipEvent event) {
-        for (Listener l : listeners) {
-            if (l.communicators().test(event.communicator())) {
-                try {
-                    l.consumer().accept(event);
-                } catch (RuntimeException e) {
-                    LOG.warn("rank {}: membership listener failed on {}", transport.rank(), event, e);
-                }
-            }
-        }
+        listeners.emit(event);
     }
 
     private Decision await(CompletableFuture<Decision> f, Deadline deadline, ErrorContext context, int comm) {
-        try {
-            return f.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
+        return DecisionWait.await(f, deadline, context, () -> {
             var waiting = new CompletableFuture<List<Integer>>();
             run(() -> {
                 Agreement a = agreements.get(comm);
                 waiting.complete(a == null ? List.of() : a.waitingFor());
             });
-            List<Integer> who = waiting.completeOnTimeout(List.of(), 1, TimeUnit.SECONDS).join();
-            throw new OperationTimeoutException(context, deadline.timeout(), "the agreement on the failed ranks"
-                    + (who.isEmpty() ? "" : " (world ranks " + who + " have not answered)"));
-        } catch (java.util.concurrent.CancellationException e) {
-            throw Futures.unwrap(e);
-        } catch (ExecutionException e) {
-            RuntimeException cause = Futures.unwrap(e); // through thenCompose the failure may come wrapped twice
-            if (cause instanceof RecoveryFailure rf) {
-                throw new PeerFailedException(context, "cannot continue: " + rf.getMessage());
-            }
-            throw cause;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new io.nexar.OperationCancelledException(context, "was interrupted while waiting for the"
-                    + " agreement on the failed ranks");
-        }
+            return waiting.completeOnTimeout(List.of(), 1, TimeUnit.SECONDS).join();
+        });
     }
 
     private ErrorContext context(Operation op, int comm) {

@@ -242,6 +242,7 @@ public final class CollectiveEngine {
                         mismatch(op, src, m.field(), m.detail());
                     }
                 }
+                stored.removeIf(c -> MismatchProbe.is(c.message())); // compared: a probe has no round (and no bytes)
                 op.later = stored; // the store's list, now the operation's: no second list (later is empty at post)
             }
             for (int r = 0; r < group.size() && op.failure == null; r++) {
@@ -299,6 +300,7 @@ public final class CollectiveEngine {
         }
         var h = hangs;
         long after = h == null ? 0 : h.afterNanos();
+        long probeAfter = MismatchProbe.afterNanos(deadlineNanos - op.postedNanos);
         lock.lock();
         try {
             while (op.failure == null && op.remaining > 0) {
@@ -306,6 +308,15 @@ public final class CollectiveEngine {
                 long left = deadlineNanos - now;
                 if (left <= 0) {
                     return false;
+                }
+                if (op.probedRound != op.round) { // a stalled round asks whether its senders run the same call
+                    long toProbe = op.progressNanos + probeAfter - now;
+                    if (toProbe <= 0) {
+                        op.probedRound = op.round;
+                        probe(op);
+                    } else {
+                        left = Math.min(left, toProbe);
+                    }
                 }
                 if (after > 0 && !op.hangReported) {
                     long toReport = op.progressNanos + after - now;
@@ -320,11 +331,32 @@ public final class CollectiveEngine {
                     }
                     left = Math.min(left, toReport);
                 }
+                if (Thread.interrupted()) { // parkNanos returns at once for an interrupted thread: never spin on it
+                    throw new InterruptedException();
+                }
                 op.awaitProgress(left);
             }
             return true;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Sends {@link MismatchProbe}s to the senders the open round of {@code op} still waits for. Under the lock. */
+    private void probe(OpState op) {
+        Transport t = abortTransport;
+        if (t == null) {
+            return;
+        }
+        int[] ranks = new int[op.slots.size()];
+        int n = 0;
+        for (int i = 0; i < op.slots.size(); i++) {
+            if (!op.slots.slotAt(i).done) {
+                ranks[n++] = op.slots.peerAt(i);
+            }
+        }
+        if (n > 0) {
+            MismatchProbe.send(t, op, java.util.Arrays.copyOf(ranks, n));
         }
     }
 
@@ -617,6 +649,9 @@ public final class CollectiveEngine {
             return Delivery.ACCEPTED;
         }
         if (c.step() > op.round) {
+            if (MismatchProbe.is(c)) {
+                return Delivery.ACCEPTED; // its fingerprint matched: nothing to do
+            }
             OpState.Slot ahead = op.aheadSlot(src, c.step());
             if (ahead == null) {
                 if (deferred(peer, c)) {
@@ -649,6 +684,9 @@ public final class CollectiveEngine {
         }
         int src = cs.group.local(peer);
         Fingerprint.Mismatch m = fp.compare(c, src);
+        if (m == null && MismatchProbe.is(c)) {
+            return; // a probe of an operation that matched
+        }
         Field field = m == null ? Field.SCHEDULE : m.field();
         String detail = m == null ? "rank " + src + " sent a message (step " + c.step() + ") that this rank's"
                 + " schedule never expects: the ranks ran different schedules" : m.detail();

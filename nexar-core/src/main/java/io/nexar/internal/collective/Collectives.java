@@ -12,6 +12,7 @@ import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.CallTimeout;
 import io.nexar.internal.util.Checks;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,8 +24,6 @@ import java.util.List;
  * calling thread (blocking forms) or on a virtual thread of its own ({@code start}, the async forms).
  */
 public final class Collectives {
-    /** Any thread other than the caller: a segment it can access can be written by transport threads. */
-    private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
     /** Most plans kept; beyond, the cache starts over (a program with ever-new counts gains nothing from it). */
     private static final int MAX_PLANS = 64;
     /** Largest scratch buffer kept with a reused operation state. */
@@ -131,7 +130,7 @@ public final class Collectives {
             if (seg.isReadOnly()) {
                 throw new IllegalArgumentException("buckets[" + b + "] is read-only");
             }
-            if (async && !seg.isAccessibleBy(OTHER_THREAD)) {
+            if (async && !Segments.shared(seg)) {
                 throw new IllegalArgumentException("async collectives need buffers that other threads can access"
                         + " (heap, global, auto or shared arena segments), not a confined arena's: buckets[" + b
                         + "]");
@@ -198,7 +197,7 @@ public final class Collectives {
                 residual.asSlice(0, count * rt.byteSize())).isPresent()) {
             throw new IllegalArgumentException("residual overlaps buffer");
         }
-        if (async && !(buffer.isAccessibleBy(OTHER_THREAD) && residual.isAccessibleBy(OTHER_THREAD))) {
+        if (async && !(Segments.shared(buffer) && Segments.shared(residual))) {
             throw new IllegalArgumentException("async collectives need buffers that other threads can access"
                     + " (heap, global, auto or shared arena segments), not a confined arena's");
         }
@@ -470,7 +469,7 @@ public final class Collectives {
     private CollectiveHandle run(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, boolean async,
                                  java.util.function.LongConsumer posted, Ended ended) {
         MemorySegment staged = null;
-        if (!out.isAccessibleBy(OTHER_THREAD)) {
+        if (!Segments.shared(out)) {
             if (async) {
                 throw new IllegalArgumentException("async collectives need buffers that other threads can access"
                         + " (heap, global, auto or shared arena segments), not a confined arena's");
@@ -479,7 +478,7 @@ public final class Collectives {
             staged = MemorySegment.ofArray(new long[Math.toIntExact((out.byteSize() + 7) / 8)])
                     .asSlice(0, out.byteSize());
             staged.copyFrom(out);
-        } else if (async && !in.isAccessibleBy(OTHER_THREAD)) {
+        } else if (async && !Segments.shared(in)) {
             throw new IllegalArgumentException("async collectives need buffers that other threads can access"
                     + " (heap, global, auto or shared arena segments), not a confined arena's");
         }

@@ -17,6 +17,11 @@ import java.util.concurrent.locks.Condition;
  * <p>Bound: a chunk is refused when the store would exceed {@code maxStoredBytes}, unless the store holds nothing
  * from its sender, so every sender can always make progress (and the bound is exceeded by at most one chunk per
  * sender).
+ *
+ * <p>The chunks of operations not posted yet are bounded in number too ({@link #maxEarlyChunks}: one per
+ * {@link #BYTES_PER_CHUNK} of the byte bound, at least {@link #MIN_EARLY_CHUNKS}), with the same exception (a sender
+ * that has none held): empty chunks (a barrier's) take no bytes, and a member that sends them for operations that
+ * never come (any sequence number, any communicator id) would otherwise grow the store's records without end.
  */
 final class EarlyStore {
     private final long maxStoredBytes;
@@ -25,13 +30,23 @@ final class EarlyStore {
     private final Map<OpKey, Message.CollectiveAbort> aborts = new HashMap<>();
     private final Map<OpKey, Integer> abortSenders = new HashMap<>();
     private final Map<Integer, Long> bySender = new HashMap<>();
+    /** Early chunks (of operations not posted yet) held, in all and by sender. */
+    private final Map<Integer, Integer> earlyBySender = new HashMap<>();
+    private long earlyChunks;
+    private final long maxEarlyChunks;
     private long bytes;
     private boolean closed;
 
     EarlyStore(long maxStoredBytes, Condition spaceFreed) {
         this.maxStoredBytes = maxStoredBytes;
         this.spaceFreed = spaceFreed;
+        this.maxEarlyChunks = Math.max(MIN_EARLY_CHUNKS, maxStoredBytes / BYTES_PER_CHUNK);
     }
+
+    /** About what the records of one held chunk cost the heap; the count bound is the byte bound over it. */
+    static final long BYTES_PER_CHUNK = 256;
+    /** The count bound of a small store. */
+    static final long MIN_EARLY_CHUNKS = 4096;
 
     /** An operation: (communicator, sequence number). */
     record OpKey(int comm, long seq) {
@@ -65,17 +80,40 @@ final class EarlyStore {
 
     /** Keeps chunk {@code c} of an operation not posted yet; false if it does not fit. */
     boolean holdEarly(OpKey key, int peer, Message.Collective c) {
+        int mine = earlyBySender.getOrDefault(peer, 0);
+        if (mine > 0 && earlyChunks >= maxEarlyChunks) {
+            return false;
+        }
         StoredChunk s = hold(peer, c);
         if (s == null) {
             return false;
         }
         chunks.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+        earlyBySender.put(peer, mine + 1);
+        earlyChunks++;
         return true;
     }
 
-    /** Removes and returns the early chunks of {@code key} (still counted until {@link #release}d), or null. */
+    /** Removes and returns the early chunks of {@code key} (their bytes counted until {@link #release}d), or null. */
     List<StoredChunk> takeEarly(OpKey key) {
-        return chunks.remove(key);
+        List<StoredChunk> taken = chunks.remove(key);
+        if (taken != null) {
+            uncountEarly(taken);
+        }
+        return taken;
+    }
+
+    /** Early chunks held (for tests and diagnostics). */
+    long earlyChunks() {
+        return earlyChunks;
+    }
+
+    private void uncountEarly(List<StoredChunk> taken) {
+        for (StoredChunk c : taken) {
+            earlyChunks--;
+            earlyBySender.merge(c.worldSrc(), -1, (a, b) -> a + b == 0 ? null : a + b);
+        }
+        spaceFreed.signalAll();
     }
 
     /** Keeps the first abort of an operation not posted yet. */
@@ -115,6 +153,7 @@ final class EarlyStore {
             var e = it.next();
             if (e.getKey().comm() == comm) {
                 e.getValue().forEach(this::release);
+                uncountEarly(e.getValue());
                 it.remove();
             }
         }
@@ -129,6 +168,8 @@ final class EarlyStore {
         aborts.clear();
         abortSenders.clear();
         bySender.clear();
+        earlyBySender.clear();
+        earlyChunks = 0;
         bytes = 0;
         spaceFreed.signalAll();
     }

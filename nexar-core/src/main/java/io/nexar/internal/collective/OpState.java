@@ -78,6 +78,8 @@ final class OpState implements BooleanSupplier {
     long postedNanos;
     /** When its last round opened or a receive of it completed: its last progress (System.nanoTime). */
     long progressNanos;
+    /** The round whose stall sent {@link MismatchProbe}s, -1 for none yet (driver thread, under the lock). */
+    int probedRound = -1;
     /** A hang report was started for it (driver thread only). */
     boolean hangReported;
     /** The hang report, once made (docs/failure-model.md "Hang reports"); its timeout error carries it. */
@@ -118,6 +120,7 @@ final class OpState implements BooleanSupplier {
         progressNanos = postedNanos;
         hangReported = false;
         hangReport = null;
+        probedRound = -1;
         return this;
     }
 

@@ -8,6 +8,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.jfr.CollectiveEvent;
+import io.nexar.internal.jfr.EventGates;
 import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
@@ -46,8 +47,10 @@ public final class ScheduleExecutor {
      * @throws NexarException the operation's failure
      */
     static void run(CollectiveEngine engine, Transport transport, OpState op, Deadline deadline, long chunkBytes) {
-        var event = new CollectiveEvent(); // nothing allocated when no recording enables it (scalar-replaced)
-        event.begin();
+        CollectiveEvent event = EventGates.collective() ? new CollectiveEvent() : null;
+        if (event != null) {
+            event.begin();
+        }
         NexarException failure = null;
         try {
             runRounds(engine, transport, op, deadline, chunkBytes);
@@ -55,7 +58,7 @@ public final class ScheduleExecutor {
             failure = e;
             throw e;
         } finally {
-            if (event.shouldCommit()) {
+            if (event != null && event.shouldCommit()) {
                 commit(event, op.group, op.fingerprint, op.type, op.seq,
                         FlightRecorder.bytesSent(op.schedule, op.type.byteSize()), failure);
             }
@@ -109,8 +112,10 @@ public final class ScheduleExecutor {
                     done = engine.awaitRound(op, deadline.deadlineNanos());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw engine.fail(op, new OperationCancelledException(op.context(), "was interrupted at step " + k
-                            + "/" + rounds.size()));
+                    int awaited = engine.awaited(op);
+                    throw engine.fail(op, new OperationCancelledException(op.context().withPeer(awaited),
+                            "was interrupted at step " + k + "/" + rounds.size()
+                            + (awaited < 0 ? "" : " waiting for rank " + awaited)));
                 }
                 if (!done) {
                     int peer = engine.awaited(op);
@@ -184,7 +189,8 @@ public final class ScheduleExecutor {
             var m = new Message.Collective(op.group.id(), op.seq, step, fp.operationCode(), fp.typeCode(), fp.opCode(),
                     fp.root(), fp.count(), total, offset,
                     start + offset == 0 && len == src.byteSize() ? src : src.asSlice(start + offset, len));
-            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op.context().withPeer(send.peer()));
+            // the operation's context, built once per operation: the transport adds the peer to a failure's
+            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op.context());
             offset += len;
         } while (offset < total);
     }

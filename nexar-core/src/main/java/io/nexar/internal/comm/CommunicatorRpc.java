@@ -25,14 +25,15 @@ import java.util.Map;
  * method's codecs around them.
  */
 final class CommunicatorRpc implements Rpc {
-    private final TransportCommunicator comm;
+    /** The communicator's recovery layer: where a call goes, and how a lost peer's failure is announced. */
+    private final Recovery recovery;
     private final RpcEngine engine;
     private final NexarConfig config;
     private final Map<Integer, RpcHandler<MemorySegment, MemorySegment>> handlers;
 
-    CommunicatorRpc(TransportCommunicator comm, RpcEngine engine, NexarConfig config,
+    CommunicatorRpc(Recovery recovery, RpcEngine engine, NexarConfig config,
                     Map<Integer, RpcHandler<MemorySegment, MemorySegment>> handlers) {
-        this.comm = comm;
+        this.recovery = recovery;
         this.engine = engine;
         this.config = config;
         this.handlers = handlers;
@@ -107,13 +108,13 @@ final class CommunicatorRpc implements Rpc {
 
     private <Q, R> RpcCallHandle<R> start(int rank, RpcMethod<Q, R> method, Q request, Duration timeout) {
         Checks.notNull("method", method);
-        Checks.rank("rank", rank, comm.worldSize());
+        Checks.rank("rank", rank, recovery.view().group().size());
         MemorySegment bytes = method.requestCodec().encode(request);
         return start(rank, method.functionId(), bytes, timeout).map(method.responseCodec()::decode);
     }
 
     private RpcCallHandle<MemorySegment> start(int rank, int functionId, MemorySegment request, Duration timeout) {
-        Checks.rank("rank", rank, comm.worldSize());
+        Checks.rank("rank", rank, recovery.view().group().size());
         checkFunction(functionId);
         Checks.notNull("request", request);
         Checks.notNull("timeout", timeout);
@@ -125,16 +126,16 @@ final class CommunicatorRpc implements Rpc {
                     + " payload of " + engine.maxPayloadBytes() + " bytes (setting max.frame.size)");
         }
         var deadline = Deadline.after(timeout);
-        TransportCommunicator.RpcTarget target = comm.rpcTarget(rank, deadline);
+        View target = recovery.rpcTarget(rank, deadline);
         Group g = target.group();
         int world = g.world(rank);
         String callee = world == rank ? "rank " + rank : "rank " + rank + " (world rank " + world + ")";
         var context = new ErrorContext(Operation.RPC, g.rank(), g.size(), g.id(), -1, -1, rank);
         try {
             return engine.call(world, callee, context, functionId, request, deadline)
-                    .onPeerFailed(e -> comm.rpcPeerFailed(e, target.generation()));
+                    .onPeerFailed(e -> recovery.afterFailure(e, target.generation()));
         } catch (PeerFailedException e) {
-            throw comm.rpcPeerFailed(e, target.generation());
+            throw recovery.afterFailure(e, target.generation());
         }
     }
 

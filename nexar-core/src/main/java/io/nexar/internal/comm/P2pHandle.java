@@ -6,6 +6,7 @@ import io.nexar.PeerFailedException;
 import io.nexar.PointToPointHandle;
 import io.nexar.Status;
 import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.p2p.P2pRecorder;
 import io.nexar.internal.p2p.PendingReceive;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.Futures;
@@ -31,6 +32,9 @@ final class P2pHandle implements PointToPointHandle {
     private final ErrorContext context;
     private final Deadline deadline;
     private final UnaryOperator<PeerFailedException> onPeerFailed;
+    /** Where an irecv is recorded once awaited to its end ({@link #recordedIn}), or null. */
+    private P2pRecorder recorder;
+    private long startNanos;
 
     private P2pHandle(CompletableFuture<Status> result, Mailbox mailbox, PendingReceive receive, ErrorContext context,
                       Deadline deadline, UnaryOperator<PeerFailedException> onPeerFailed) {
@@ -53,13 +57,44 @@ final class P2pHandle implements PointToPointHandle {
         return new P2pHandle(r.result(), mailbox, r, r.context(), deadline, onPeerFailed);
     }
 
+    /**
+     * Makes this receive's end recorded in {@code r} (an irecv: a blocking recv records itself), when an await sees
+     * it end.
+     */
+    P2pHandle recordedIn(P2pRecorder r, long started) {
+        recorder = r;
+        startNanos = started;
+        return this;
+    }
+
     @Override
     public Status await() {
+        Status st = null;
+        RuntimeException failure = null;
         try {
-            return receive != null ? mailbox.await(receive, deadline, null) : Futures.join(result);
+            st = receive != null ? mailbox.await(receive, deadline, null) : Futures.join(result);
+            return st;
         } catch (PeerFailedException e) {
-            throw onPeerFailed.apply(e);
+            failure = onPeerFailed.apply(e);
+            throw failure;
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
+        } finally {
+            recordEnd(st, failure);
         }
+    }
+
+    /** Records the end of an irecv once, if it ended (a wait that gave up early is not its end). */
+    private void recordEnd(Status st, RuntimeException failure) {
+        P2pRecorder r = recorder;
+        if (r == null || !result.isDone()) {
+            return;
+        }
+        recorder = null;
+        r.record(P2pRecorder.Kind.IRECV, context.communicator(), st != null ? st.source() : context.peer(),
+                st != null ? st.tag() : context.tag(), st != null ? st.byteSize() : -1, startNanos, System.nanoTime(),
+                failure);
     }
 
     @Override
@@ -68,13 +103,20 @@ final class P2pHandle implements PointToPointHandle {
             throw new IllegalArgumentException("timeout must be zero or positive, not " + timeout);
         }
         var limit = Deadline.after(timeout);
+        Status st = null;
+        RuntimeException failure = null;
         try {
             if (receive != null) {
-                return mailbox.await(receive, deadline, limit);
+                st = mailbox.await(receive, deadline, limit);
+                return st;
             }
             return result.get(Math.max(0, limit.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (PeerFailedException e) {
-            throw onPeerFailed.apply(e);
+            failure = onPeerFailed.apply(e);
+            throw failure;
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
         } catch (TimeoutException e) {
             throw new OperationTimeoutException(context, timeout, "rank " + context.peer()
                     + " (the wait ended; the send is still in progress)");
@@ -83,6 +125,8 @@ final class P2pHandle implements PointToPointHandle {
             throw new io.nexar.OperationCancelledException(context, "the wait was interrupted (the send goes on)");
         } catch (ExecutionException e) {
             throw Futures.unwrap(e);
+        } finally {
+            recordEnd(st, failure);
         }
     }
 

@@ -6,8 +6,9 @@ import java.nio.ByteOrder;
 import java.util.function.ToLongFunction;
 
 /**
- * Java arrays on the wire, which carries little-endian elements: on a little-endian machine (every machine nexar
- * runs on today) the array's own memory is sent and received into; otherwise a byte-swapped copy.
+ * Java arrays on the wire and in collectives, which carry little-endian elements: on a little-endian machine (every
+ * machine nexar runs on today) the array's own memory is sent, received into and reduced in; otherwise a byte-swapped
+ * copy. The one place that handles byte order for point-to-point and collective array forms alike.
  */
 public final class WireArrays {
     /** True on the machines nexar runs on today: array memory is already in wire order. */

@@ -47,6 +47,9 @@ public final class ConfigDocs {
                 - **Sizes** are a whole number and an optional unit: `B`; binary `KiB`, `MiB`, `GiB`, `TiB` (powers of
                   1024); or decimal `KB`, `MB`, `GB`, `TB` (powers of 1000). A number alone is bytes. At most `%s`.
                 - **Booleans** are `true` or `false`; **choices** are one of the values listed for the key.
+                - **Addresses** are `auto`, an IPv4 or IPv6 address (`10.0.0.5`, `fd00::5` or `[fd00::5]`) or a host
+                  name, which is looked up when the process joins, not when the setting is read. **Port ranges** are
+                  `0` (any free port), one port (`40000`) or `FIRST-LAST` (`40000-40100`), ports 1 to 65535.
                 - Units, booleans and choices are case-insensitive. Blanks around the value or between number and unit
                   are ignored. Signs, fractions (`1.5s`), exponents and digit separators are rejected; so are values
                   too large for their type, which are never wrapped.

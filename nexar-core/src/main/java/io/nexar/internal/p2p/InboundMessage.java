@@ -17,6 +17,8 @@ final class InboundMessage {
     /** Chunks held while unmatched: copies of the payloads, with their offsets. */
     final List<StoredChunk> stored = new ArrayList<>(1);
     long storedBytes;
+    /** Counted in the mailbox's number of unmatched messages (until a receive takes it). */
+    boolean counted;
     PendingReceive boundTo;
     /** Remaining chunks are dropped (the receive failed or timed out part-way). */
     boolean discard;

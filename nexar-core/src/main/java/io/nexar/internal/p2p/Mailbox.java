@@ -51,6 +51,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * a blocking probe may take a message from that sender (a wildcard source counts for every sender), so that
  * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
  * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
+ * The number of unmatched messages is bounded too ({@link #maxStoredMessages}), with the same exceptions: empty
+ * messages take no bytes, and a member flooding them would otherwise grow the store's records without end.
  *
  * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
  * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
@@ -72,6 +74,9 @@ public final class Mailbox implements InboundHandler {
     /** Communicators closed on this process (sub-communicators; the world closes the whole mailbox). */
     private final Map<Integer, String> closedComms = new HashMap<>();
     private long storedBytes;
+    /** Bound of the number of unmatched messages: one per {@link #BYTES_PER_MESSAGE} of the store, at least 4096. */
+    private final long maxStoredMessages;
+    private long storedMessages;
     private boolean closed;
     private String closedReason;
     /** Set by {@link #abortAll}: receives posted later fail at once with it. */
@@ -82,7 +87,13 @@ public final class Mailbox implements InboundHandler {
     /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
     public Mailbox(long maxStoredBytes) {
         this.maxStoredBytes = maxStoredBytes;
+        this.maxStoredMessages = Math.max(MIN_STORED_MESSAGES, maxStoredBytes / BYTES_PER_MESSAGE);
     }
+
+    /** About what the records of one unmatched message cost the heap; the message bound is the byte bound over it. */
+    static final long BYTES_PER_MESSAGE = 256;
+    /** The message bound of a small store. */
+    static final long MIN_STORED_MESSAGES = 4096;
 
     /**
      * Receives the next message of (communicator, world rank {@code worldSrc}, tag) into {@code buffer}. Messages are
@@ -477,6 +488,7 @@ public final class Mailbox implements InboundHandler {
             matcher.clear();
             pairs.clear();
             storedBytes = 0;
+            storedMessages = 0;
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -516,6 +528,20 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
+    /**
+     * Unmatched messages currently held (bounded like the bytes; see the class comment).
+     *
+     * @return the number of messages that no receive has taken yet
+     */
+    public long storedMessages() {
+        lock.lock();
+        try {
+            return storedMessages;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Bytes currently held in the unexpected store. */
     public long storedBytes() {
         lock.lock();
@@ -542,7 +568,7 @@ public final class Mailbox implements InboundHandler {
             if (d.offset() != 0) {
                 throw protocol(peer, "started message " + d.messageSeq() + " at offset " + d.offset());
             }
-            if (len > 0 && !fits(len) && !neededNow(pair, d, peer)) {
+            if ((len > 0 && !fits(len) || storedMessages >= maxStoredMessages) && !neededNow(pair, d, peer)) {
                 return Delivery.FULL;
             }
             m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
@@ -561,6 +587,8 @@ public final class Mailbox implements InboundHandler {
         if (first) {
             pair.active.put(m.seq, m);
             matcher.keep(d.communicator(), m);
+            m.counted = true; // released when a receive takes it or its communicator closes
+            storedMessages++;
         }
         accept(m, d.offset(), d.payload());
         if (first) {
@@ -670,6 +698,11 @@ public final class Mailbox implements InboundHandler {
     }
 
     private void releaseStored(InboundMessage m) {
+        if (m.counted) {
+            m.counted = false;
+            storedMessages--;
+            changed.signalAll();
+        }
         if (m.storedBytes > 0) {
             storedBytes -= m.storedBytes;
             m.storedBytes = 0;

@@ -101,7 +101,7 @@ public final class PendingReceive {
     PeerFailedException peerFailed(int src, String why) {
         int peer = worldSrc == ANY ? rankOf(src) : context.peer();
         String world = peer == src ? "" : " (world rank " + src + ")";
-        return new PeerFailedException(context, "cannot complete: rank " + peer + world + " " + why);
+        return new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + world + " " + why);
     }
 
     /** True once the receive ended, successfully or not. */

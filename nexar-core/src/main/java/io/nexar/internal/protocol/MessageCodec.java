@@ -55,6 +55,11 @@ import java.util.Objects;
  * </ul>
  * Any violation raises a {@link ProtocolException} that names the peer and what was wrong; decoding never throws
  * anything else, whatever the bytes.
+ *
+ * <p>This class frames every message and codes the bodies of the data path (HELLO, DATA, HEARTBEAT, COLLECTIVE)
+ * inline; the bodies of the other families are coded by {@link ControlCodec} (GOODBYE, COLLECTIVE_ABORT, AGREE,
+ * STATUS), {@link RpcFrameCodec} (RPC_*) and {@link EnrolmentCodec} (JOIN_*, PEER_TABLE and the other enrolment
+ * messages), which this class dispatches to by type.
  */
 public final class MessageCodec {
 
@@ -76,15 +81,13 @@ public final class MessageCodec {
             case Message.Hello _ -> HELLO_FRAME_BYTES;
             case Message.Data d -> DATA_HEADER_BYTES + d.payload().byteSize();
             case Message.Heartbeat _ -> HEARTBEAT_FRAME_BYTES;
-            case Message.Goodbye g -> GOODBYE_DETAIL_OFFSET + utf8Length(g.detail());
+            case Message.Goodbye g -> ControlCodec.size(g);
             case Message.Collective c -> COLLECTIVE_HEADER_BYTES + c.payload().byteSize();
-            case Message.CollectiveAbort a -> ABORT_DETAIL_OFFSET + utf8Length(a.detail());
-            case Message.Agree a -> AGREE_RANKS_OFFSET + 4L * (a.failed().length + ballot(a).length
-                    + a.value().length);
-            case Message.Status st -> STATUS_RANKS_OFFSET + 4L * st.waitingFor().length + utf8Length(st.text());
-            case Message.RpcRequest r -> RPC_REQUEST_PAYLOAD_OFFSET + r.payload().byteSize();
-            case Message.RpcResponse r -> RPC_RESPONSE_TEXT_OFFSET + utf8Length(r.remoteClass()) + utf8Length(r.detail())
-                    + r.payload().byteSize();
+            case Message.CollectiveAbort a -> ControlCodec.size(a);
+            case Message.Agree a -> ControlCodec.size(a);
+            case Message.Status st -> ControlCodec.size(st);
+            case Message.RpcRequest r -> RpcFrameCodec.size(r);
+            case Message.RpcResponse r -> RpcFrameCodec.size(r);
             case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
             case Message.Relay r -> RELAY_FRAME_OFFSET + r.frame().byteSize();
             case Message.PeerDown d -> PEER_DOWN_DETAIL_OFFSET + utf8Length(d.detail());
@@ -154,12 +157,7 @@ public final class MessageCodec {
                 dst.set(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET, hb.sequence());
                 dst.set(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET, hb.sentNanos());
             }
-            case Message.Goodbye g -> {
-                byte[] text = g.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
-                dst.set(BYTE, GOODBYE_REASON_OFFSET, (byte) g.reason().code());
-                dst.set(SHORT_LE, GOODBYE_DETAIL_LENGTH_OFFSET, (short) text.length);
-                MemorySegment.copy(text, 0, dst, BYTE, GOODBYE_DETAIL_OFFSET, text.length);
-            }
+            case Message.Goodbye g -> ControlCodec.encode(g, dst);
             case Message.Collective c -> {
                 dst.set(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET, c.communicator());
                 dst.set(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET, c.opSeq());
@@ -175,64 +173,11 @@ public final class MessageCodec {
                     MemorySegment.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
                 }
             }
-            case Message.CollectiveAbort a -> {
-                byte[] text = a.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
-                dst.set(INT_LE, ABORT_COMMUNICATOR_OFFSET, a.communicator());
-                dst.set(LONG_LE, ABORT_OP_SEQ_OFFSET, a.opSeq());
-                dst.set(BYTE, ABORT_REASON_OFFSET, (byte) a.reason().code());
-                dst.set(BYTE, ABORT_FIELD_OFFSET, (byte) a.field());
-                dst.set(INT_LE, ABORT_CULPRIT_OFFSET, a.culprit());
-                dst.set(SHORT_LE, ABORT_DETAIL_LENGTH_OFFSET, (short) text.length);
-                MemorySegment.copy(text, 0, dst, BYTE, ABORT_DETAIL_OFFSET, text.length);
-            }
-            case Message.Agree a -> {
-                dst.set(INT_LE, AGREE_COMMUNICATOR_OFFSET, a.communicator());
-                dst.set(INT_LE, AGREE_GENERATION_OFFSET, a.generation());
-                dst.set(BYTE, AGREE_KIND_OFFSET, (byte) a.kind().code());
-                dst.set(BYTE, AGREE_HAS_ACCEPTED_OFFSET, (byte) (a.acceptedBallot() == null ? 0 : 1));
-                int[][] sets = {a.failed(), ballot(a), a.value()};
-                long at = AGREE_RANKS_OFFSET;
-                for (int i = 0; i < 3; i++) {
-                    dst.set(SHORT_LE, AGREE_COUNTS_OFFSET + 2L * i, (short) sets[i].length);
-                    for (int r : sets[i]) {
-                        dst.set(INT_LE, at, r);
-                        at += 4;
-                    }
-                }
-            }
-            case Message.Status st -> {
-                byte[] text = st.text().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
-                dst.set(BYTE, STATUS_KIND_OFFSET, (byte) (st.reply() ? 1 : 0));
-                dst.set(LONG_LE, STATUS_REQUEST_OFFSET, st.requestId());
-                dst.set(SHORT_LE, STATUS_RANK_COUNT_OFFSET, (short) st.waitingFor().length);
-                dst.set(SHORT_LE, STATUS_TEXT_LENGTH_OFFSET, (short) text.length);
-                long at = STATUS_RANKS_OFFSET;
-                for (int r : st.waitingFor()) {
-                    dst.set(INT_LE, at, r);
-                    at += 4;
-                }
-                MemorySegment.copy(text, 0, dst, BYTE, at, text.length);
-            }
-            case Message.RpcRequest r -> {
-                dst.set(INT_LE, RPC_REQUEST_COMMUNICATOR_OFFSET, r.communicator());
-                dst.set(LONG_LE, RPC_REQUEST_ID_OFFSET, r.requestId());
-                dst.set(INT_LE, RPC_REQUEST_FUNCTION_OFFSET, r.functionId());
-                dst.set(LONG_LE, RPC_REQUEST_TIMEOUT_OFFSET, r.timeoutNanos());
-                MemorySegment.copy(r.payload(), 0, dst, RPC_REQUEST_PAYLOAD_OFFSET, r.payload().byteSize());
-            }
-            case Message.RpcResponse r -> {
-                byte[] cls = r.remoteClass().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
-                byte[] detail = r.detail().getBytes(StandardCharsets.UTF_8);
-                dst.set(LONG_LE, RPC_RESPONSE_ID_OFFSET, r.requestId());
-                dst.set(BYTE, RPC_RESPONSE_STATUS_OFFSET, (byte) r.status().code());
-                dst.set(BYTE, RPC_RESPONSE_CODE_OFFSET, (byte) (r.code() == null ? 0 : RpcStatus.wireCode(r.code())));
-                dst.set(SHORT_LE, RPC_RESPONSE_CLASS_LENGTH_OFFSET, (short) cls.length);
-                dst.set(SHORT_LE, RPC_RESPONSE_DETAIL_LENGTH_OFFSET, (short) detail.length);
-                MemorySegment.copy(cls, 0, dst, BYTE, RPC_RESPONSE_TEXT_OFFSET, cls.length);
-                MemorySegment.copy(detail, 0, dst, BYTE, RPC_RESPONSE_TEXT_OFFSET + cls.length, detail.length);
-                MemorySegment.copy(r.payload(), 0, dst, RPC_RESPONSE_TEXT_OFFSET + cls.length + detail.length,
-                        r.payload().byteSize());
-            }
+            case Message.CollectiveAbort a -> ControlCodec.encode(a, dst);
+            case Message.Agree a -> ControlCodec.encode(a, dst);
+            case Message.Status st -> ControlCodec.encode(st, dst);
+            case Message.RpcRequest r -> RpcFrameCodec.encode(r, dst);
+            case Message.RpcResponse r -> RpcFrameCodec.encode(r, dst);
             case Message.RpcCancel c -> dst.set(LONG_LE, RPC_CANCEL_ID_OFFSET, c.requestId());
             case Message.Relay r -> {
                 dst.set(INT_LE, RELAY_ORIGIN_OFFSET, r.origin());
@@ -301,7 +246,7 @@ public final class MessageCodec {
                 yield new Message.Heartbeat(frame.get(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET),
                         frame.get(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET));
             }
-            case GOODBYE -> decodeGoodbye(peer, frame);
+            case GOODBYE -> ControlCodec.decodeGoodbye(peer, frame);
             case COLLECTIVE -> {
                 requireSize(peer, type, frame, COLLECTIVE_PAYLOAD_OFFSET, false);
                 yield new Message.Collective(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
@@ -312,20 +257,12 @@ public final class MessageCodec {
                         frame.get(LONG_LE, COLLECTIVE_COUNT_OFFSET), frame.get(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET),
                         frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
             }
-            case COLLECTIVE_ABORT -> decodeAbort(peer, frame);
-            case AGREE -> decodeAgree(peer, frame);
-            case STATUS -> decodeStatus(peer, frame);
-            case RPC_REQUEST -> {
-                requireSize(peer, type, frame, RPC_REQUEST_PAYLOAD_OFFSET, false);
-                yield new Message.RpcRequest(frame.get(INT_LE, RPC_REQUEST_COMMUNICATOR_OFFSET),
-                        frame.get(LONG_LE, RPC_REQUEST_ID_OFFSET), frame.get(INT_LE, RPC_REQUEST_FUNCTION_OFFSET),
-                        frame.get(LONG_LE, RPC_REQUEST_TIMEOUT_OFFSET), frame.asSlice(RPC_REQUEST_PAYLOAD_OFFSET));
-            }
-            case RPC_RESPONSE -> decodeRpcResponse(peer, frame);
-            case RPC_CANCEL -> {
-                requireSize(peer, type, frame, RPC_CANCEL_FRAME_BYTES, true);
-                yield new Message.RpcCancel(frame.get(LONG_LE, RPC_CANCEL_ID_OFFSET));
-            }
+            case COLLECTIVE_ABORT -> ControlCodec.decodeAbort(peer, frame);
+            case AGREE -> ControlCodec.decodeAgree(peer, frame);
+            case STATUS -> ControlCodec.decodeStatus(peer, frame);
+            case RPC_REQUEST -> RpcFrameCodec.decodeRequest(peer, frame);
+            case RPC_RESPONSE -> RpcFrameCodec.decodeResponse(peer, frame);
+            case RPC_CANCEL -> RpcFrameCodec.decodeCancel(peer, frame);
             case PEER_DOWN -> {
                 requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET, false);
                 int textBytes = frame.get(SHORT_LE, PEER_DOWN_DETAIL_LENGTH_OFFSET) & 0xFFFF;
@@ -335,7 +272,7 @@ public final class MessageCodec {
                 }
                 requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET + textBytes, true);
                 yield new Message.PeerDown(frame.get(INT_LE, PEER_DOWN_RANK_OFFSET),
-                        utf8(peer, type, frame.asSlice(PEER_DOWN_DETAIL_OFFSET, textBytes)));
+                        utf8(peer, "PEER_DOWN detail", frame, PEER_DOWN_DETAIL_OFFSET, textBytes));
             }
             case RELAY -> {
                 requireSize(peer, type, frame, RELAY_FRAME_OFFSET, false);
@@ -357,16 +294,6 @@ public final class MessageCodec {
             throw error(peer, "invalid " + type + " from " + source(peer) + ": " + problem);
         }
         return m;
-    }
-
-    /** Decodes well-formed UTF-8 text of a frame, or throws naming the peer and the message type. */
-    private static String utf8(int peer, MessageType type, MemorySegment text) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(text.asByteBuffer()).toString();
-        } catch (CharacterCodingException e) {
-            throw error(peer, type + " text from " + source(peer) + " is not valid UTF-8", e);
-        }
     }
 
     /** What is wrong with a relay envelope, or null; the inner frame's type is checked here, its body on arrival. */
@@ -399,7 +326,7 @@ public final class MessageCodec {
         return null;
     }
 
-    // ---------------------------------------------------------------- package-private helpers for FrameDecoder
+    // ------------------------------------------ package-private helpers for FrameDecoder and the family codecs
 
     /**
      * Checks a length field against the bounds; returns it as an unsigned value.
@@ -440,8 +367,6 @@ public final class MessageCodec {
         return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), detail, cause);
     }
 
-    // ---------------------------------------------------------------- private
-
     private static Message.Hello decodeHello(int peer, MemorySegment frame) {
         // Magic and version first: a later version may have a longer Hello, and must be reported as such.
         requireSize(peer, MessageType.HELLO, frame, HELLO_RANK_OFFSET, false);
@@ -460,154 +385,12 @@ public final class MessageCodec {
                 frame.get(INT_LE, HELLO_WORLD_SIZE_OFFSET), frame.get(LONG_LE, HELLO_INCARNATION_OFFSET));
     }
 
-    private static Message.Goodbye decodeGoodbye(int peer, MemorySegment frame) {
-        requireSize(peer, MessageType.GOODBYE, frame, GOODBYE_DETAIL_OFFSET, false);
-        int code = frame.get(BYTE, GOODBYE_REASON_OFFSET) & 0xFF;
-        GoodbyeReason reason = GoodbyeReason.fromCode(code);
-        if (reason == null) {
-            throw error(peer, "unknown GOODBYE reason " + hex(code) + " from " + source(peer));
-        }
-        int textBytes = frame.get(SHORT_LE, GOODBYE_DETAIL_LENGTH_OFFSET) & 0xFFFF;
-        if (textBytes > MAX_TEXT_BYTES) {
-            throw error(peer, "GOODBYE detail of " + textBytes + " bytes from " + source(peer)
-                    + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
-        }
-        requireSize(peer, MessageType.GOODBYE, frame, GOODBYE_DETAIL_OFFSET + textBytes, true);
-        try {
-            String detail = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(frame.asSlice(GOODBYE_DETAIL_OFFSET, textBytes).asByteBuffer())
-                    .toString();
-            return new Message.Goodbye(reason, detail);
-        } catch (CharacterCodingException e) {
-            throw error(peer, "GOODBYE detail from " + source(peer) + " is not valid UTF-8", e);
-        }
-    }
-
-    private static Message.CollectiveAbort decodeAbort(int peer, MemorySegment frame) {
-        requireSize(peer, MessageType.COLLECTIVE_ABORT, frame, ABORT_DETAIL_OFFSET, false);
-        int code = frame.get(BYTE, ABORT_REASON_OFFSET) & 0xFF;
-        AbortReason reason = AbortReason.fromCode(code);
-        if (reason == null) {
-            throw error(peer, "unknown COLLECTIVE_ABORT reason " + hex(code) + " from " + source(peer));
-        }
-        int textBytes = frame.get(SHORT_LE, ABORT_DETAIL_LENGTH_OFFSET) & 0xFFFF;
-        if (textBytes > MAX_TEXT_BYTES) {
-            throw error(peer, "COLLECTIVE_ABORT detail of " + textBytes + " bytes from " + source(peer)
-                    + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
-        }
-        requireSize(peer, MessageType.COLLECTIVE_ABORT, frame, ABORT_DETAIL_OFFSET + textBytes, true);
-        try {
-            String detail = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(frame.asSlice(ABORT_DETAIL_OFFSET, textBytes).asByteBuffer())
-                    .toString();
-            return new Message.CollectiveAbort(frame.get(INT_LE, ABORT_COMMUNICATOR_OFFSET),
-                    frame.get(LONG_LE, ABORT_OP_SEQ_OFFSET), reason, frame.get(BYTE, ABORT_FIELD_OFFSET) & 0xFF,
-                    frame.get(INT_LE, ABORT_CULPRIT_OFFSET), detail);
-        } catch (CharacterCodingException e) {
-            throw error(peer, "COLLECTIVE_ABORT detail from " + source(peer) + " is not valid UTF-8", e);
-        }
-    }
-
-    /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
-    private static Message.Agree decodeAgree(int peer, MemorySegment frame) {
-        requireSize(peer, MessageType.AGREE, frame, AGREE_RANKS_OFFSET, false);
-        int code = frame.get(BYTE, AGREE_KIND_OFFSET) & 0xFF;
-        AgreeKind kind = AgreeKind.fromCode(code);
-        if (kind == null) {
-            throw error(peer, "unknown AGREE kind " + hex(code) + " from " + source(peer));
-        }
-        int hasAccepted = frame.get(BYTE, AGREE_HAS_ACCEPTED_OFFSET) & 0xFF;
-        if (hasAccepted > 1) {
-            throw error(peer, "AGREE from " + source(peer) + " has hasAccepted " + hex(hasAccepted) + ", expected 0 or 1");
-        }
-        int[] counts = new int[3];
-        long total = 0;
-        for (int i = 0; i < 3; i++) {
-            counts[i] = frame.get(SHORT_LE, AGREE_COUNTS_OFFSET + 2L * i) & 0xFFFF;
-            total += counts[i];
-        }
-        if (hasAccepted == 0 && counts[1] != 0) { // else the ballot is dropped in silence (ProtocolFuzzTest)
-            throw error(peer, "AGREE from " + source(peer) + " has a ballot of " + counts[1]
-                    + " ranks but hasAccepted 0");
-        }
-        requireSize(peer, MessageType.AGREE, frame, AGREE_RANKS_OFFSET + 4 * total, true);
-        int[][] sets = new int[3][];
-        long at = AGREE_RANKS_OFFSET;
-        for (int i = 0; i < 3; i++) {
-            sets[i] = new int[counts[i]];
-            for (int j = 0; j < counts[i]; j++) {
-                sets[i][j] = frame.get(INT_LE, at);
-                at += 4;
-            }
-        }
-        return new Message.Agree(frame.get(INT_LE, AGREE_COMMUNICATOR_OFFSET),
-                frame.get(INT_LE, AGREE_GENERATION_OFFSET), kind, sets[0], hasAccepted == 1 ? sets[1] : null,
-                sets[2]);
-    }
-
-    private static Message.Status decodeStatus(int peer, MemorySegment frame) {
-        requireSize(peer, MessageType.STATUS, frame, STATUS_RANKS_OFFSET, false);
-        int kind = frame.get(BYTE, STATUS_KIND_OFFSET) & 0xFF;
-        if (kind > 1) {
-            throw error(peer, "STATUS from " + source(peer) + " has kind " + hex(kind) + ", expected 0 or 1");
-        }
-        int count = frame.get(SHORT_LE, STATUS_RANK_COUNT_OFFSET) & 0xFFFF;
-        int textBytes = frame.get(SHORT_LE, STATUS_TEXT_LENGTH_OFFSET) & 0xFFFF;
-        if (textBytes > MAX_TEXT_BYTES) {
-            throw error(peer, "STATUS text of " + textBytes + " bytes from " + source(peer)
-                    + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
-        }
-        long textAt = STATUS_RANKS_OFFSET + 4L * count;
-        requireSize(peer, MessageType.STATUS, frame, textAt + textBytes, true);
-        int[] ranks = new int[count];
-        for (int i = 0; i < count; i++) {
-            ranks[i] = frame.get(INT_LE, STATUS_RANKS_OFFSET + 4L * i);
-        }
-        try {
-            String text = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(frame.asSlice(textAt, textBytes).asByteBuffer())
-                    .toString();
-            return new Message.Status(kind == 1, frame.get(LONG_LE, STATUS_REQUEST_OFFSET), ranks, text);
-        } catch (CharacterCodingException e) {
-            throw error(peer, "STATUS text from " + source(peer) + " is not valid UTF-8", e);
-        }
-    }
-
-    private static Message.RpcResponse decodeRpcResponse(int peer, MemorySegment frame) {
-        requireSize(peer, MessageType.RPC_RESPONSE, frame, RPC_RESPONSE_TEXT_OFFSET, false);
-        int statusCode = frame.get(BYTE, RPC_RESPONSE_STATUS_OFFSET) & 0xFF;
-        RpcStatus status = RpcStatus.fromCode(statusCode);
-        if (status == null) {
-            throw error(peer, "unknown RPC_RESPONSE status " + hex(statusCode) + " from " + source(peer));
-        }
-        int wireCode = frame.get(BYTE, RPC_RESPONSE_CODE_OFFSET) & 0xFF;
-        io.nexar.ErrorCode code = wireCode == 0 ? null : RpcStatus.errorCode(wireCode);
-        if (wireCode != 0 && code == null) {
-            throw error(peer, "unknown RPC_RESPONSE error code " + hex(wireCode) + " from " + source(peer));
-        }
-        int classBytes = frame.get(SHORT_LE, RPC_RESPONSE_CLASS_LENGTH_OFFSET) & 0xFFFF;
-        int detailBytes = frame.get(SHORT_LE, RPC_RESPONSE_DETAIL_LENGTH_OFFSET) & 0xFFFF;
-        if (classBytes > MAX_TEXT_BYTES || detailBytes > MAX_TEXT_BYTES) {
-            throw error(peer, "RPC_RESPONSE text of " + Math.max(classBytes, detailBytes) + " bytes from "
-                    + source(peer) + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
-        }
-        long payloadAt = RPC_RESPONSE_TEXT_OFFSET + (long) classBytes + detailBytes;
-        requireSize(peer, MessageType.RPC_RESPONSE, frame, payloadAt, false);
-        String remoteClass = utf8(peer, MessageType.RPC_RESPONSE, frame, RPC_RESPONSE_TEXT_OFFSET, classBytes);
-        String detail = utf8(peer, MessageType.RPC_RESPONSE, frame, RPC_RESPONSE_TEXT_OFFSET + classBytes,
-                detailBytes);
-        return new Message.RpcResponse(frame.get(LONG_LE, RPC_RESPONSE_ID_OFFSET), status, code, remoteClass, detail,
-                frame.asSlice(payloadAt));
-    }
-
-    /** Strict UTF-8 text of a frame field. */
-    private static String utf8(int peer, MessageType type, MemorySegment frame, long at, int bytes) {
+    /**
+     * Strict UTF-8 text of a frame field.
+     *
+     * @throws ProtocolException "{field} from {peer} is not valid UTF-8" if the bytes are not well-formed UTF-8
+     */
+    static String utf8(int peer, String field, MemorySegment frame, long at, int bytes) {
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -615,12 +398,12 @@ public final class MessageCodec {
                     .decode(frame.asSlice(at, bytes).asByteBuffer())
                     .toString();
         } catch (CharacterCodingException e) {
-            throw error(peer, type + " text from " + source(peer) + " is not valid UTF-8", e);
+            throw error(peer, field + " from " + source(peer) + " is not valid UTF-8", e);
         }
     }
 
     /** Null if {@code s} fits a text field: well-formed and at most MAX_TEXT_BYTES of UTF-8. */
-    private static String textProblem(String name, String s) {
+    static String textProblem(String name, String s) {
         if (s == null) {
             return name + " is null";
         }
@@ -633,28 +416,8 @@ public final class MessageCodec {
         return null;
     }
 
-    /** An AGREE's accepted ballot as it travels: empty when there is none. */
-    private static int[] ballot(Message.Agree a) {
-        return a.acceptedBallot() == null ? new int[0] : a.acceptedBallot();
-    }
-
-    /** Null if {@code ranks} is a valid AGREE set: sorted, no duplicates, non-negative, at most AGREE_MAX_SET. */
-    private static String setProblem(String name, int[] ranks) {
-        if (ranks == null) {
-            return name + " is null";
-        }
-        if (ranks.length > AGREE_MAX_SET) {
-            return name + " has " + ranks.length + " ranks, more than " + AGREE_MAX_SET;
-        }
-        for (int i = 0; i < ranks.length; i++) {
-            if (ranks[i] < 0 || (i > 0 && ranks[i] <= ranks[i - 1])) {
-                return name + " is not a sorted set of non-negative ranks";
-            }
-        }
-        return null;
-    }
-
-    private static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
+    /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
+    static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
         long size = frame.byteSize();
         if (size < bytes || (exact && size > bytes)) {
             throw error(peer, type + " frame from " + source(peer) + " has " + size + " bytes, expected "
@@ -728,112 +491,12 @@ public final class MessageCodec {
                 }
                 yield null;
             }
-            case Message.CollectiveAbort a -> {
-                if (a.communicator() < 0) {
-                    yield "communicator " + a.communicator() + " is negative";
-                } else if (a.opSeq() < 0) {
-                    yield "opSeq " + a.opSeq() + " is negative";
-                } else if (a.reason() == null) {
-                    yield "reason is null";
-                } else if (a.field() < 0 || a.field() > 0xFF) {
-                    yield "field " + a.field() + " does not fit in a u8";
-                } else if (a.culprit() < -1) {
-                    yield "culprit " + a.culprit() + " is neither a world rank nor -1";
-                } else if (a.detail() == null) {
-                    yield "detail is null";
-                }
-                long bytes = utf8Length(a.detail());
-                if (bytes < 0) {
-                    yield "detail contains an unpaired surrogate";
-                } else if (bytes > MAX_TEXT_BYTES) {
-                    yield "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
-                }
-                yield null;
-            }
-            case Message.Goodbye g -> {
-                if (g.reason() == null) {
-                    yield "reason is null";
-                } else if (g.detail() == null) {
-                    yield "detail is null";
-                }
-                long bytes = utf8Length(g.detail());
-                if (bytes < 0) {
-                    yield "detail contains an unpaired surrogate";
-                } else if (bytes > MAX_TEXT_BYTES) {
-                    yield "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
-                }
-                yield null;
-            }
-            case Message.Agree a -> {
-                if (a.communicator() < 0) {
-                    yield "communicator " + a.communicator() + " is negative";
-                } else if (a.generation() < 0) {
-                    yield "generation " + a.generation() + " is negative";
-                } else if (a.kind() == null) {
-                    yield "kind is null";
-                }
-                String p = setProblem("failed", a.failed());
-                p = p != null ? p : setProblem("acceptedBallot", ballot(a));
-                yield p != null ? p : setProblem("value", a.value());
-            }
-            case Message.Status st -> {
-                if (st.waitingFor() == null) {
-                    yield "waitingFor is null";
-                } else if (st.text() == null) {
-                    yield "text is null";
-                } else if (!st.reply() && (st.waitingFor().length > 0 || !st.text().isEmpty())) {
-                    yield "a question carries no ranks and no text";
-                }
-                String p = setProblem("waitingFor", st.waitingFor());
-                if (p != null) {
-                    yield p;
-                }
-                long bytes = utf8Length(st.text());
-                if (bytes < 0) {
-                    yield "text contains an unpaired surrogate";
-                } else if (bytes > MAX_TEXT_BYTES) {
-                    yield "text of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
-                }
-                yield null;
-            }
-            case Message.RpcRequest r -> {
-                if (r.communicator() < 0) {
-                    yield "communicator " + r.communicator() + " is negative";
-                } else if (r.functionId() < 0) {
-                    yield "functionId " + r.functionId() + " is negative";
-                } else if (r.timeoutNanos() < 0) {
-                    yield "timeoutNanos " + r.timeoutNanos() + " is negative";
-                } else if (r.payload() == null) {
-                    yield "payload is null";
-                } else if (r.payload().byteSize() > MAX_FRAME_LENGTH - (RPC_REQUEST_PAYLOAD_OFFSET - LENGTH_PREFIX_BYTES)) {
-                    yield "payload of " + r.payload().byteSize() + " bytes does not fit in one frame";
-                }
-                yield null;
-            }
-            case Message.RpcResponse r -> {
-                if (r.status() == null) {
-                    yield "status is null";
-                } else if (r.payload() == null) {
-                    yield "payload is null";
-                } else if ((r.status() == RpcStatus.OK) != (r.code() == null)) {
-                    yield r.status() == RpcStatus.OK ? "an OK response carries no error code"
-                            : "a " + r.status() + " response needs an error code";
-                } else if (r.status() != RpcStatus.OK && r.payload().byteSize() > 0) {
-                    yield "a " + r.status() + " response carries no payload";
-                } else if (r.status() == RpcStatus.OK && r.remoteClass() != null && r.detail() != null
-                        && (!r.remoteClass().isEmpty() || !r.detail().isEmpty())) {
-                    yield "an OK response carries no class or detail";
-                } else if (r.status() != RpcStatus.FAILED && r.remoteClass() != null && !r.remoteClass().isEmpty()) {
-                    yield "only a FAILED response names a class";
-                }
-                String p = textProblem("remoteClass", r.remoteClass());
-                p = p != null ? p : textProblem("detail", r.detail());
-                if (p == null && r.payload().byteSize() > MAX_FRAME_LENGTH - (RPC_RESPONSE_TEXT_OFFSET
-                        - LENGTH_PREFIX_BYTES) - utf8Length(r.remoteClass()) - utf8Length(r.detail())) {
-                    p = "payload of " + r.payload().byteSize() + " bytes does not fit in one frame";
-                }
-                yield p;
-            }
+            case Message.CollectiveAbort a -> ControlCodec.problem(a);
+            case Message.Goodbye g -> ControlCodec.problem(g);
+            case Message.Agree a -> ControlCodec.problem(a);
+            case Message.Status st -> ControlCodec.problem(st);
+            case Message.RpcRequest r -> RpcFrameCodec.problem(r);
+            case Message.RpcResponse r -> RpcFrameCodec.problem(r);
             case Message.RpcCancel _ -> null;
             case Message.Relay r -> relayProblem(r);
             case Message.PeerDown d -> {
@@ -851,7 +514,7 @@ public final class MessageCodec {
     }
 
     /** The UTF-8 size of {@code s}, or -1 if it has an unpaired surrogate (which UTF-8 cannot represent). */
-    private static long utf8Length(String s) {
+    static long utf8Length(String s) {
         long bytes = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -872,7 +535,7 @@ public final class MessageCodec {
         return bytes;
     }
 
-    private static String hex(int u8) {
+    static String hex(int u8) {
         return String.format("0x%02x", u8);
     }
 }

@@ -3,6 +3,7 @@ package io.nexar.internal.transport;
 import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.Operation;
+import io.nexar.internal.p2p.P2pRecorder;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.util.Deadline;
@@ -53,6 +54,8 @@ public final class HangReports {
     private final long afterNanos;
     private final Map<Long, CompletableFuture<Message.Status>> awaited = new ConcurrentHashMap<>();
     private volatile String lastReport;
+    /** This process's point-to-point flight recorder, dumped with every hang report. */
+    private final P2pRecorder p2p = new P2pRecorder();
 
     /**
      * @param afterNanos {@code hang.report.after}: how long an operation waits before it reports, 0 for never
@@ -66,6 +69,11 @@ public final class HangReports {
     /** {@code hang.report.after} in nanoseconds; 0 means no reports (questions are still answered). */
     public long afterNanos() {
         return afterNanos;
+    }
+
+    /** {@return this process's point-to-point flight recorder} */
+    public P2pRecorder p2p() {
+        return p2p;
     }
 
     /** The last report this process logged, or null. */
@@ -124,7 +132,8 @@ public final class HangReports {
     public void stalled(String doing, int[] worldRanks, String recent, Consumer<String> done) {
         Thread.ofVirtual().name("nexar-hang-report").start(() -> {
             LogContext.set(transport.rank(), transport.worldSize());
-            String report = report(doing, worldRanks) + recent;
+            String sends = p2p.render("  ", 8);
+            String report = report(doing, worldRanks) + recent + (sends.isEmpty() ? "" : "\n" + sends);
             lastReport = report;
             LOG.warn(report);
             done.accept(report);

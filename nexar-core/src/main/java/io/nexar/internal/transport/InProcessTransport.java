@@ -109,7 +109,7 @@ public final class InProcessTransport implements Transport {
             taken = target.router.deliverWaiting(rank, decoded, deadline.deadlineNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new OperationCancelledException(context, "was interrupted while waiting for rank " + peer
+            throw new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank " + peer
                     + " to make room");
         } catch (ProtocolException e) {
             target.router.onPeerDown(rank, "broke the protocol: " + e.getMessage(), e);

@@ -24,7 +24,8 @@ public interface Transport extends AutoCloseable {
     /**
      * Sends one message to {@code peer} (which may be the local rank).
      *
-     * @param context names the operation for errors
+     * @param context names the operation for errors; the transport adds the peer to the context of a failure that
+     *     concerns it, so callers may pass one context for all the sends of an operation
      * @throws io.nexar.OperationTimeoutException if the receiver did not make room before the deadline
      * @throws io.nexar.PeerFailedException if the peer is gone
      * @throws io.nexar.CommunicatorClosedException if this transport is closed

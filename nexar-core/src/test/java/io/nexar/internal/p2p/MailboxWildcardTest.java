@@ -91,9 +91,14 @@ class MailboxWildcardTest {
         assertThat(mailbox.onMessage(1, data(4, 1, 100, new byte[100]))).isEqualTo(Delivery.FULL);
         var probe = Thread.ofVirtual().start(() -> mailbox.probe(0, 1, 4, WORLD,
                 Deadline.after(Duration.ofSeconds(5)), ErrorContext.p2p(Operation.PROBE, 0, 3, 0, 4, 1)));
-        // the transport retries the refused chunk; it is taken once the probe waits (bounded by the test's timeout)
+        // the transport retries the refused chunk; it is taken once the probe waits
+        long start = System.nanoTime();
         while (mailbox.onMessage(1, data(4, 1, 100, new byte[100])) == Delivery.FULL) {
-            Thread.onSpinWait();
+            if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(5)) {
+                throw new AssertionError("rank 1's chunk was still refused 5 s after a probe for rank 1 was started"
+                        + " (the probe never waited for it)");
+            }
+            Thread.yield();
         }
         probe.join();
         assertThat(mailbox.iprobe(0, 1, ANY, WORLD, ErrorContext.of(Operation.PROBE)))

@@ -333,7 +333,7 @@ class MessageCodecTest {
                 corrupt("status-answer", 19, new int[] {0xff, 0xff, 0xff, 0xff},
                         "invalid STATUS from rank 3: waitingFor is not a sorted set of non-negative ranks"),
                 corrupt("status-answer", 6, new int[] {0}, "invalid STATUS from rank 3: a question carries no ranks"),
-                corrupt("hello", 4, new int[] {0x2a}, "decode unknown message type 0x2a from rank 3"),
+                corrupt("hello", 4, new int[] {0x2a}, "decode (peer 3) unknown message type 0x2a from rank 3"),
                 corrupt("heartbeat", 4, new int[] {0xff}, "unknown message type 0xff from rank 3"),
                 corrupt("hello", 10, new int[] {7},
                         "unsupported protocol version 7 from rank 3 (this node speaks 3)"),

@@ -66,8 +66,8 @@ class RpcDispatcherTest {
             dispatcher.onRequest(1, request, new byte[0]);
             assertThatThrownBy(() -> dispatcher.onRequest(1, request, new byte[0]))
                     .isInstanceOf(ProtocolException.class)
-                    .hasMessage("rpc on rank 2 (world 4, comm 7) failed: rank 1 sent RPC request 42 again while it"
-                            + " was running");
+                    .hasMessage("rpc on rank 2 (world 4, comm 7, peer 1) failed: rank 1 sent RPC request 42 again while"
+                            + " it was running");
         } finally {
             release.countDown();
         }

@@ -65,8 +65,14 @@ final class NetnsCluster {
      * environment.
      */
     List<LabProcess> startRanks(Map<String, String> settings, List<String> args) throws IOException {
+        return startRanks(r -> settings, args);
+    }
+
+    /** Like {@link #startRanks(Map, List)} with settings of each rank's own. */
+    List<LabProcess> startRanks(java.util.function.IntFunction<Map<String, String>> settings, List<String> args)
+            throws IOException {
         for (int r = 0; r < worldSize; r++) {
-            var env = new HashMap<>(settings);
+            var env = new HashMap<>(settings.apply(r));
             env.putAll(joinEnv);
             boolean seedless = joinEnv.containsKey("MASTER_ADDR");
             env.put(seedless ? "RANK" : "NEXAR_RANK", String.valueOf(r));

@@ -115,6 +115,45 @@ final class NetnsLab implements AutoCloseable {
         }
     }
 
+    /**
+     * Gives every rank a second interface on a second network: {@code eth1} with {@code 198.19.R.2/24}, joined to the
+     * router's {@code vs<R>} ({@code 198.19.R.1}), and a route to 198.19.0.0/16 through it (the default route stays on
+     * the first network). A multi-NIC host, as on a cluster with a separate data network.
+     */
+    void addSecondNetwork() throws IOException {
+        for (int r = 0; r < ranks; r++) {
+            String ns = rankNamespace(r);
+            ip("-n", router(), "link", "add", "vs" + r, "type", "veth", "peer", "name", "eth1", "netns", ns);
+            ip("-n", router(), "addr", "add", "198.19." + r + ".1/24", "dev", "vs" + r);
+            ip("-n", router(), "link", "set", "vs" + r, "up");
+            ip("-n", ns, "addr", "add", secondAddress(r) + "/24", "dev", "eth1");
+            ip("-n", ns, "link", "set", "eth1", "up");
+            ip("-n", ns, "route", "add", "198.19.0.0/16", "via", "198.19." + r + ".1");
+        }
+    }
+
+    /** {@code rank}'s address on the second network ({@link #addSecondNetwork}). */
+    String secondAddress(int rank) {
+        return "198.19." + rank + ".2";
+    }
+
+    /**
+     * On the first network (198.18.0.0/16), the router forwards only TCP connections to port {@code allowedTcpPort}
+     * (and their answers): every UDP packet, and every new TCP connection to another port, is dropped. Skips the test
+     * without nft.
+     *
+     * @return the rules, for the log
+     */
+    String firstNetworkOnlyTcp(int allowedTcpPort) throws IOException {
+        assume(tools.nft() != null, "no nft to filter the first network");
+        ensureTable();
+        String rules = "insert rule " + TABLE + " forward ip daddr 198.18.0.0/16 meta l4proto udp counter drop; "
+                + "insert rule " + TABLE + " forward ip daddr 198.18.0.0/16 tcp dport != " + allowedTcpPort
+                + " tcp flags & (syn | ack) == syn counter drop";
+        inNamespace(router(), tools.nft().toString(), rules);
+        return rules;
+    }
+
     /** The router namespace, where the seed runs. */
     String router() {
         return id + "-rt";

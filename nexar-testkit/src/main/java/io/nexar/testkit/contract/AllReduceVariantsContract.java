@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.CollectiveMismatchException;
-import io.nexar.Communicator;
 import io.nexar.Compressor;
 import io.nexar.DataType;
 import io.nexar.NexarConfig;
@@ -22,22 +21,30 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The contract of bucketed and compressed allReduce (issue 15 items 3 and 4) that every transport must pass: results
  * against sequential references, bit-identical results on every rank, error feedback that loses nothing, layout
  * mismatches that fail every rank, the async and array forms. A transport's test is a one-line subclass. Inputs are
- * seeded; the seed is printed.
+ * seeded; the seed is printed. The matrix tests are named cases ({@link AllReduceVariantsCases}) whose failure
+ * messages carry their seed; the cases of one world size share a cluster, hence one test instance per class.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AllReduceVariantsContract {
     /** Seed of every random input; override with {@code -Dnexar.test.seed=...}. */
     protected static final long SEED = Long.getLong("nexar.test.seed", 0x5EED_B0C7L);
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final SharedCluster shared = new SharedCluster(SEED);
 
     /** For a transport's one-line subclass. */
     protected AllReduceVariantsContract() {
@@ -62,53 +69,50 @@ public abstract class AllReduceVariantsContract {
                 .collectiveTimeout(Duration.ofSeconds(20)).chunkBytes(1024);
     }
 
-    private static final long[][] LAYOUTS = {{13, 0, 1009, 1}, {7}, {}, {1, 1, 1}, {300, 2}};
+    @AfterAll
+    void closeSharedCluster() {
+        shared.close();
+    }
 
-    @Test
-    void bucketedAllReduceMatchesTheReferencePerBucket() {
+    static Stream<AllReduceVariantsCases.Bucketed> bucketedCases() {
         System.out.println("bucketedAllReduce seed=" + SEED);
-        for (int world : new int[] {1, 2, 3, 5}) {
-            int n = world;
-            try (var cluster = start(n, config().build())) {
-                cluster.run(c -> {
-                    int caseNo = 0;
-                    for (DataType type : List.of(DataType.F32, DataType.F64, DataType.BF16, DataType.I32,
-                            DataType.U64, DataType.I8)) {
-                        for (ReduceOp op : type.isFloatingPoint() ? List.of(ReduceOp.SUM, ReduceOp.AVG, ReduceOp.MAX)
-                                : List.of(ReduceOp.SUM, ReduceOp.BXOR)) {
-                            long[] layout = LAYOUTS[caseNo % LAYOUTS.length];
-                            long seed = SEED + 31L * caseNo;
-                            String what = type + " " + op + " layout " + Arrays.toString(layout) + " world " + n
-                                    + " seed " + seed;
-                            var inputs = new ArrayList<MemorySegment[]>();
-                            var mine = new ArrayList<MemorySegment>();
-                            for (int b = 0; b < layout.length; b++) {
-                                var in = Inputs.exact(seed + b, n, layout[b], type, op);
-                                inputs.add(in);
-                                mine.add(Inputs.copy(in[c.rank()]));
-                            }
-                            if (caseNo % 3 == 2) {
-                                c.allReduceAsync(mine, type, op).await();
-                            } else {
-                                c.allReduce(mine, type, op);
-                            }
-                            for (int b = 0; b < layout.length; b++) {
-                                CollectiveContract.same(mine.get(b),
-                                        ReferenceReduce.fold(inputs.get(b), 0, layout[b], type, op),
-                                        "bucket %d of %s", b, what);
-                            }
-                            caseNo++;
-                        }
-                    }
-                    // the array form
-                    float[][] buckets = {{1, 2, 3}, {}, {c.rank()}};
-                    c.allReduce(buckets, ReduceOp.SUM);
-                    assertThat(buckets[0]).containsExactly(n, 2f * n, 3f * n);
-                    assertThat(buckets[2]).containsExactly(n * (n - 1) / 2f);
-                    return null;
-                });
+        return AllReduceVariantsCases.bucketed(SEED).stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("bucketedCases")
+    void bucketedAllReduceMatchesTheReferencePerBucket(AllReduceVariantsCases.Bucketed k) {
+        int n = k.world();
+        DataType type = k.type();
+        ReduceOp op = k.op();
+        long[] layout = k.layout();
+        shared.run(k, () -> start(n, config().build()), c -> {
+            if (k.form().equals(AllReduceVariantsCases.ARRAY_FORM)) {
+                float[][] buckets = {{1, 2, 3}, {}, {c.rank()}};
+                c.allReduce(buckets, ReduceOp.SUM);
+                assertThat(buckets[0]).as("%s", k).containsExactly(n, 2f * n, 3f * n);
+                assertThat(buckets[2]).as("%s", k).containsExactly(n * (n - 1) / 2f);
+                return null;
             }
-        }
+            var inputs = new ArrayList<MemorySegment[]>();
+            var mine = new ArrayList<MemorySegment>();
+            for (int b = 0; b < layout.length; b++) {
+                var in = Inputs.exact(k.seed() + b, n, layout[b], type, op);
+                inputs.add(in);
+                mine.add(Inputs.copy(in[c.rank()]));
+            }
+            if (k.form().equals("async")) {
+                c.allReduceAsync(mine, type, op).await();
+            } else {
+                c.allReduce(mine, type, op);
+            }
+            for (int b = 0; b < layout.length; b++) {
+                var expected = ReferenceReduce.fold(inputs.get(b), 0, layout[b], type, op);
+                assertThat(mine.get(b).toArray(ValueLayout.JAVA_BYTE)).as("rank %d: bucket %d of %s", c.rank(), b, k)
+                        .isEqualTo(expected.toArray(ValueLayout.JAVA_BYTE));
+            }
+            return null;
+        });
     }
 
     /** One rank's buckets differ (same total), or one rank calls a plain allReduce of the total: LAYOUT everywhere. */
@@ -140,43 +144,36 @@ public abstract class AllReduceVariantsContract {
         }
     }
 
-    /** With every element kept, a compressed allReduce is the exact reduction, and nothing is left in the residual. */
-    @Test
-    void compressedWithEveryElementKeptIsTheExactReduction() {
+    static Stream<AllReduceVariantsCases.CompressedExact> compressedExactCases() {
         System.out.println("compressed exact seed=" + SEED);
-        for (int world : new int[] {1, 2, 4}) {
-            int n = world;
-            try (var cluster = start(n, config().build())) {
-                var results = cluster.onEachRank(c -> {
-                    var out = new ArrayList<byte[]>();
-                    int caseNo = 0;
-                    for (DataType type : List.of(DataType.F32, DataType.F64, DataType.F16, DataType.BF16)) {
-                        for (ReduceOp op : List.of(ReduceOp.SUM, ReduceOp.AVG)) {
-                            long count = new long[] {0, 1, 13, 1009}[caseNo % 4];
-                            long seed = SEED + 17L * caseNo++;
-                            String what = type + " " + op + " count " + count + " world " + n + " seed " + seed;
-                            var in = Inputs.exact(seed, n, count, type, op);
-                            var data = Inputs.copy(in[c.rank()]);
-                            DataType rt = type == DataType.F64 ? DataType.F64 : DataType.F32;
-                            var residual = Inputs.zeros(count, rt);
-                            Compressor all = caseNo % 2 == 0 ? Compressor.TopK.ratio(1)
-                                    : new Compressor.RandomK(count + 5, seed);
-                            c.allReduceCompressed(data, type, count, op, all, residual);
-                            var expected = ReferenceReduce.fold(in, 0, count, type, op);
-                            for (long i = 0; i < count; i++) {
-                                // + 0.0: -0.0 and 0.0 are the same sum (the reduction starts from 0)
-                                assertThat(value(data, i, type) + 0.0).as("%s element %d", what, i)
-                                        .isEqualTo(value(expected, i, type) + 0.0);
-                                assertThat(value(residual, i, rt)).as("%s residual %d", what, i).isZero();
-                            }
-                            out.add(data.toArray(ValueLayout.JAVA_BYTE));
-                        }
-                    }
-                    return out;
-                });
-                identicalOnEveryRank(results);
+        return AllReduceVariantsCases.compressedExact(SEED).stream();
+    }
+
+    /** With every element kept, a compressed allReduce is the exact reduction, and nothing is left in the residual. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("compressedExactCases")
+    void compressedWithEveryElementKeptIsTheExactReduction(AllReduceVariantsCases.CompressedExact k) {
+        int n = k.world();
+        DataType type = k.type();
+        ReduceOp op = k.op();
+        long count = k.count();
+        var results = shared.run(k, () -> start(n, config().build()), c -> {
+            var in = Inputs.exact(k.seed(), n, count, type, op);
+            var data = Inputs.copy(in[c.rank()]);
+            DataType rt = type == DataType.F64 ? DataType.F64 : DataType.F32;
+            var residual = Inputs.zeros(count, rt);
+            Compressor all = k.topK() ? Compressor.TopK.ratio(1) : new Compressor.RandomK(count + 5, k.seed());
+            c.allReduceCompressed(data, type, count, op, all, residual);
+            var expected = ReferenceReduce.fold(in, 0, count, type, op);
+            for (long i = 0; i < count; i++) {
+                // + 0.0: -0.0 and 0.0 are the same sum (the reduction starts from 0)
+                assertThat(value(data, i, type) + 0.0).as("rank %d: %s: element %d", c.rank(), k, i)
+                        .isEqualTo(value(expected, i, type) + 0.0);
+                assertThat(value(residual, i, rt)).as("rank %d: %s: residual %d", c.rank(), k, i).isZero();
             }
-        }
+            return List.of(data.toArray(ValueLayout.JAVA_BYTE));
+        });
+        identicalOnEveryRank(results);
     }
 
     /**

@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.Communicator;
-import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorCode;
 import io.nexar.MessageSizeMismatchException;
-import io.nexar.NexarConfig;
 import io.nexar.OperationCancelledException;
-import io.nexar.OperationTimeoutException;
-import io.nexar.PeerFailedException;
 import io.nexar.device.HostAdapter;
-import io.nexar.testkit.RankFailedException;
+import io.nexar.testkit.Await;
 import io.nexar.testkit.TestCluster;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -31,11 +27,13 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The point-to-point contract every transport must pass. A transport's test is a one-line subclass that says how
  * to start a {@link TestCluster}; the in-process transport runs it in nexar-testkit, network transports in their
- * own modules. The MPI cases (non-blocking, wildcards, probes, status, sendRecv, buffers) are in
- * {@link MpiPointToPointCases}.
+ * own modules. Here: delivery, order, chunking, back-pressure, device buffers, random traffic, interruption. The
+ * other cases are in the classes it extends: failures, timeouts and communicators in {@link PointToPointFailureCases},
+ * the MPI cases (non-blocking, wildcards, probes, status, sendRecv) in {@link MpiPointToPointCases}, buffers in
+ * {@link PointToPointBufferCases}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class PointToPointContract extends MpiPointToPointCases {
+public abstract class PointToPointContract extends PointToPointFailureCases {
 
     /** For a transport's one-line subclass. */
     protected PointToPointContract() {
@@ -50,10 +48,6 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
      */
     protected long transportBufferedBytes() {
         return 0;
-    }
-
-    private TestCluster start(int worldSize) {
-        return start(worldSize, config().build());
     }
 
     @Test
@@ -186,7 +180,8 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                                 assertThat(e.bufferBytes()).isEqualTo(50);
                                 assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
                             })
-                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 4) received a message of 100 bytes"
+                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 4, peer 0) received a message of"
+                                    + " 100 bytes"
                                     + " from rank 0 but the receive buffer holds only 50 bytes");
                     var b = new byte[10];
                     assertThat(c.recv(0, 4, b)).as("the next message still arrives, into a larger buffer")
@@ -287,10 +282,8 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                     }
                 } else {
                     // Post nothing until the store is (nearly) full: the sender must then wait, not drop.
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (cluster.unexpectedBytes(1) < bound - size && System.nanoTime() < deadline) {
-                        Thread.onSpinWait();
-                    }
+                    Await.until(() -> cluster.unexpectedBytes(1) >= bound - size, Duration.ofSeconds(20),
+                            "rank 1's store of unexpected messages is nearly full");
                     assertThat(cluster.unexpectedBytes(1)).isBetween(bound - size, bound + chunk);
                     assertThat(progress.get()).as("messages sent while nobody receives").isLessThan(messages);
                     var bytes = new byte[size];
@@ -302,182 +295,6 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                 }
                 return null;
             });
-        }
-    }
-
-    @Test
-    void shouldTimeOutNamingOperationRankTagAndPeer() {
-        try (var cluster = start(2, config().p2pTimeout(Duration.ofMillis(200)).build())) {
-            cluster.run(c -> {
-                if (c.rank() == 1) {
-                    assertThatThrownBy(() -> c.recv(0, 3, new int[1]))
-                            .isInstanceOfSatisfying(OperationTimeoutException.class, e -> {
-                                assertThat(e.timeout()).isEqualTo(Duration.ofMillis(200));
-                                assertThat(e.peer()).hasValue(0);
-                                assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
-                            })
-                            .hasMessage("recv on rank 1 (world 2, comm 0, tag 3) timed out after 200ms waiting for"
-                                    + " rank 0");
-                }
-                return null;
-            });
-        }
-    }
-
-    /**
-     * A deadlock of two receives (rank 0 waits for tag 5 from rank 1, rank 1 for tag 6 from rank 0): after
-     * {@code hang.report.after} each rank's report names the other rank's receive, and the timeout carries it.
-     */
-    @Test
-    void aHangReportOfARecvNamesWhatThePeerWaitsFor() {
-        try (var cluster = start(2, config().hangReportAfter(Duration.ofMillis(300))
-                .p2pTimeout(Duration.ofSeconds(4)).build())) {
-            var messages = cluster.onEachRank(c -> {
-                int other = 1 - c.rank();
-                try {
-                    c.recv(other, 5 + c.rank(), new int[1]);
-                    return "the recv returned";
-                } catch (OperationTimeoutException e) {
-                    return e.getMessage() + "\n--\n" + c.diagnostics();
-                }
-            });
-            for (int r = 0; r < 2; r++) {
-                int other = 1 - r;
-                assertThat(messages.get(r)).as("rank %d", r)
-                        .contains("nexar hang report: world rank " + r + " of 2 is in recv from rank " + other
-                                + " tag " + (5 + r) + " on communicator 0")
-                        .contains("world rank " + other + ": recv from rank " + r + " tag " + (5 + other))
-                        .contains("last hang report: nexar hang report:");
-            }
-        }
-    }
-
-    @Test
-    void shouldIsolateADupFromItsParentWithTheSameTags() {
-        try (var cluster = start(3)) {
-            cluster.run(c -> {
-                Communicator dup = c.dup();
-                assertThat(dup.id()).isNotEqualTo(c.id());
-                assertThat(dup.rank()).isEqualTo(c.rank());
-                assertThat(dup.worldSize()).isEqualTo(c.worldSize());
-                int next = (c.rank() + 1) % 3;
-                int prev = (c.rank() + 2) % 3;
-                // same destination and tag on both, sent dup first and received world first
-                for (int i = 0; i < 20; i++) {
-                    dup.send(next, 5, new int[] {2000 + i});
-                    c.send(next, 5, new int[] {1000 + i});
-                }
-                var x = new int[1];
-                for (int i = 0; i < 20; i++) {
-                    c.recv(prev, 5, x);
-                    assertThat(x[0]).as("world message %d", i).isEqualTo(1000 + i);
-                }
-                for (int i = 0; i < 20; i++) {
-                    dup.recv(prev, 5, x);
-                    assertThat(x[0]).as("dup message %d", i).isEqualTo(2000 + i);
-                }
-                dup.close();
-                assertThatThrownBy(() -> dup.send(next, 5, new int[1])).isInstanceOf(CommunicatorClosedException.class);
-                c.send(next, 6, new int[] {7}); // the world is still open
-                c.recv(prev, 6, x);
-                assertThat(x[0]).isEqualTo(7);
-                return null;
-            });
-        }
-    }
-
-    @Test
-    void shouldTranslateSubCommunicatorRanksAndNameThemInErrors() {
-        try (var cluster = start(4)) {
-            var blocked = new CountDownLatch(1);
-            var evensSplit = new CountDownLatch(2);
-            assertThatThrownBy(() -> cluster.run(c -> {
-                // key -rank: the odd communicator is {world 3, world 1}
-                Communicator sub = c.split(c.rank() % 2, -c.rank());
-                if (c.rank() % 2 == 0) {
-                    evensSplit.countDown(); // their part of split's collectives is done: rank 3 may fail now
-                    return null;
-                }
-                assertThat(sub.rank()).isEqualTo(c.rank() == 3 ? 0 : 1);
-                if (c.rank() == 3) {
-                    sub.send(1, 1, new int[] {33});
-                    assertThat(blocked.await(20, TimeUnit.SECONDS)).isTrue();
-                    assertThat(evensSplit.await(20, TimeUnit.SECONDS)).isTrue();
-                    throw new IllegalStateException("boom on world rank 3");
-                }
-                var x = new int[1];
-                sub.recv(0, 1, x);
-                assertThat(x[0]).isEqualTo(33);
-                assertThatThrownBy(() -> sub.recv(2, 1, x)).isInstanceOf(IllegalArgumentException.class)
-                        .hasMessageContaining("2");
-                blocked.countDown();
-                sub.recv(0, 1, x);
-                return null;
-            })).isInstanceOfSatisfying(RankFailedException.class, e -> {
-                assertThat(e.rank()).isEqualTo(3);
-                assertThat(e.getSuppressed()).hasSize(1).allSatisfy(s -> assertThat(s.getCause())
-                        .isInstanceOf(PeerFailedException.class)
-                        .hasMessageStartingWith("recv on rank 1 (world 2, comm ")
-                        // in the communicator's numbering, or (when the abort policy failed the receive first) as
-                        // the world rank
-                        .satisfiesAnyOf(m -> assertThat(m).hasMessageContaining("cannot complete: rank 0 (world rank"
-                                + " 3) failed"), m -> assertThat(m).hasMessageContaining("cannot complete: world rank 3"
-                                + " failed")));
-            });
-        }
-    }
-
-    @Test
-    void shouldFailWaitingRanksFastWhenAPeerFails() {
-        try (var cluster = start(3)) {
-            var blocked = new CountDownLatch(2);
-            assertThatThrownBy(() -> cluster.run(c -> {
-                if (c.rank() == 0) {
-                    assertThat(blocked.await(20, TimeUnit.SECONDS)).isTrue();
-                    throw new IllegalStateException("boom on rank 0");
-                }
-                blocked.countDown();
-                c.recv(0, 1, new int[1]);
-                return null;
-            })).isInstanceOfSatisfying(RankFailedException.class, e -> {
-                assertThat(e.rank()).isZero();
-                assertThat(e.getCause()).hasMessage("boom on rank 0");
-                // "cannot complete: rank 0 failed" for a receive posted before the failure was known, "cannot run:
-                // world rank 0 failed ... (recovery policy abort)" for one posted after it
-                assertThat(e.getSuppressed()).hasSize(2).allSatisfy(s -> assertThat(s.getCause())
-                        .isInstanceOf(PeerFailedException.class)
-                        .hasMessageContaining("rank 0 failed (java.lang.IllegalStateException: boom on rank 0)"));
-            });
-        }
-    }
-
-    @Test
-    void shouldRejectCallerMistakesBeforeSending() {
-        try (var cluster = start(2)) {
-            Communicator c = cluster.communicator(0);
-            assertThatThrownBy(() -> c.send(2, 0, new int[1])).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("dest 2 is not in [0, 2)");
-            assertThatThrownBy(() -> c.recv(-1, 0, new int[1])).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("src -1 is not in [0, 2)");
-            assertThatThrownBy(() -> c.send(1, -5, new int[1])).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("tag -5 is not in [0, 2147483647]");
-            assertThatThrownBy(() -> c.send(1, 0, (float[]) null)).isInstanceOf(IllegalArgumentException.class)
-                    .hasMessage("data must not be null");
-        }
-    }
-
-    @Test
-    void shouldRefuseOperationsAfterCloseAndTellPeers() {
-        try (var cluster = start(2)) {
-            Communicator zero = cluster.communicator(0);
-            Communicator one = cluster.communicator(1);
-            zero.close();
-            zero.close(); // idempotent
-            assertThatThrownBy(() -> zero.send(1, 0, new int[1])).isInstanceOf(CommunicatorClosedException.class)
-                    .hasMessage("send on rank 0 (world 2, comm 0, tag 0) failed: the communicator was closed");
-            assertThatThrownBy(() -> one.recv(0, 0, new int[1])).isInstanceOf(PeerFailedException.class)
-                    .hasMessageStartingWith("recv on rank 1 (world 2, comm 0, tag 0) cannot complete: rank 0 left");
-            assertThatThrownBy(() -> one.send(0, 0, new int[1])).isInstanceOf(PeerFailedException.class);
         }
     }
 
@@ -567,10 +384,9 @@ public abstract class PointToPointContract extends MpiPointToPointCases {
                                 flagSet.set(Thread.currentThread().isInterrupted());
                             }
                         });
-                        while (receiver.getState() != Thread.State.WAITING
-                                && receiver.getState() != Thread.State.TIMED_WAITING && receiver.isAlive()) {
-                            Thread.onSpinWait(); // bounded by the test's timeout
-                        }
+                        Await.until(() -> receiver.getState() == Thread.State.WAITING
+                                || receiver.getState() == Thread.State.TIMED_WAITING || !receiver.isAlive(),
+                                Duration.ofSeconds(10), "the receiver waits in recv (or ends)");
                         receiver.interrupt();
                         receiver.join();
                         assertThat(failure.get()).isInstanceOf(OperationCancelledException.class)

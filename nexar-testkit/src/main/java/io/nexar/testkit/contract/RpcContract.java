@@ -169,7 +169,8 @@ public abstract class RpcContract {
                                 assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
                                 assertThat(e.functionId()).isEqualTo(4);
                                 assertThat(e.peer()).hasValue(1);
-                                assertThat(e).hasMessage("rpc on rank 0 (world 2, comm 0) failed on rank 1: function 4"
+                                assertThat(e).hasMessage("rpc on rank 0 (world 2, comm 0, peer 1) failed on"
+                                        + " rank 1: function 4"
                                         + " threw java.lang.IllegalStateException: no such key: 42");
                             });
                     assertThatThrownBy(() -> c.rpc().callAsync(1, ECHO, "x").await())
@@ -223,7 +224,7 @@ public abstract class RpcContract {
                             .isInstanceOfSatisfying(OperationTimeoutException.class, e -> {
                                 assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
                                 assertThat(e.timeout()).isEqualTo(Duration.ofMillis(300));
-                                assertThat(e).hasMessage("rpc on rank 0 (world 2, comm 0) timed out after 300ms"
+                                assertThat(e).hasMessage("rpc on rank 0 (world 2, comm 0, peer 1) timed out after 300ms"
                                         + " waiting for the response of rank 1 to function 5");
                             });
                     assertThat(c.rpc().call(1, ECHO, "still fine")).isEqualTo("still fine");
@@ -252,7 +253,7 @@ public abstract class RpcContract {
                     assertThat(call.cancel()).isFalse();
                     assertThat(call.isDone()).isTrue();
                     assertThatThrownBy(call::await).isInstanceOf(OperationCancelledException.class)
-                            .hasMessage("rpc on rank 0 (world 2, comm 0) was cancelled by the caller");
+                            .hasMessage("rpc on rank 0 (world 2, comm 0, peer 1) was cancelled by the caller");
                     assertThat(call.toCompletableFuture()).failsWithin(Duration.ofSeconds(WAIT_SECONDS));
                     assertThat(text(c.rpc().call(1, 6, text("after")))).isEqualTo("after");
                 } else {
@@ -292,7 +293,7 @@ public abstract class RpcContract {
         assertThat(failure.get()).isInstanceOfSatisfying(PeerFailedException.class, e -> {
             assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
             assertThat(e.peer()).hasValue(2);
-            assertThat(e).hasMessageStartingWith("rpc on rank 0 (world 3, comm 0) cannot complete: rank 2");
+            assertThat(e).hasMessageStartingWith("rpc on rank 0 (world 3, comm 0, peer 2) cannot complete: rank 2");
         });
         assertThat(elapsed.get()).isLessThan(Duration.ofSeconds(10)); // the failure, not the 20s rpc.timeout
     }

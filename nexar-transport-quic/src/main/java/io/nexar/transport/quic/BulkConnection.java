@@ -3,7 +3,6 @@ package io.nexar.transport.quic;
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
-import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
@@ -14,7 +13,6 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -236,9 +234,7 @@ final class BulkConnection {
 
     /** A protocol error naming the peer (rank -1 while it is not identified yet). */
     ProtocolException protocolError(String what) {
-        int peer = link == null ? -1 : link.peer;
-        return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
-                -1, peer), "failed: rank " + peer + " " + what);
+        return Connection.protocolError(transport, link, what);
     }
 
     // ------------------------------------------------------------------ the two threads
@@ -382,11 +378,6 @@ final class BulkConnection {
         reader.drive(now);
     }
 
-    /** See {@link BulkReader#deliveries}. */
-    long[] deliveries() {
-        return reader.deliveries();
-    }
-
     /** See {@link BulkReader#handBack}. */
     void handBack() {
         reader.handBack();
@@ -402,19 +393,14 @@ final class BulkConnection {
         writer.wake();
     }
 
-    /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */
-    long queuedBytes() {
-        return writer.queuedBytes();
+    /** This connection's writer (its counters are read by tests: BulkProbes in this module's tests). */
+    BulkWriter writer() {
+        return writer;
     }
 
-    /** See {@link BulkWriter#ownWrites()}. */
-    long[] ownWrites() {
-        return writer.ownWrites();
-    }
-
-    /** Frames whose sender went at its deadline, finished by the writer from a copy (for tests and diagnostics). */
-    int detachedFrames() {
-        return writer.detachedFrames();
+    /** This connection's reader (its counters are read by tests: BulkProbes in this module's tests). */
+    BulkReader reader() {
+        return reader;
     }
 
     /** The endpoint this connection belongs to. */
@@ -490,11 +476,7 @@ final class BulkConnection {
     void onQuicConnection(Consumer<Connection> task) {
         Connection c = link.connection();
         if (c != null) {
-            try {
-                c.channel().eventLoop().execute(() -> task.accept(c));
-            } catch (RejectedExecutionException stopping) {
-                LOG.debug("rank {}: event loop is stopping", transport.rank());
-            }
+            c.onLoop(() -> task.accept(c));
         }
     }
 }

@@ -40,7 +40,17 @@ import org.slf4j.LoggerFactory;
 final class BulkEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(BulkEndpoint.class);
     /** How long an accepted connection may take to finish TLS and the Hellos (Netty's TLS handshake default). */
-    private static final Duration ACCEPT_SETUP = Duration.ofSeconds(10);
+    static final Duration ACCEPT_SETUP = Duration.ofSeconds(10);
+    /**
+     * The least time a dialled connection gets for its setup, whatever is left of the formation deadline: twice the
+     * acceptor's. The acceptor attaches its lane when it sends its HELLO; if the dialer then gave up before reading
+     * that HELLO, the acceptor would take the dialer's close for a dead peer. With the dialer's budget the longer one,
+     * a slow setup is abandoned by the acceptor first, before it attached anything, and the dialer falls back when its
+     * socket ends; the dialer abandons an accepted lane only if the acceptor's HELLO takes over 10 s to reach it. A
+     * formation that used most of its deadline (a loaded machine) thus no longer dials with no time left: setups
+     * still running when {@link #connectAll} returns go on, and their pair uses QUIC until its lane is attached.
+     */
+    static final Duration MIN_DIAL_SETUP = ACCEPT_SETUP.multipliedBy(2);
     /** The lanes that get a TCP connection of their own per pair, so that they never block each other. */
     private static final Lane[] TCP_LANES = {Lane.P2P, Lane.COLLECTIVE};
 
@@ -63,9 +73,12 @@ final class BulkEndpoint {
         this.laneTls = tls ? LaneTls.create(transport.config().tlsEngine().key(), credentials) : null;
     }
 
-    /** Listens on {@code host}, port {@code options.port()} (0: any); {@code io} runs the setup deadlines. */
+    /**
+     * Accepts on {@code server}, already bound ({@link Listeners}: bound once, before enrolment); {@code io} runs the
+     * setup deadlines.
+     */
     static BulkEndpoint bind(QuicTransport transport, MemberCredentials credentials, BulkLaneOptions options,
-                             NettyIo io, InetSocketAddress host) throws IOException {
+                             NettyIo io, ServerSocketChannel server) {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
         var e = new BulkEndpoint(transport, credentials, tls, io);
         if (tls) {
@@ -74,13 +87,7 @@ final class BulkEndpoint {
             LOG.warn("rank {}: bulk=tcp-plain: large messages travel on TCP without encryption or authentication;"
                     + " use this only on an isolated network", transport.rank());
         }
-        e.server = ServerSocketChannel.open();
-        try {
-            e.server.bind(new InetSocketAddress(host.getAddress(), options.port()));
-        } catch (IOException failure) {
-            e.server.close();
-            throw failure;
-        }
+        e.server = server;
         e.startThread("nexar-bulk-r" + transport.rank() + "-accept", e::acceptLoop);
         return e;
     }
@@ -152,7 +159,7 @@ final class BulkEndpoint {
             configure(ch);
             SSLEngine engine = tls ? laneTls.clientEngine(transport.table().get(link.peer).memberId()) : null;
             var c = new BulkConnection(transport, this, link, lane, address, ch, newSocket(ch, engine));
-            track(c).start(deadline);
+            track(c).start(dialDeadline(deadline));
             return c.setUp();
         } catch (IOException | RuntimeException e) {
             LOG.warn("rank {}: the {} bulk connection of rank {} could not be dialled at {} ({}); that lane uses QUIC"
@@ -160,6 +167,11 @@ final class BulkEndpoint {
             closeQuietly(ch);
             return CompletableFuture.completedFuture(null);
         }
+    }
+
+    /** The setup deadline of a dialled connection: the formation's, but at least {@link #MIN_DIAL_SETUP} from now. */
+    static Deadline dialDeadline(Deadline formation) {
+        return formation.remainingNanos() >= MIN_DIAL_SETUP.toNanos() ? formation : Deadline.after(MIN_DIAL_SETUP);
     }
 
     private static void configure(SocketChannel ch) throws IOException {

@@ -18,8 +18,9 @@ import java.util.Objects;
  *
  * @param mode whether there is a bulk lane and how it is protected
  * @param thresholdBytes payloads of at least this many bytes (a message's total size) use the bulk lane
- * @param port the TCP port to listen on; 0 picks a free one (a joining worker reserves its port before enrolment,
- *             because the seed publishes it in the peer table)
+ * @param port the TCP port to listen on when the transport binds its own address; 0 picks a free one (a joining
+ *             worker binds its listener before enrolment instead, within setting {@code port.range}, because the
+ *             seed publishes it in the peer table)
  */
 public record BulkLaneOptions(Mode mode, long thresholdBytes, int port) {
 

@@ -41,6 +41,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * lanes are not affected. The reader thread waits for room with {@link InboundHandler#deliverWaiting}; callers retry
  * at their next poll.
  *
+ * <p>Frame deadline: once the first byte of a frame is in, the rest must keep coming. A frame that receives no byte for
+ * {@code heartbeat.timeout}, or is not complete within {@code heartbeat.timeout} plus its size at
+ * {@link #MIN_FRAME_BYTES_PER_SECOND}, fails the lane with a {@link io.nexar.ProtocolException} naming the peer, which
+ * is then reported failed: a member that claims a size it never sends, or sends a frame a byte at a time, would
+ * otherwise hold its lane (and whatever waits for it) while its heartbeats on QUIC keep it alive. Only bytes missing
+ * from the socket count: a reader that was slow to read finds them there.
+ *
  * <p>Threading: every read and every frame-state change happens under {@code turn}; {@link #drivenAt} and the
  * terminal flags are the only state shared without it.
  */
@@ -53,6 +60,8 @@ final class BulkReader {
     static final long HANDBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** Frames one poll delivers at most, so one busy connection does not starve the caller's others. */
     private static final int FRAMES_PER_POLL = 64;
+    /** The slowest average rate a begun frame may arrive at, after a grace of {@code heartbeat.timeout}. */
+    static final long MIN_FRAME_BYTES_PER_SECOND = 64 << 10;
     /** {@link #poll} result: the peer ended its output cleanly. */
     private static final int ENDED = -1;
     /** {@link #poll} result: a message waits for room in the handler's store. */
@@ -68,6 +77,9 @@ final class BulkReader {
     private int helloFlags = -1;
     private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
+    /** When the first byte of the frame being read arrived, and the last one (frame deadline); read holding the turn. */
+    private long frameBegunNanos;
+    private long frameByteNanos;
     /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
     private int frameSize = -1;
     /**
@@ -154,7 +166,12 @@ final class BulkReader {
                 continue;
             }
             if (!backlog && pending == null) { // what a poll left in the buffers would not wake a select
-                socket.awaitReadable();
+                long frameLeft = frameNanosLeft(System.nanoTime());
+                if (frameLeft == Long.MAX_VALUE) {
+                    socket.awaitReadable();
+                } else {
+                    socket.awaitReadable(Math.max(frameLeft, TimeUnit.MILLISECONDS.toNanos(1)));
+                }
             }
             return;
         }
@@ -286,9 +303,17 @@ final class BulkReader {
         }
         while (delivered < FRAMES_PER_POLL) {
             if (frameSize < 0) {
+                boolean fresh = prefix.position() == 0;
                 int n = socket.readAvailable(prefix);
                 if (n == 0) {
+                    checkFrameDeadline();
                     return delivered;
+                }
+                if (n > 0) {
+                    frameByteNanos = System.nanoTime();
+                    if (fresh) {
+                        frameBegunNanos = frameByteNanos;
+                    }
                 }
                 if (n < 0) {
                     if (n == -1 && prefix.position() == 0) {
@@ -313,11 +338,13 @@ final class BulkReader {
                 f.limit(Math.min(frameSize, f.capacity()));
                 int n = socket.readAvailable(f);
                 if (n == 0) {
+                    checkFrameDeadline();
                     return delivered;
                 }
                 if (n < 0) {
                     throw endOfStream(n);
                 }
+                frameByteNanos = System.nanoTime();
                 if (f.position() < frameSize) {
                     continue;
                 }
@@ -335,6 +362,36 @@ final class BulkReader {
         }
         backlog = true;
         return delivered;
+    }
+
+    /**
+     * Nanoseconds left before the frame being read misses its deadline (see the class comment); {@link Long#MAX_VALUE}
+     * between frames. Holding the turn, or on the reader thread between its turns (the fields are its own then).
+     */
+    private long frameNanosLeft(long now) {
+        if (frameSize < 0 && prefix.position() == 0) {
+            return Long.MAX_VALUE;
+        }
+        long timeout = transport.config().heartbeatTimeout().toNanos();
+        long size = frameSize < 0 ? LENGTH_PREFIX_BYTES : frameSize;
+        long total = timeout + TimeUnit.SECONDS.toNanos(size) / MIN_FRAME_BYTES_PER_SECOND;
+        return Math.min(frameByteNanos + timeout, frameBegunNanos + total) - now;
+    }
+
+    /** The socket has nothing now, within a frame: fails the lane if the frame missed its deadline. */
+    private void checkFrameDeadline() {
+        long now = System.nanoTime();
+        if (frameNanosLeft(now) > 0) {
+            return;
+        }
+        long have = frameSize < 0 ? prefix.position() : frame.position();
+        String size = frameSize < 0 ? "length prefix" : frameSize + "-byte frame";
+        String timeout = io.nexar.internal.config.Units.formatRounded(transport.config().heartbeatTimeout());
+        throw owner.protocolError("sent " + have + " bytes of a " + size + " in "
+                + TimeUnit.NANOSECONDS.toMillis(now - frameBegunNanos) + " ms and nothing for "
+                + TimeUnit.NANOSECONDS.toMillis(now - frameByteNanos) + " ms: a begun frame must arrive without a "
+                + "pause of heartbeat.timeout (" + timeout + ") and at " + (MIN_FRAME_BYTES_PER_SECOND >> 10)
+                + " KiB/s or more after that long");
     }
 
     /** An end of the stream within a frame: {@code code} as {@link BulkSocket#readAvailable} returns it. */

@@ -543,6 +543,24 @@ final class BulkSocket {
         }
     }
 
+    /**
+     * Waits at most about {@code nanos} until the socket has bytes to read (non-blocking socket only): a frame begun
+     * by the peer must go on arriving ({@link BulkReader}'s frame deadline). Throws once the socket is closed.
+     */
+    void awaitReadable(long nanos) throws IOException {
+        if (readable == null) {
+            return;
+        }
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+        readable.select(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos)));
+        readable.selectedKeys().clear();
+        if (!channel.isOpen()) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
     /** Waits until the socket takes more bytes (non-blocking socket only). Throws once the socket is closed. */
     private void awaitWritable() throws IOException {
         if (writable != null) {

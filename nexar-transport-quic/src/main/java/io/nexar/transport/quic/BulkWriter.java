@@ -262,7 +262,7 @@ final class BulkWriter {
     }
 
     private OperationCancelledException interrupted(ErrorContext context) {
-        return new OperationCancelledException(context, "was interrupted while waiting for rank "
+        return new OperationCancelledException(context.withPeer(owner.link().peer), "was interrupted while waiting for rank "
                 + owner.link().peer + " to take more data");
     }
 

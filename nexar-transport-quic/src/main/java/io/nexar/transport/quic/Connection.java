@@ -3,6 +3,7 @@ package io.nexar.transport.quic;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
 import io.netty.handler.codec.quic.QuicStreamChannel;
@@ -17,6 +18,7 @@ import io.nexar.internal.transport.DeclaredFailed;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,6 +89,23 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     /** The QUIC channel (after the handler was added). */
     QuicChannel channel() {
         return channel;
+    }
+
+    /** Runs {@code task} on this connection's event loop, unless the loop is stopping (see {@link #execute}). */
+    void onLoop(Runnable task) {
+        execute(channel.eventLoop(), transport.rank(), task);
+    }
+
+    /**
+     * Runs {@code task} on {@code loop}; if the loop is stopping (the transport is closing) the task is dropped, which
+     * is logged at debug level for rank {@code rank}.
+     */
+    static void execute(EventLoop loop, int rank, Runnable task) {
+        try {
+            loop.execute(task);
+        } catch (RejectedExecutionException stopping) {
+            LOG.debug("rank {}: event loop is stopping", rank);
+        }
     }
 
     @Override
@@ -161,6 +180,11 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
 
     @Override
     public ProtocolException protocolError(String what) {
+        return protocolError(transport, link, what);
+    }
+
+    /** A protocol error of the peer of {@code link} on {@code transport}, naming it (rank -1 while link is null). */
+    static ProtocolException protocolError(QuicTransport transport, PeerLink link, String what) {
         int peer = link == null ? -1 : link.peer;
         return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
                 -1, peer), "failed: rank " + peer + " " + what);

@@ -1,7 +1,9 @@
 package io.nexar.transport.quic;
 
 import io.nexar.ClusterFormationException;
+import io.nexar.internal.config.Units;
 import io.nexar.internal.util.Deadline;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,6 +11,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Waits for every link of a transport to become ready, and turns what went wrong into one
@@ -16,18 +19,39 @@ import java.util.concurrent.TimeoutException;
  * naming the rank and why), or, at the
  * deadline, the ranks still missing together with every connection attempt that was refused (an attempt with a bad
  * certificate does not stop formation: the genuine peer may still connect).
+ *
+ * <p>A peer that got the peer table and then died (or froze) before any rank reached it has no link that could be
+ * lost, and nobody would notice it before the deadline. So formation also gives up, naming the ranks still missing,
+ * once {@code reachTimeout} (the heartbeat timeout) passed without any link of this rank becoming ready: a living
+ * peer that holds the same table answers within that time, as it answers heartbeats within it. The window opens at
+ * this rank's first ready link (before it, a slow start of this process, its first handshake and native library,
+ * cannot be told from a dead peer: the deadline applies) and starts again at each link that becomes ready, so a slow
+ * machine that makes progress is not cut short (issue 16). In a world of three or more every survivor has a link to
+ * another survivor, which opens the window; in a world of two the survivor waits for the deadline.
  */
 final class Formation {
     private Formation() {
     }
 
+    /** Waits without the progress window (growth: the members' collective timeout bounds it). */
     static void await(QuicTransport transport, PeerLink[] links, Deadline deadline) {
+        await(transport, links, deadline, null);
+    }
+
+    /**
+     * Waits until every link is ready; see the class comment.
+     *
+     * @param reachTimeout how long formation waits without any link becoming ready; null for no such bound
+     */
+    static void await(QuicTransport transport, PeerLink[] links, Deadline deadline, Duration reachTimeout) {
+        var progress = new AtomicLong(); // 0 until the first link is ready
         var firstFailure = new CompletableFuture<PeerLink.FormationFailure>();
         var readies = new ArrayList<CompletableFuture<Void>>();
         for (PeerLink l : links) {
             if (l != null) {
                 readies.add(l.ready());
                 l.ready().whenComplete((v, e) -> {
+                    progress.set(Math.max(1, System.nanoTime()));
                     if (e != null) {
                         firstFailure.complete(unwrap(e, l.peer));
                     }
@@ -40,8 +64,29 @@ final class Formation {
             }
         }
         var all = CompletableFuture.allOf(readies.toArray(CompletableFuture[]::new));
+        var done = CompletableFuture.anyOf(all, firstFailure);
         try {
-            CompletableFuture.anyOf(all, firstFailure).get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
+            while (true) {
+                long wait = deadline.remainingNanos();
+                long last = progress.get();
+                if (reachTimeout != null && last == 0) {
+                    wait = Math.min(wait, reachTimeout.toNanos()); // look again once a first link may be ready
+                } else if (reachTimeout != null) {
+                    long quietEnds = last + reachTimeout.toNanos() - System.nanoTime();
+                    if (quietEnds <= 0 && wait > 0) {
+                        throw unreached(transport, links, reachTimeout);
+                    }
+                    wait = Math.min(wait, quietEnds);
+                }
+                try {
+                    done.get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (TimeoutException e) {
+                    if (deadline.remainingNanos() <= 0) {
+                        throw e;
+                    }
+                }
+            }
         } catch (TimeoutException e) {
             throw timedOut(transport, links, deadline);
         } catch (InterruptedException e) {
@@ -65,12 +110,7 @@ final class Formation {
     }
 
     private static ClusterFormationException timedOut(QuicTransport transport, PeerLink[] links, Deadline deadline) {
-        var missing = new ArrayList<Integer>();
-        for (PeerLink l : links) {
-            if (l != null && !l.ready().isDone()) {
-                missing.add(l.peer);
-            }
-        }
+        List<Integer> missing = missing(links);
         var sb = new StringBuilder("failed: ");
         sb.append(missing.size() == 1 ? "rank " + missing.getFirst() + " was" : "ranks " + join(missing) + " were")
                 .append(" not connected within ").append(deadline.timeout().toMillis()).append("ms");
@@ -80,6 +120,26 @@ final class Formation {
         }
         return new ClusterFormationException(transport.context(missing.isEmpty() ? -1 : missing.getFirst()),
                 sb.toString());
+    }
+
+    private static ClusterFormationException unreached(QuicTransport transport, PeerLink[] links, Duration timeout) {
+        List<Integer> missing = missing(links);
+        String who = missing.size() == 1 ? "rank " + missing.getFirst() + " was" : "ranks " + join(missing) + " were";
+        return new ClusterFormationException(transport.context(missing.isEmpty() ? -1 : missing.getFirst()),
+                "failed: " + who + " not reached, and no other link became ready, within heartbeat.timeout ("
+                        + Units.formatRounded(timeout) + "): " + (missing.size() == 1 ? "it" : "they")
+                        + " died or stopped after the seed handed out the peer table, or cannot be reached at "
+                        + (missing.size() == 1 ? "its address" : "their addresses") + " in the table");
+    }
+
+    private static List<Integer> missing(PeerLink[] links) {
+        var missing = new ArrayList<Integer>();
+        for (PeerLink l : links) {
+            if (l != null && !l.ready().isDone()) {
+                missing.add(l.peer);
+            }
+        }
+        return missing;
     }
 
     private static PeerLink.FormationFailure unwrap(Throwable e, int peer) {

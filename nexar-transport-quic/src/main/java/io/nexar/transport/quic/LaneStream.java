@@ -129,11 +129,6 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         write(encode(message, Math.toIntExact(MessageCodec.encodedSize(message))));
     }
 
-    /** Writes raw bytes as they are, bypassing the codec: only for tests of the receiver's checks. */
-    void writeRaw(byte[] bytes) {
-        write(Unpooled.wrappedBuffer(bytes));
-    }
-
     /** Ends this lane's output after everything already written: a FIN after the queued frames. */
     void finishOutput() {
         channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));
@@ -183,8 +178,9 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new OperationCancelledException(context, "was interrupted while waiting for rank "
-                    + connection.link().peer + " to take more data");
+            int peer = connection.link().peer;
+            throw new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank "
+                    + peer + " to take more data");
         } finally {
             waiters--;
             lock.unlock();

@@ -130,14 +130,32 @@ final class NettyIo {
         return group;
     }
 
+    /**
+     * Names the event loops {@code <prefix>-io-<n>} from now on and puts {@code rank} and {@code worldSize} in their
+     * MDC: for loops started before the rank was known (a joining member binds its listeners before enrolment). A
+     * loop already running renames itself in a task queued before any later one.
+     */
+    void identify(String prefix, int rank, int worldSize) {
+        threads.prefix = prefix;
+        threads.rank = rank;
+        threads.worldSize = worldSize;
+        for (var e : group) {
+            e.execute(() -> {
+                Thread t = Thread.currentThread();
+                t.setName(prefix + t.getName().substring(t.getName().lastIndexOf("-io-")));
+                LogContext.set(rank, worldSize);
+            });
+        }
+    }
+
     /** Daemon {@link FastThreadLocalThread}s named {@code <prefix>-io-<n>}. */
     private static final class NamedThreads implements ThreadFactory {
-        private final String prefix;
+        private volatile String prefix;
         private final AtomicInteger next = new AtomicInteger();
         final List<Thread> started = new CopyOnWriteArrayList<>();
 
-        private final int rank;
-        private final int worldSize;
+        private volatile int rank;
+        private volatile int worldSize;
 
         NamedThreads(String prefix, int rank, int worldSize) {
             this.prefix = prefix;
@@ -148,7 +166,7 @@ final class NettyIo {
         @Override
         public Thread newThread(Runnable r) {
             var t = new FastThreadLocalThread(() -> {
-                LogContext.set(rank, worldSize); // once per event loop: its log lines carry the rank
+                LogContext.set(this.rank, this.worldSize); // once per event loop: its log lines carry the rank
                 r.run();
             }, prefix + "-io-" + next.getAndIncrement());
             t.setDaemon(true);

@@ -39,10 +39,10 @@ final class QuicEndpoint {
     private BulkEndpoint bulk;
     private volatile ScheduledFuture<?> heartbeats;
 
-    private QuicEndpoint(QuicTransport transport, QuicTuning tuning) {
+    private QuicEndpoint(QuicTransport transport, QuicTuning tuning, NettyIo io) {
         this.transport = transport;
         this.tuning = tuning;
-        this.io = new NettyIo("nexar-quic-r" + transport.rank(), tuning, transport.rank(), transport.worldSize());
+        this.io = io;
     }
 
     /**
@@ -51,17 +51,46 @@ final class QuicEndpoint {
      */
     static QuicEndpoint bind(QuicTransport transport, MemberCredentials credentials, InetSocketAddress address,
                              QuicTuning tuning, BulkLaneOptions bulk, Duration closeTimeout) throws Exception {
-        var e = new QuicEndpoint(transport, tuning);
+        var io = new NettyIo("nexar-quic-r" + transport.rank(), tuning, transport.rank(), transport.worldSize());
+        Listeners listeners;
         try {
-            e.server = e.io.bindUdp(address, QuicCodecs.server(credentials, transport.verifier(), tuning,
+            listeners = Listeners.bindExact(io, address, bulk.mode() == BulkLaneOptions.Mode.OFF ? -1 : bulk.port());
+        } catch (Exception failure) {
+            io.shutdown(closeTimeout);
+            throw failure;
+        }
+        return bind(transport, credentials, listeners, tuning, bulk, closeTimeout);
+    }
+
+    /**
+     * Takes over {@code listeners} (bound before enrolment, see {@link Listeners}): names their event loops after the
+     * rank, puts the QUIC server codec on the listening socket, binds the dialling socket to an ephemeral port of the
+     * same host and starts the TCP lanes' listener; everything is shut down if that fails.
+     */
+    static QuicEndpoint bind(QuicTransport transport, MemberCredentials credentials, Listeners listeners,
+                             QuicTuning tuning, BulkLaneOptions bulk, Duration closeTimeout) throws Exception {
+        var e = new QuicEndpoint(transport, tuning, listeners.io());
+        e.io.identify("nexar-quic-r" + transport.rank(), transport.rank(), transport.worldSize());
+        InetSocketAddress address = listeners.udpAddress();
+        java.nio.channels.ServerSocketChannel tcp = null;
+        try {
+            e.server = listeners.installQuic(QuicCodecs.server(credentials, transport.verifier(), tuning,
                     e.io.segments(), () -> e.track(new AcceptedConnection(transport))));
+            tcp = listeners.takeTcp();
+            if (bulk.mode() != BulkLaneOptions.Mode.OFF && tcp == null) {
+                throw new IllegalStateException("a bulk lane needs a TCP listener");
+            }
+            if (tcp != null) {
+                e.bulk = BulkEndpoint.bind(transport, credentials, bulk, e.io, tcp);
+            }
             e.client = e.io.bindUdp(new InetSocketAddress(address.getAddress(), 0),
                     QuicCodecs.client(credentials, transport.verifier(), tuning));
-            if (bulk.mode() != BulkLaneOptions.Mode.OFF) {
-                e.bulk = BulkEndpoint.bind(transport, credentials, bulk, e.io, address);
-            }
             return e;
         } catch (Exception failure) {
+            listeners.closeSockets();
+            if (tcp != null && e.bulk == null) {
+                tcp.close();
+            }
             e.shutdown(closeTimeout);
             throw failure;
         }
@@ -181,17 +210,17 @@ final class QuicEndpoint {
         return io.shutdown(Duration.ofNanos(Math.max(deadline.remainingNanos(), TimeUnit.MILLISECONDS.toNanos(1))));
     }
 
-    /** Test hook: every event loop runs a task that waits for {@code release} (see QuicTransport#playDeadForTest). */
-    void freezeForTest(java.util.concurrent.CountDownLatch release) {
-        for (EventExecutor e : io.group()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-        }
+    /**
+     * Runs {@code action} once after {@code delay} on one of this endpoint's event loops; the task ends with the
+     * loops (a JVM-wide timer would keep the transport reachable until it fires: hours for a certificate warning).
+     */
+    ScheduledFuture<?> scheduleOnce(Runnable action, Duration delay) {
+        return io.group().next().schedule(action, delay.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** The event loops that run this endpoint's connections. */
+    Iterable<EventExecutor> eventLoops() {
+        return io.group();
     }
 
     /** True on one of this endpoint's event-loop threads. */

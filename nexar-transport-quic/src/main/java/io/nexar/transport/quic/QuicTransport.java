@@ -19,14 +19,16 @@ import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.PeerVerifier;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import io.nexar.internal.transport.Newcomer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -68,6 +70,8 @@ public final class QuicTransport implements Transport, Progress {
     private final MemberCredentials credentials;
     private final NexarConfig config;
     private final InetSocketAddress bindAddress;
+    /** Listeners bound before enrolment, taken over by {@link #bind()}; null when bind() binds bindAddress itself. */
+    private final Listeners listeners;
     private final InboundHandler handler;
     private final QuicTuning tuning;
     private final BulkLaneOptions bulkOptions;
@@ -87,6 +91,8 @@ public final class QuicTransport implements Transport, Progress {
     private volatile PeerTable table;
     private volatile boolean heartbeatsPaused;
     private volatile QuicEndpoint endpoint;
+    /** The certificate-life warning scheduled at connect; cancelled at close. */
+    private volatile io.netty.util.concurrent.ScheduledFuture<?> certificateWarning;
     private boolean connectCalled;
 
     /**
@@ -115,6 +121,22 @@ public final class QuicTransport implements Transport, Progress {
      */
     public QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config,
                          InetSocketAddress bindAddress, InboundHandler handler, BulkLaneOptions bulk) {
+        this(rank, worldSize, credentials, config, bindAddress, null, handler, bulk);
+    }
+
+    /**
+     * Creates the transport on listeners bound before enrolment ({@link Listeners}); {@link #bind()} takes them over
+     * and {@link #close()} releases them, even if bind() was never called.
+     */
+    QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config, Listeners listeners,
+                  InboundHandler handler, BulkLaneOptions bulk) {
+        this(rank, worldSize, credentials, config, listeners.udpAddress(), listeners, handler, bulk);
+    }
+
+    private QuicTransport(int rank, int worldSize, MemberCredentials credentials, NexarConfig config,
+                          InetSocketAddress bindAddress, Listeners listeners, InboundHandler handler,
+                          BulkLaneOptions bulk) {
+        this.listeners = listeners;
         if (worldSize < 1 || rank < 0 || rank >= worldSize) {
             throw new IllegalArgumentException("rank " + rank + " is not in [0, " + worldSize + ")");
         }
@@ -154,7 +176,9 @@ public final class QuicTransport implements Transport, Progress {
             throw new IllegalStateException("bind() may be called once, before close()");
         }
         try {
-            endpoint = QuicEndpoint.bind(this, credentials, bindAddress, tuning, bulkOptions, config.closeTimeout());
+            endpoint = listeners != null
+                    ? QuicEndpoint.bind(this, credentials, listeners, tuning, bulkOptions, config.closeTimeout())
+                    : QuicEndpoint.bind(this, credentials, bindAddress, tuning, bulkOptions, config.closeTimeout());
         } catch (Exception e) {
             closing.set(true);
             closed.complete(null);
@@ -240,8 +264,35 @@ public final class QuicTransport implements Transport, Progress {
                 endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
             }
         }
-        Formation.await(this, all, deadline);
+        Formation.await(this, all, deadline, config.heartbeatTimeout());
         endpoint.connectBulk(dialled, t, deadline);
+        watchCertificateLife();
+    }
+
+    /**
+     * Warns at WARN once 80% of this member's certificate's life has passed ({@link CertificateLife}). On the
+     * endpoint's event loop, cancelled at close: {@code CompletableFuture.delayedExecutor} (a JVM-wide timer) kept
+     * every closed transport, its connections and their buffers reachable until the warning's time, hours away.
+     */
+    private void watchCertificateLife() {
+        X509Certificate leaf = credentials.chain().getFirst();
+        Duration until = CertificateLife.untilWarning(leaf, Instant.now());
+        QuicEndpoint e;
+        synchronized (this) {
+            e = closing.get() ? null : endpoint;
+        }
+        if (e == null) {
+            return;
+        }
+        try {
+            certificateWarning = e.scheduleOnce(() -> {
+                if (!closing.get()) {
+                    LOG.warn(CertificateLife.warning(rank, credentials.memberId(), leaf, Instant.now()));
+                }
+            }, until);
+        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+            LOG.debug("rank {}: event loops are stopping; no certificate warning scheduled", rank);
+        }
     }
 
     /**
@@ -353,12 +404,7 @@ public final class QuicTransport implements Transport, Progress {
         l.down(why, null, !closing.get());
         Connection c = l.connection();
         if (c != null) {
-            try {
-                c.channel().eventLoop().execute(() -> c.closeWith(Texts.DECLARED_FAILED, "rank " + rank
-                        + ": rank " + peer + " " + why, why));
-            } catch (RejectedExecutionException stopping) {
-                LOG.debug("rank {}: event loop is stopping", rank);
-            }
+            c.onLoop(() -> c.closeWith(Texts.DECLARED_FAILED, "rank " + rank + ": rank " + peer + " " + why, why));
         }
     }
 
@@ -392,6 +438,10 @@ public final class QuicTransport implements Transport, Progress {
             return;
         }
         closedWhy = reason == GoodbyeReason.CLOSE ? "the transport was closed" : "this rank failed: " + detail;
+        var warning = certificateWarning;
+        if (warning != null) {
+            warning.cancel(false);
+        }
         // Peers get most of close.timeout to read what we sent; stopping the event loops gets the rest.
         Duration total = config.closeTimeout();
         Duration forLoops = total.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? total.dividedBy(4)
@@ -399,6 +449,9 @@ public final class QuicTransport implements Transport, Progress {
         QuicEndpoint e;
         synchronized (this) {
             e = endpoint;
+        }
+        if (e == null && listeners != null) {
+            listeners.close(); // never taken over: release the ports and their event loops
         }
         try {
             tableFuture.complete(null);
@@ -424,59 +477,20 @@ public final class QuicTransport implements Transport, Progress {
     }
 
     /**
-     * Test hook: dials {@code peer} once more, outside its link, as a duplicate or misbehaving dialer would; the
-     * returned future fails with the formation failure the acceptor caused.
+     * Seam for fault tests (QuicFaults in this module's tests): while set, connections send no heartbeats (data still
+     * flows), as a rank whose process hangs.
      */
-    CompletableFuture<Void> dialAgain(int peer, Deadline deadline) {
-        var stray = new PeerLink(peer, new InboundHandler() { // its failure must not reach the real handler
-            @Override
-            public Delivery onMessage(int from, Message message) {
-                return Delivery.ACCEPTED;
-            }
-
-            @Override
-            public boolean deliverWaiting(int from, Message message, long deadlineNanos) {
-                return true;
-            }
-
-            @Override
-            public void onPeerDown(int from, String why, Throwable cause) {
-            }
-        });
-        endpoint.dial(stray, table.get(peer).quicAddress(), deadline);
-        return stray.ready();
-    }
-
-    /**
-     * Test hook: this rank plays a killed process. Its QUIC event loops stop answering (each runs a task that waits
-     * for {@code release}) and its TCP bulk lanes are closed without TLS close_notify or Goodbye, as the kernel closes
-     * a killed process's sockets. Counting down {@code release} lets it run (and close) again.
-     */
-    void playDeadForTest(java.util.concurrent.CountDownLatch release) {
-        endpoint.freezeForTest(release);
-        for (PeerLink l : links) {
-            if (l != null) {
-                l.bulks().forEach(BulkConnection::closeSocket);
-            }
-        }
-    }
-
-    /**
-     * Test hook: stops sending heartbeats (data still flows), so peers see a rank whose process hangs: with nothing
-     * else to send, its peers declare it failed after {@code heartbeat.timeout}.
-     */
-    void pauseHeartbeats() {
-        heartbeatsPaused = true;
+    void heartbeatsPaused(boolean paused) {
+        heartbeatsPaused = paused;
     }
 
     boolean heartbeatsPaused() {
         return heartbeatsPaused;
     }
 
-    /** Test hook: writes raw bytes on a lane to {@code peer}, bypassing the codec. */
-    void writeRaw(int peer, Lane lane, byte[] bytes) {
-        Connection c = links[peer].connection();
-        c.channel().eventLoop().execute(() -> c.lane(lane).writeRaw(bytes));
+    /** This transport's QUIC endpoint; null before {@link #bind()} and after close. */
+    QuicEndpoint endpoint() {
+        return endpoint;
     }
 
     // ------------------------------------------------------------------ for Connection and Formation
@@ -490,13 +504,7 @@ public final class QuicTransport implements Transport, Progress {
 
     /** Runs {@code action} on {@code loop} once the peer table is known (with null if the transport closed first). */
     void whenTableKnown(EventLoop loop, Consumer<PeerTable> action) {
-        tableFuture.whenComplete((t, e) -> {
-            try {
-                loop.execute(() -> action.accept(e == null ? t : null));
-            } catch (RejectedExecutionException shuttingDown) {
-                LOG.debug("rank {}: event loop is stopping", rank);
-            }
-        });
+        tableFuture.whenComplete((t, e) -> Connection.execute(loop, rank, () -> action.accept(e == null ? t : null)));
     }
 
     void recordRefusal(String why) {

@@ -6,6 +6,7 @@ import io.nexar.ConfigKey;
 import io.nexar.NexarConfig;
 import io.nexar.ReduceOp;
 import io.nexar.internal.transport.Lane;
+import io.nexar.testkit.Await;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -49,7 +50,7 @@ class CallerDrivenLaneTest {
             for (Lane lane : new Lane[] {Lane.COLLECTIVE, Lane.P2P}) {
                 long byCallers = 0;
                 for (int r = 0; r < 2; r++) {
-                    byCallers += cluster.transport(r).link(1 - r).bulk(lane).deliveries()[0];
+                    byCallers += BulkProbes.deliveries(cluster.transport(r).link(1 - r).bulk(lane))[0];
                 }
                 assertThat(byCallers).as("%s messages delivered by the thread waiting for them", lane).isPositive();
             }
@@ -69,7 +70,7 @@ class CallerDrivenLaneTest {
                 return null;
             });
             for (int r = 0; r < 2; r++) {
-                long[] d = cluster.transport(r).link(1 - r).bulk(Lane.COLLECTIVE).deliveries();
+                long[] d = BulkProbes.deliveries(cluster.transport(r).link(1 - r).bulk(Lane.COLLECTIVE));
                 assertThat(d[0]).as("rank %d: messages delivered by callers", r).isZero();
                 assertThat(d[1]).as("rank %d: messages delivered by the reader thread", r).isGreaterThanOrEqualTo(50);
             }
@@ -91,14 +92,12 @@ class CallerDrivenLaneTest {
                     assertThat(got).containsExactly(9, 8, 7, 6);
                 } else {
                     Thread t = receiver.join();
-                    while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
-                        Thread.onSpinWait(); // until the receiver sleeps
-                    }
+                    Await.untilWaiting(t, Duration.ofSeconds(20), "rank 1's receiver sleeps in recv");
                     c.send(1, 9, new byte[] {9, 8, 7, 6});
                 }
                 return null;
             });
-            long[] d = cluster.transport(1).link(0).bulk(Lane.P2P).deliveries();
+            long[] d = BulkProbes.deliveries(cluster.transport(1).link(0).bulk(Lane.P2P));
             assertThat(d[1]).as("messages delivered by rank 1's P2P reader thread").isPositive();
         }
     }

@@ -9,6 +9,7 @@ import io.nexar.Growth;
 import io.nexar.MembershipEvent;
 import io.nexar.NexarConfig;
 import io.nexar.ReduceOp;
+import io.nexar.testkit.Await;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedServer;
 import java.time.Duration;
@@ -220,10 +221,7 @@ class ElasticGrowTest {
 
             // world.max.size 3 is reached: a fourth worker waits at the seed and is not admitted
             late = join(seed.joinString(), true);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (seed.waiting() == 0 && System.nanoTime() < end) {
-                Thread.onSpinWait(); // the join request is on its way to the seed
-            }
+            Await.until(() -> seed.waiting() > 0, Duration.ofSeconds(30), "the fourth worker waits at the seed");
             assertThat(seed.waiting()).isEqualTo(1);
             assertThat(all(world, c -> c.grow())).containsOnly(new Growth(3, 3, false));
             assertThat(seed.waiting()).as("still waiting").isEqualTo(1);

@@ -50,7 +50,7 @@ class QuicAbruptEndTest {
         var transports = QuicTestCluster.form(2, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get);
         var release = new CountDownLatch(1);
         try {
-            transports.get(1).playDeadForTest(release);
+            QuicFaults.playDead(transports.get(1), release);
             long start = System.nanoTime();
             sendUntilItFails(transports.get(0));
             // heartbeats would take 40 s: only the bulk lane's end (or the failed write) can report it this soon
@@ -66,7 +66,7 @@ class QuicAbruptEndTest {
         }
     }
 
-    /** Forms 2 ranks with TCP bulk lanes, kills rank 1 (see playDeadForTest), then closes rank 0: how long it took. */
+    /** Forms 2 ranks with TCP bulk lanes, kills rank 1 ({@link QuicFaults#playDead}), then closes rank 0: how long. */
     private static Duration closeAfterPeerDied(boolean sendFirst) {
         var handlers = List.of(new QuicTransportTest.RecordingHandler(1 << 20),
                 new QuicTransportTest.RecordingHandler(1 << 20));
@@ -74,7 +74,7 @@ class QuicAbruptEndTest {
         var release = new CountDownLatch(1);
         try {
             assertThat(transports.get(0).link(1).bulks()).as("rank 0's TCP bulk lanes to rank 1").isNotEmpty();
-            transports.get(1).playDeadForTest(release);
+            QuicFaults.playDead(transports.get(1), release);
             if (sendFirst) {
                 sendUntilItFails(transports.get(0));
             }

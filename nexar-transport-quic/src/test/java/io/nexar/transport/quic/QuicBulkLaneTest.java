@@ -13,6 +13,7 @@ import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.testkit.Await;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -85,17 +86,13 @@ class QuicBulkLaneTest {
                     sent.incrementAndGet();
                 }
             });
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (mailboxes.get(1).storedBytes() < store - config.chunkBytes() && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
+            Await.until(() -> mailboxes.get(1).storedBytes() >= store - config.chunkBytes(), Duration.ofSeconds(20),
+                    "rank 1's store of unexpected messages is nearly full");
             // The sender must end up waiting: its frame is queued because the socket takes no more.
             BulkConnection lane = transports.get(0).link(1).bulk();
-            while ((bulk.getState() != Thread.State.TIMED_WAITING || lane.queuedBytes() == 0)
-                    && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
-            assertThat(lane.queuedBytes()).as("bytes queued on the bulk lane").isPositive();
+            Await.until(() -> bulk.getState() == Thread.State.TIMED_WAITING && BulkProbes.queuedBytes(lane) > 0,
+                    Duration.ofSeconds(20), "the sender waits with bytes queued on its bulk lane");
+            assertThat(BulkProbes.queuedBytes(lane)).as("bytes queued on the bulk lane").isPositive();
             System.out.printf("bulk lane: %d of %d MiB sent while rank 1 receives nothing (store %d KiB)%n",
                     sent.get(), messages, mailboxes.get(1).storedBytes() >> 10);
             assertThat(sent.get()).as("messages sent while nobody receives").isLessThan(messages / 2);
@@ -133,11 +130,8 @@ class QuicBulkLaneTest {
                             c.send(1, 2, pattern(size, i));
                         }
                     });
-                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (p2p.queuedBytes() == 0 && System.nanoTime() < until) {
-                        Thread.onSpinWait(); // until the sender waits because the socket takes no more
-                    }
-                    assertThat(p2p.queuedBytes()).as("bytes waiting on the P2P lane").isPositive();
+                    Await.until(() -> BulkProbes.queuedBytes(p2p) > 0, Duration.ofSeconds(20),
+                            "the sender waits with bytes queued on the P2P lane (the socket takes no more)");
                     runCollectives(c);
                     backlog.join();
                 } else {
@@ -178,11 +172,9 @@ class QuicBulkLaneTest {
                             c.send(1, 3, pattern(size, i));
                         }
                     } else {
-                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                         BulkConnection p2p = cluster.transport(0).link(1).bulk(Lane.P2P);
-                        while (p2p.ownWrites()[1] == 0 && System.nanoTime() < until) {
-                            Thread.onSpinWait(); // until the socket took only part of a frame
-                        }
+                        Await.until(() -> BulkProbes.ownWrites(p2p)[1] > 0, Duration.ofSeconds(20),
+                                "the socket took only part of a frame the sender wrote itself");
                         var got = new byte[size];
                         for (int i = 0; i < messages; i++) {
                             assertThat(c.recv(0, 3, got)).isEqualTo(size);
@@ -191,7 +183,7 @@ class QuicBulkLaneTest {
                     }
                     return null;
                 });
-                long[] own = cluster.transport(0).link(1).bulk(Lane.P2P).ownWrites();
+                long[] own = BulkProbes.ownWrites(cluster.transport(0).link(1).bulk(Lane.P2P));
                 System.out.printf("%s: %d frames written by the sender's thread, %d of them finished by the writer%n",
                         mode, own[0], own[1]);
                 assertThat(own[0]).as("frames written by the sender's own thread").isPositive();
@@ -297,7 +289,7 @@ class QuicBulkLaneTest {
             }
             assertThat(timeout).as("a send that could not start before its deadline").isNotNull()
                     .hasMessageContaining("to take more data on its bulk lane");
-            assertThat(lane.detachedFrames()).as("frames finished from a copy").isEqualTo(1);
+            assertThat(BulkProbes.detachedFrames(lane)).as("frames finished from a copy").isEqualTo(1);
             int refused = sent;
             Thread rest = Thread.ofVirtual().start(() -> {
                 for (int f = refused; f < 2 * (refused / 2 + 1); f++) { // the lane goes on: send the rest again

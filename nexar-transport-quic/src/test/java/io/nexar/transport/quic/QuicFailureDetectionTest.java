@@ -40,7 +40,7 @@ class QuicFailureDetectionTest {
                 c.allReduce(new float[] {1}, ReduceOp.SUM);
                 if (c.rank() == 2) {
                     silentAt[0] = System.nanoTime();
-                    cluster.transport(2).pauseHeartbeats(); // hangs: sends nothing more, keeps its sockets
+                    QuicFaults.pauseHeartbeats(cluster.transport(2)); // hangs: sends nothing more, keeps its sockets
                     silent.countDown();
                     assertThatThrownBy(() -> c.recv(0, 5, new int[1])).isInstanceOf(PeerFailedException.class);
                     return "cut off";
@@ -78,7 +78,7 @@ class QuicFailureDetectionTest {
             Map<Integer, String> outcome = cluster.onEachRank(c -> {
                 c.allReduce(new float[] {1}, ReduceOp.SUM);
                 if (c.rank() == 3) {
-                    cluster.transport(3).pauseHeartbeats();
+                    QuicFaults.pauseHeartbeats(cluster.transport(3));
                     assertThat(excluded.await(20, TimeUnit.SECONDS)).isTrue();
                     return "excluded";
                 }

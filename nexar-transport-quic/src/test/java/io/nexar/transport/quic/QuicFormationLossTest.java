@@ -49,7 +49,7 @@ class QuicFormationLossTest {
             connect(transports.get(2), peers, deadline);
             transports.get(0).link(2).ready().get(30, TimeUnit.SECONDS); // rank 0 reached rank 2
 
-            transports.get(2).playDeadForTest(release); // rank 2 dies before rank 1 even starts
+            QuicFaults.playDead(transports.get(2), release); // rank 2 dies before rank 1 even starts
             long diedAt = System.nanoTime();
             var formed1 = connect(transports.get(1), peers, deadline);
 
@@ -70,6 +70,48 @@ class QuicFormationLossTest {
             System.out.println("rank 1's formation failed after " + ms + " ms: " + f1);
             assertThat(f1).isInstanceOf(ClusterFormationException.class);
             assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline").isLessThan(15_000);
+        } finally {
+            release.countDown();
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    /**
+     * A rank that got the peer table and stopped before anyone reached it (here rank 0, which nobody dials: it dials
+     * the others) has no link that could be lost; the others give up within the heartbeat timeout after their last
+     * link became ready, naming it, instead of waiting for the 60 s formation deadline.
+     */
+    @Test
+    void shouldFailFormationWithinTheHeartbeatTimeoutWhenARankStopsAfterThePeerTableBeforeAnyoneReachedIt()
+            throws Exception {
+        var config = NexarConfig.builder().ignoreEnvironment().heartbeat(Duration.ofMillis(500), HEARTBEAT_TIMEOUT)
+                .build();
+        var transports = new ArrayList<QuicTransport>();
+        var peers = new ArrayList<PeerInfo>();
+        for (int r = 0; r < 3; r++) {
+            var t = new QuicTransport(r, 3, QuicTestCluster.credentials(r), config, new InetSocketAddress(LOOPBACK, 0),
+                    new QuicTransportTest.RecordingHandler(1 << 20), BulkLaneOptions.off());
+            transports.add(t);
+            peers.add(new PeerInfo(r, "m" + r, t.bind(), null));
+        }
+        var release = new CountDownLatch(1);
+        try {
+            QuicFaults.playDead(transports.get(0), release); // enrolled, then frozen: its socket is there, nobody answers
+            long start = System.nanoTime();
+            Deadline deadline = Deadline.after(FORMATION_DEADLINE);
+            var formed1 = connect(transports.get(1), peers, deadline);
+            var formed2 = connect(transports.get(2), peers, deadline);
+            for (var formed : List.of(formed1, formed2)) {
+                Throwable f = formed.get(40, TimeUnit.SECONDS);
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                System.out.println("formation failed after " + ms + " ms: " + f);
+                assertThat(f).isInstanceOf(ClusterFormationException.class)
+                        .hasMessageContaining("rank 0 was not reached")
+                        .hasMessageContaining("within heartbeat.timeout (1.5s)");
+                assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline")
+                        .isLessThan(15_000);
+            }
+            assertThat(transports.get(1).link(2).ready()).as("the living pair did connect").isCompleted();
         } finally {
             release.countDown();
             transports.forEach(QuicTransport::close);

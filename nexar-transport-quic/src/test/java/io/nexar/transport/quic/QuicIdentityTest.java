@@ -52,11 +52,12 @@ class QuicIdentityTest {
 
         assertThat(errors.get(0)).as("the dialler learns that rank 1 refused its certificate")
                 .satisfies(e -> assertThat(e.peer()).hasValue(1))
-                .hasMessageStartingWith("formation on rank 0 (world 2) failed: rank 1 at 127.0.0.1:")
+                .hasMessageStartingWith("formation on rank 0 (world 2, peer 1) failed: rank 1 at 127.0.0.1:")
                 .hasMessageContaining("refused the TLS handshake (TLS alert");
         assertThat(errors.get(1)).as("the acceptor names the missing rank and what it refused")
                 .satisfies(e -> assertThat(e.peer()).hasValue(0))
-                .hasMessageStartingWith("formation on rank 1 (world 2) failed: rank 0 was not connected within 2000ms;"
+                .hasMessageStartingWith("formation on rank 1 (world 2, peer 0) failed: rank 0 was not connected"
+                        + " within 2000ms;"
                         + " failed attempts: a connection from 127.0.0.1:")
                 .hasMessageContaining("was refused: certificate of member m0 was issued by")
                 .hasMessageContaining("not by the cluster CA " + QuicTestCluster.CA.fingerprint());
@@ -67,11 +68,12 @@ class QuicIdentityTest {
         var errors = formPair(r -> r == 1 ? foreign(1) : QuicTestCluster.credentials(r));
 
         assertThat(errors.get(0)).satisfies(e -> assertThat(e.peer()).hasValue(1))
-                .hasMessageStartingWith("formation on rank 0 (world 2) failed: rank 1 at 127.0.0.1:")
+                .hasMessageStartingWith("formation on rank 0 (world 2, peer 1) failed: rank 1 at 127.0.0.1:")
                 .hasMessageContaining("presented an unacceptable certificate: certificate of member m1 was issued by")
                 .hasMessageContaining("not by the cluster CA");
         assertThat(errors.get(1)).satisfies(e -> assertThat(e.peer()).hasValue(0))
-                .hasMessageStartingWith("formation on rank 1 (world 2) failed: rank 0 was not connected within 2000ms;"
+                .hasMessageStartingWith("formation on rank 1 (world 2, peer 0) failed: rank 0 was not connected"
+                        + " within 2000ms;"
                         + " failed attempts: a connection from 127.0.0.1:")
                 .hasMessageContaining("was closed by that peer, which refused the TLS handshake (TLS alert");
     }
@@ -81,11 +83,12 @@ class QuicIdentityTest {
         var errors = formPair(r -> r == 0 ? impostor("m7", "m0") : QuicTestCluster.credentials(r));
 
         assertThat(errors.get(0)).satisfies(e -> assertThat(e.peer()).hasValue(1))
-                .hasMessageStartingWith("formation on rank 0 (world 2) failed: rank 1 at 127.0.0.1:")
+                .hasMessageStartingWith("formation on rank 0 (world 2, peer 1) failed: rank 1 at 127.0.0.1:")
                 .hasMessageContaining(" refused the connection: rank 1 refused the connection from 127.0.0.1:")
                 .hasMessageEndingWith(": its certificate names member m7, which is not in the peer table");
         assertThat(errors.get(1)).satisfies(e -> assertThat(e.peer()).hasValue(0))
-                .hasMessageStartingWith("formation on rank 1 (world 2) failed: rank 0 was not connected within 2000ms;"
+                .hasMessageStartingWith("formation on rank 1 (world 2, peer 0) failed: rank 0 was not connected"
+                        + " within 2000ms;"
                         + " failed attempts: a connection from 127.0.0.1:")
                 .hasMessageEndingWith(" was refused: its certificate names member m7, which is not in the peer table");
     }
@@ -96,10 +99,11 @@ class QuicIdentityTest {
 
         String refusal = "peer presented the certificate of member m7, expected member m1";
         assertThat(errors.get(0)).satisfies(e -> assertThat(e.peer()).hasValue(1))
-                .hasMessageStartingWith("formation on rank 0 (world 2) failed: rank 1 at 127.0.0.1:")
+                .hasMessageStartingWith("formation on rank 0 (world 2, peer 1) failed: rank 1 at 127.0.0.1:")
                 .hasMessageEndingWith("presented an unacceptable certificate: " + refusal);
         assertThat(errors.get(1)).satisfies(e -> assertThat(e.peer()).hasValue(0))
-                .hasMessageStartingWith("formation on rank 1 (world 2) failed: rank 0 was not connected within 2000ms;"
+                .hasMessageStartingWith("formation on rank 1 (world 2, peer 0) failed: rank 0 was not connected"
+                        + " within 2000ms;"
                         + " failed attempts: a connection from 127.0.0.1:")
                 .hasMessageContaining("was closed by that peer, which refused the TLS handshake (TLS alert");
     }

@@ -169,6 +169,11 @@ final class QuicTestCluster implements TestCluster {
                 }, this::close);
     }
 
+    /** The mailbox of {@code rank} (point-to-point receive side). */
+    Mailbox mailbox(int rank) {
+        return routers.get(rank).mailbox();
+    }
+
     @Override
     public long unexpectedBytes(int rank) {
         return routers.get(rank).mailbox().storedBytes();

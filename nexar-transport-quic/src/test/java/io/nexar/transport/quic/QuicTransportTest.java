@@ -14,6 +14,7 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.testkit.Await;
 import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -43,7 +44,8 @@ class QuicTransportTest {
         try {
             long before = allocatedBytes("nexar-quic-r1-");
             // A frame header claiming 0x3ffffff0 bytes (about 1 GiB) on the P2P lane: max.frame.size is 16 MiB.
-            transports.get(0).writeRaw(1, Lane.P2P, new byte[] {(byte) 0xf0, (byte) 0xff, (byte) 0xff, 0x3f, 2, 0});
+            QuicFaults.writeRaw(transports.get(0), 1, Lane.P2P,
+                    new byte[] {(byte) 0xf0, (byte) 0xff, (byte) 0xff, 0x3f, 2, 0});
 
             PeerDown down = handlers.get(1).downs.poll(10, TimeUnit.SECONDS);
             assertThat(down).isNotNull();
@@ -92,12 +94,8 @@ class QuicTransportTest {
                     sent.incrementAndGet();
                 }
             });
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (handlers.get(1).mailbox.storedBytes() < store - 4096 && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
-            assertThat(handlers.get(1).mailbox.storedBytes()).as("rank 1's store is full").isGreaterThanOrEqualTo(
-                    store - 4096);
+            Await.until(() -> handlers.get(1).mailbox.storedBytes() >= store - 4096, Duration.ofSeconds(20),
+                    "rank 1's store of unexpected messages is full");
 
             int beats = 50;
             long start = System.nanoTime();
@@ -136,11 +134,11 @@ class QuicTransportTest {
         var cluster = QuicTestCluster.start(2, CONFIG, LOOPBACK);
         try {
             Deadline deadline = Deadline.after(Duration.ofSeconds(10));
-            assertThatThrownBy(() -> cluster.transport(0).dialAgain(1, deadline).join())
+            assertThatThrownBy(() -> QuicFaults.dialAgain(cluster.transport(0), 1, deadline).join())
                     .hasCauseInstanceOf(PeerLink.FormationFailure.class)
                     .hasMessageContaining("rank 1 refused the connection from 127.0.0.1:")
                     .hasMessageEndingWith(": it is rank 0 (member m0), which is already connected or down");
-            assertThatThrownBy(() -> cluster.transport(1).dialAgain(0, deadline).join())
+            assertThatThrownBy(() -> QuicFaults.dialAgain(cluster.transport(1), 0, deadline).join())
                     .hasCauseInstanceOf(PeerLink.FormationFailure.class)
                     .hasMessageEndingWith(": it is rank 1 (member m1), which must not dial rank 0: the lower rank"
                             + " dials");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.ClusterFormationException;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
+import io.nexar.testkit.Await;
 import io.nexar.transport.quic.security.ClusterCa;
 import io.nexar.transport.quic.security.JoinString;
 import io.nexar.transport.quic.security.JoinToken;
@@ -72,11 +73,8 @@ class FormationVacancyTest {
             var dying = enrol(seed);
             SeedWorkerFormationTest.awaitJoined(seed, 1);
             dying.close();
-            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (seed.joined() > 0 && System.nanoTime() < end) { // the seed sees the connection end
-                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
-            }
-            assertThat(seed.joined()).as("the slot was freed").isZero();
+            Await.until(() -> seed.joined() == 0, Duration.ofSeconds(10),
+                    "the seed sees the dead worker's connection end and frees its slot");
             var enrolments = Workers.all(List.of(Workers.start(seed.joinString(), -1, "127.0.0.1", 9420),
                     Workers.start(seed.joinString(), -1, "127.0.0.1", 9430)));
             assertThat(enrolments).extracting(Enrolment::rank).containsExactlyInAnyOrder(0, 1);

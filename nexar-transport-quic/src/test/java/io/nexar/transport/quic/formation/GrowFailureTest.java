@@ -10,6 +10,7 @@ import io.nexar.internal.protocol.EnrolmentMessage.Admission;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinAccepted;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.testkit.Await;
 import io.nexar.transport.quic.QuicTransportProvider;
 import io.nexar.transport.quic.security.JoinString;
 import io.nexar.transport.quic.security.MemberKeys;
@@ -85,10 +86,8 @@ class GrowFailureTest {
                 byte[] csr = MemberKeys.generate().csr();
                 ghost.send(new JoinRequest(token.proof(ghost.challenge().nonce(), csr), -1, csr,
                         new InetSocketAddress(InetAddress.getLoopbackAddress(), deadPort), null, true));
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (seed.waiting() == 0 && System.nanoTime() < end) {
-                    Thread.onSpinWait(); // the request is on its way to the seed
-                }
+                Await.until(() -> seed.waiting() > 0, Duration.ofSeconds(20),
+                        "the ghost's join request waits at the seed");
                 assertThat(seed.waiting()).isEqualTo(1);
 
                 List<Object> outcomes = all(members, Communicator::grow);

@@ -1,0 +1,40 @@
+package io.nexar.internal.collective;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nexar.DataType;
+import io.nexar.Operation;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A member that sends empty collective chunks for operations that never come (issue 16): they take no bytes, so the
+ * store bounds their number, and a sender with nothing held still gets in.
+ */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class EarlyStoreBoundTest {
+
+    /** An empty chunk of barrier {@code seq} on communicator {@code comm}. */
+    private static Message.Collective empty(int comm, long seq) {
+        var fp = new Fingerprint(Operation.BARRIER, DataType.U8, null, -1, 0);
+        return new Message.Collective(comm, seq, 0, fp.operationCode(), fp.typeCode(), fp.opCode(), -1, 0, 0, 0,
+                MemorySegment.NULL);
+    }
+
+    @Test
+    void shouldBoundTheNumberOfEarlyEmptyChunksPerStoreButLetEverySenderIn() {
+        var engine = new CollectiveEngine(1024);
+        long bound = EarlyStore.MIN_EARLY_CHUNKS;
+        for (long seq = 0; seq < bound; seq++) { // a communicator id nobody ever opens
+            assertThat(engine.onMessage(1, empty(77, seq))).as("chunk %d", seq).isEqualTo(Delivery.ACCEPTED);
+        }
+        assertThat(engine.onMessage(1, empty(77, bound))).as("one more from the flooder").isEqualTo(Delivery.FULL);
+        assertThat(engine.onMessage(2, empty(0, 0))).as("another sender, none held").isEqualTo(Delivery.ACCEPTED);
+        assertThat(engine.onMessage(2, empty(0, 1))).as("its second, the store full").isEqualTo(Delivery.FULL);
+        assertThat(engine.storedBytes()).isZero();
+    }
+}

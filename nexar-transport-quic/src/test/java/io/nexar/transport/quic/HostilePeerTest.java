@@ -1,0 +1,187 @@
+package io.nexar.transport.quic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.Operation;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Lane;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Members that speak the protocol badly (issue 16 item 2): each test plays the bad member from inside rank 0 and checks
+ * that the rank it targets names it in a clear error, holds bounded memory, and loses nothing that the well-behaved
+ * ranks send each other.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class HostilePeerTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final Duration HEARTBEAT_TIMEOUT = Duration.ofMillis(1500);
+    private static final NexarConfig CONFIG = NexarConfig.builder().ignoreEnvironment()
+            .heartbeat(Duration.ofMillis(300), HEARTBEAT_TIMEOUT).p2pTimeout(Duration.ofSeconds(30)).build();
+
+    @Test
+    void shouldReportAMemberThatClaimsAFrameSizeItNeverSends() throws Exception {
+        var handlers = handlers(3);
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                new BulkLaneOptions(BulkLaneOptions.Mode.TCP_PLAIN, 0));
+        try {
+            // rank 0's bulk lane to rank 1: a length prefix of 1000 bytes, 10 of them, then silence (heartbeats go on)
+            var raw = ByteBuffer.allocate(14).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).put(new byte[10]).flip();
+            long start = System.nanoTime();
+            writeRaw(transports.get(0), 1, raw);
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol").contains("rank 0 sent 14 bytes of a 1004-byte frame")
+                    .contains("heartbeat.timeout (1.5s)");
+            assertThat(ms).as("the heartbeat timeout, not more than margins beyond it")
+                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            exchange(transports, handlers, 1, 2);
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
+    void shouldReportAMemberThatSendsAFrameOneByteAtATime() throws Exception {
+        var handlers = handlers(3);
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                new BulkLaneOptions(BulkLaneOptions.Mode.TCP_PLAIN, 0));
+        Thread slow = null;
+        try {
+            // a 200-byte frame, one byte every 50 ms: never a pause of heartbeat.timeout, but 10 s for the frame
+            long start = System.nanoTime();
+            writeRaw(transports.get(0), 1, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200).flip());
+            slow = Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
+                        Thread.sleep(50); // the hostile peer's pace, not a wait for an event of the test
+                        writeRaw(transports.get(0), 1, ByteBuffer.wrap(new byte[] {1}));
+                    }
+                } catch (Exception closed) {
+                    // rank 1 dropped the connection: the slow sender is done
+                }
+            });
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol").contains("of a 204-byte frame")
+                    .contains("KiB/s");
+            assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
+                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            exchange(transports, handlers, 1, 2);
+        } finally {
+            if (slow != null) {
+                slow.interrupt();
+                slow.join();
+            }
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
+    void shouldBoundTheUnexpectedMessagesOfAMemberThatFloodsEmptyMessages() throws Exception {
+        long store = 64 << 10;
+        int flood = 20_000;
+        int bound = 4096; // Mailbox.MIN_STORED_MESSAGES: a 64 KiB store bounds its messages by that
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).build();
+        try (var cluster = QuicTestCluster.start(3, config, LOOPBACK)) {
+            cluster.run(c -> {
+                switch (c.rank()) {
+                    case 0 -> { // the flooder: empty messages that rank 2 does not receive yet
+                        for (int i = 0; i < flood; i++) {
+                            c.send(2, 99, new byte[0]);
+                        }
+                        c.barrier(); // on the collective lane, which the flooded point-to-point lane does not hold up
+                    }
+                    case 1 -> {
+                        for (int i = 0; i < 10; i++) {
+                            c.send(2, 1, pattern(1000, i));
+                        }
+                        c.barrier();
+                    }
+                    default -> {
+                        var mailbox = cluster.mailbox(2);
+                        c.barrier(); // rank 0 wrote its whole flood: what rank 2 does not hold waits in TCP
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while (mailbox.storedMessages() < bound && System.nanoTime() < until) {
+                            Thread.onSpinWait();
+                        }
+                        System.out.println("rank 2 holds " + mailbox.storedMessages() + " unmatched messages ("
+                                + mailbox.storedBytes() + " bytes) while rank 0 floods " + flood);
+                        assertThat(mailbox.storedMessages()).as("the message bound holds")
+                                .isBetween((long) bound, bound + 2L);
+                        var got = new byte[1000];
+                        for (int i = 0; i < 10; i++) { // the well-behaved sender gets through the full store
+                            assertThat(c.recv(1, 1, got)).isEqualTo(1000);
+                            assertThat(got).isEqualTo(pattern(1000, i));
+                        }
+                        for (int i = 0; i < flood; i++) { // and nothing of the flood is lost either
+                            assertThat(c.recv(0, 99, new byte[0])).isZero();
+                        }
+                        assertThat(mailbox.storedMessages()).isZero();
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    private static List<QuicTransportTest.RecordingHandler> handlers(int n) {
+        var handlers = new ArrayList<QuicTransportTest.RecordingHandler>();
+        for (int r = 0; r < n; r++) {
+            handlers.add(new QuicTransportTest.RecordingHandler(1 << 20));
+        }
+        return handlers;
+    }
+
+    /** Writes {@code bytes} on {@code from}'s point-to-point bulk lane to {@code to}, bypassing its writer. */
+    private static void writeRaw(QuicTransport from, int to, ByteBuffer bytes) throws Exception {
+        SocketChannel channel = from.link(to).bulk(Lane.P2P).socket().channel();
+        while (bytes.hasRemaining()) {
+            if (channel.write(bytes) == 0) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** The two well-behaved ranks send each other a message both ways, and receive it intact. */
+    private static void exchange(List<QuicTransport> transports, List<QuicTransportTest.RecordingHandler> handlers,
+                                 int a, int b) {
+        for (int[] pair : new int[][] {{a, b}, {b, a}}) {
+            byte[] payload = pattern(5000, pair[0]);
+            transports.get(pair[0]).send(pair[1], Lane.P2P, new Message.Data(0, 3, 0, payload.length, 0,
+                    MemorySegment.ofArray(payload)), Deadline.after(Duration.ofSeconds(10)),
+                    ErrorContext.of(Operation.SEND));
+            var got = new byte[payload.length];
+            handlers.get(pair[1]).mailbox.receiveFrom(0, pair[0], 3, MemorySegment.ofArray(got),
+                    Deadline.after(Duration.ofSeconds(10)), ErrorContext.of(Operation.RECV).withPeer(pair[0]));
+            assertThat(got).as("rank %d to rank %d", pair[0], pair[1]).isEqualTo(payload);
+        }
+    }
+
+    private static byte[] pattern(int size, int seed) {
+        var b = new byte[size];
+        for (int i = 0; i < size; i++) {
+            b[i] = (byte) (i * 31 + seed);
+        }
+        return b;
+    }
+}
