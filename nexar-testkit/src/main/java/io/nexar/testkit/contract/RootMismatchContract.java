@@ -33,6 +33,10 @@ public abstract class RootMismatchContract {
     /** Long enough that a failure by timeout is told apart from a detected mismatch. */
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
+    /** For subclasses, one per transport. */
+    protected RootMismatchContract() {
+    }
+
     /**
      * Starts the cluster the contract runs on.
      *
