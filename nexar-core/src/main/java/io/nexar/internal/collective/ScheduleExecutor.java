@@ -47,10 +47,7 @@ public final class ScheduleExecutor {
      * @throws NexarException the operation's failure
      */
     static void run(CollectiveEngine engine, Transport transport, OpState op, Deadline deadline, long chunkBytes) {
-        CollectiveEvent event = EventGates.collective() ? new CollectiveEvent() : null;
-        if (event != null) {
-            event.begin();
-        }
+        CollectiveEvent event = EventGates.beginCollective();
         NexarException failure = null;
         try {
             runRounds(engine, transport, op, deadline, chunkBytes);
@@ -70,9 +67,8 @@ public final class ScheduleExecutor {
      * closed), so that every failed call has its event, whether it failed while running or before it could start.
      */
     static void recordRefused(Group group, Fingerprint fp, DataType type, RuntimeException failure) {
-        var event = new CollectiveEvent();
-        event.begin();
-        if (event.shouldCommit()) {
+        CollectiveEvent event = EventGates.beginCollective();
+        if (event != null && event.shouldCommit()) {
             commit(event, group, fp, type, -1, 0, failure);
         }
     }

@@ -8,6 +8,7 @@ import io.nexar.PeerFailedException;
 import io.nexar.PointToPointHandle;
 import io.nexar.Status;
 import io.nexar.internal.collective.Group;
+import io.nexar.internal.jfr.EventGates;
 import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
@@ -47,8 +48,7 @@ final class PointToPoint {
 
     /** See {@link Communicator#send(int, int, MemorySegment)}. */
     void send(int dest, int tag, MemorySegment data) {
-        var event = new PointToPointEvent(); // nothing allocated when no recording enables it (scalar-replaced)
-        event.begin();
+        PointToPointEvent event = EventGates.beginPointToPoint();
         long start = System.nanoTime();
         RuntimeException failure = null;
         try {
@@ -102,8 +102,7 @@ final class PointToPoint {
 
     /** See {@link Communicator#recvStatus}; {@link Communicator#recv(int, int, MemorySegment)} is its byte count. */
     Status recvStatus(int src, int tag, MemorySegment buffer) {
-        var event = new PointToPointEvent();
-        event.begin();
+        PointToPointEvent event = EventGates.beginPointToPoint();
         long start = System.nanoTime();
         RuntimeException failure = null;
         long n = -1;
@@ -126,7 +125,7 @@ final class PointToPoint {
     private void commit(PointToPointEvent event, P2pRecorder.Kind kind, long startNanos, int peer, int tag, long bytes,
                         RuntimeException failure) {
         record(kind, startNanos, peer, tag, bytes, failure);
-        if (event.shouldCommit()) {
+        if (event != null && event.shouldCommit()) {
             Group group = recovery.view().group();
             event.operation = (kind == P2pRecorder.Kind.SEND ? Operation.SEND : Operation.RECV).displayName();
             event.communicator = group.id();
