@@ -4,6 +4,7 @@ import io.nexar.CollectiveMismatchException;
 import io.nexar.DataType;
 import io.nexar.ErrorContext;
 import io.nexar.NexarException;
+import io.nexar.Operation;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
@@ -73,16 +74,38 @@ public final class ScheduleExecutor {
         }
     }
 
+    /**
+     * Records the JFR event of a collective call refused before it was planned (its communicator closed, aborted
+     * after a failure, or rebuilt and not announced yet): sequence, element type, count and root are unknown (-1, null,
+     * -1, -1). With {@link #recordRefused(Group, Fingerprint, DataType, RuntimeException)} and {@link #run}, every
+     * collective call that fails has its event, wherever it fails.
+     *
+     * @param group the communicator's current group
+     * @param operation the refused call's operation
+     * @param failure what the call throws
+     */
+    public static void recordRefused(Group group, Operation operation, RuntimeException failure) {
+        CollectiveEvent event = EventGates.beginCollective();
+        if (event != null && event.shouldCommit()) {
+            commit(event, group, operation, null, -1, -1, -1, 0, failure);
+        }
+    }
+
     private static void commit(CollectiveEvent event, Group group, Fingerprint fp, DataType type, long seq,
                                long bytesSent, Throwable failure) {
-        event.operation = fp.operation().displayName();
+        commit(event, group, fp.operation(), type.name(), fp.count(), fp.root(), seq, bytesSent, failure);
+    }
+
+    private static void commit(CollectiveEvent event, Group group, Operation operation, String dataType, long count,
+                               int root, long seq, long bytesSent, Throwable failure) {
+        event.operation = operation.displayName();
         event.communicator = group.id();
         event.sequence = seq;
         event.rank = group.rank();
         event.worldSize = group.size();
-        event.dataType = type.name();
-        event.count = fp.count();
-        event.root = fp.root();
+        event.dataType = dataType;
+        event.count = count;
+        event.root = root;
         event.bytesSent = bytesSent;
         event.outcome = Outcome.of(failure);
         event.commit();

@@ -6,12 +6,14 @@ import io.nexar.ErrorContext;
 import io.nexar.MembershipEvent;
 import io.nexar.MembershipWatch;
 import io.nexar.NexarConfig;
+import io.nexar.NexarException;
 import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Collectives;
 import io.nexar.internal.collective.Group;
+import io.nexar.internal.collective.ScheduleExecutor;
 import io.nexar.internal.rpc.RpcEngine;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.CallTimeout;
@@ -176,9 +178,22 @@ final class Recovery {
         return v;
     }
 
+    /**
+     * {@link #collView} for a collective call: a call refused here (closed, aborted, or a rebuild to announce) records
+     * its JFR event too, as one refused by the engine or failed while running does.
+     */
+    private View collectiveView(Operation operation) {
+        try {
+            return collView(operation);
+        } catch (NexarException e) {
+            ScheduleExecutor.recordRefused(view.group(), operation, e);
+            throw e;
+        }
+    }
+
     /** Runs a blocking collective; a failure caused by a lost peer is announced with the rebuild (automatic). */
     void run(Operation operation, Consumer<Collectives> body) {
-        View v = collView(operation);
+        View v = collectiveView(operation);
         try {
             body.accept(v.collectives());
         } catch (PeerFailedException e) {
@@ -192,7 +207,7 @@ final class Recovery {
      * call), so the next call does not announce it again.
      */
     CollectiveHandle async(Operation operation, Function<Collectives, CollectiveHandle> body) {
-        View v = collView(operation);
+        View v = collectiveView(operation);
         CollectiveHandle h = body.apply(v.collectives());
         return followsWorld ? new AnnouncingHandle(h, this, v.generation()) : h;
     }
