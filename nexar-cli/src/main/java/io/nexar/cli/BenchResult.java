@@ -23,12 +23,24 @@ import java.util.Locale;
  *                         {@link #UNMEASURED}; reported for {@code allreduce-compressed}
  * @param denseWireBytesPerCall what a dense allreduce of the same size sends per rank per call with the algorithm the
  *                              engine selects for it, or {@link #UNMEASURED}; reported for {@code allreduce-compressed}
+ * @param cpuUsPerCall CPU time per call of all ranks' JVMs together (every thread: callers, lane readers and writers,
+ *                     the QUIC event loops, the JIT and the collector), in microseconds, over the timed calls; or
+ *                     {@link #UNMEASURED} (-1) when not measured. Unlike the times, it moves little with load on the
+ *                     machine, and it is what the JVM's TLS floor study reports as {@code cpu_ms_per_op}
  */
 record BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
                    double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
-                   long allocBytesPerCall, long wireBytesPerCall, long denseWireBytesPerCall) {
+                   long allocBytesPerCall, long wireBytesPerCall, long denseWireBytesPerCall, double cpuUsPerCall) {
 
-    /** A row without wire bytes. */
+    /** A row without a CPU figure. */
+    BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
+                double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
+                long allocBytesPerCall, long wireBytesPerCall, long denseWireBytesPerCall) {
+        this(op, sizeBytes, count, type, redop, algorithm, medianUs, minUs, maxUs, algbwGBps, busbwGBps, maxErr,
+                allocBytesPerCall, wireBytesPerCall, denseWireBytesPerCall, UNMEASURED);
+    }
+
+    /** A row without wire bytes and CPU figure. */
     BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
                 double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
                 long allocBytesPerCall) {
@@ -42,7 +54,7 @@ record BenchResult(String op, long sizeBytes, long count, String type, String re
     /** The CSV header, exactly as {@code --csv} writes it. */
     static final String CSV_HEADER = "op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
             + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call,wire_bytes_per_call,"
-            + "dense_wire_bytes_per_call";
+            + "dense_wire_bytes_per_call,cpu_us_per_call";
 
     /** True if this row was checked. */
     boolean checked() {
@@ -63,19 +75,19 @@ record BenchResult(String op, long sizeBytes, long count, String type, String re
         return String.join(",", op, Long.toString(sizeBytes), Long.toString(count), type, redop, algorithm,
                 fixed(medianUs, 3), fixed(minUs, 3), fixed(maxUs, 3), fixed(algbwGBps, 6), fixed(busbwGBps, 6),
                 checked() ? error(maxErr) : "", measured(allocBytesPerCall), measured(wireBytesPerCall),
-                measured(denseWireBytesPerCall));
+                measured(denseWireBytesPerCall), cpuUsPerCall < 0 ? "" : fixed(cpuUsPerCall, 1));
     }
 
     /**
      * Reads a line written by {@link #toCsv()}.
      *
-     * @throws IllegalArgumentException if the line does not have 15 fields (or 12 or 13: a file written before the
-     *                                  allocation or the wire columns)
+     * @throws IllegalArgumentException if the line does not have 16 fields (or 12, 13 or 15: a file written before the
+     *                                  allocation, the wire or the CPU columns)
      */
     static BenchResult fromCsv(String line) {
         String[] f = line.split(",", -1);
-        if (f.length != 15 && f.length != 13 && f.length != 12) {
-            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 15: " + line);
+        if (f.length != 16 && f.length != 15 && f.length != 13 && f.length != 12) {
+            throw new IllegalArgumentException("bench result line has " + f.length + " fields, expected 16: " + line);
         }
         return new BenchResult(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4], f[5],
                 Double.parseDouble(f[6]), Double.parseDouble(f[7]), Double.parseDouble(f[8]), Double.parseDouble(f[9]),
@@ -83,7 +95,8 @@ record BenchResult(String op, long sizeBytes, long count, String type, String re
                 : Double.parseDouble(f[11]),
                 f.length < 13 || f[12].isEmpty() ? UNMEASURED : Long.parseLong(f[12]),
                 f.length < 15 || f[13].isEmpty() ? UNMEASURED : Long.parseLong(f[13]),
-                f.length < 15 || f[14].isEmpty() ? UNMEASURED : Long.parseLong(f[14]));
+                f.length < 15 || f[14].isEmpty() ? UNMEASURED : Long.parseLong(f[14]),
+                f.length < 16 || f[15].isEmpty() ? UNMEASURED : Double.parseDouble(f[15]));
     }
 
     private static String measured(long v) {

@@ -211,6 +211,7 @@ final class BenchRunner {
             progress.printf(Locale.ROOT, "bench: %s: warmed up, timing %d iterations%n", what, times.length);
         }
         long perBatch = plan.timing().equals("batch") ? callsPerBatch(call, what) : 1;
+        long cpu0 = processCpuNanos();
         for (int i = 0; i < times.length; i++) {
             phase = what + ", iteration " + (i + 1) + " of " + times.length;
             comm.barrier();
@@ -220,7 +221,9 @@ final class BenchRunner {
             }
             times[i] = (System.nanoTime() - t0) / perBatch;
         }
+        long cpu1 = processCpuNanos();
         long alloc = allocatedPerCall(call, perBatch, what);
+        double cpu = cpuPerCall(cpu0, cpu1, times.length * perBatch);
         phase = what + ", combining times";
         comm.allReduce(times, ReduceOp.MAX);
         double err = Double.NaN;
@@ -244,7 +247,33 @@ final class BenchRunner {
         boolean barrier = op == BenchOp.BARRIER;
         return new BenchResult(op.cliName(), bytes, count, barrier ? "" : BenchPlan.name(type),
                 op.reduces() ? BenchPlan.name(redop) : "", algorithm(op, count, block), medianNs / 1e3,
-                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err, alloc, wire[0], wire[1]);
+                sorted[0] / 1e3, sorted[k - 1] / 1e3, algbw, algbw * op.busFactor(n), err, alloc, wire[0], wire[1], cpu);
+    }
+
+    /** This JVM's CPU time so far (all threads), in nanoseconds, or -1 if the JVM cannot tell. */
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    }
+
+    /**
+     * The CPU time all ranks' JVMs spent per call between two {@link #processCpuNanos} readings taken around the timed
+     * calls (barriers between batches included), in microseconds, summed over the ranks' JVMs (each JVM once); or
+     * {@link BenchResult#UNMEASURED} if a JVM cannot tell.
+     */
+    private double cpuPerCall(long before, long after, long calls) {
+        // ranks that share a JVM (--in-process) count its CPU once: only the lowest of them contributes
+        long[] pids = new long[comm.worldSize()];
+        pids[comm.rank()] = ProcessHandle.current().pid();
+        comm.allReduce(pids, ReduceOp.SUM);
+        boolean counts = true;
+        for (int r = 0; r < comm.rank(); r++) {
+            counts &= pids[r] != pids[comm.rank()];
+        }
+        boolean unknown = before < 0 || after < 0;
+        long[] spent = {unknown || !counts ? 0 : after - before, unknown ? 1 : 0};
+        comm.allReduce(spent, ReduceOp.SUM);
+        return spent[1] > 0 ? BenchResult.UNMEASURED : spent[0] / 1e3 / calls;
     }
 
     private DataType residualType() {

@@ -11,20 +11,21 @@ import java.util.Locale;
 
 /** Prints {@code nexar bench} results as a table (nccl-tests' layout) and writes them as CSV. */
 final class BenchTable {
-    private static final String ROW = "%-13s %11s %11s %5s %5s %-18s %11s %11s %11s %10s %10s %10s";
+    private static final String ROW = "%-13s %11s %11s %5s %5s %-18s %11s %11s %11s %10s %10s %10s %10s";
 
     private BenchTable() {
     }
 
     /**
      * The header lines of the table; {@code check} adds the {@code max_err} column. {@code alloc} is the heap memory
-     * the busiest rank's JVM allocated per call (all its threads), in bytes.
+     * the busiest rank's JVM allocated per call (all its threads), in bytes; {@code cpu} the CPU time of all ranks'
+     * JVMs per call, in microseconds.
      */
     static void header(PrintStream out, boolean check) {
         out.println(String.format(Locale.ROOT, ROW + (check ? " %9s" : ""), "#op", "size", "count", "type", "redop",
-                "algorithm", "median", "min", "max", "algbw", "busbw", "alloc", "max_err").stripTrailing());
+                "algorithm", "median", "min", "max", "algbw", "busbw", "alloc", "cpu", "max_err").stripTrailing());
         out.println(String.format(Locale.ROOT, ROW + (check ? " %9s" : ""), "#", "(B)",
-                "(elements)", "", "", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(B/call)", "").stripTrailing());
+                "(elements)", "", "", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(B/call)", "(us/call)", "").stripTrailing());
     }
 
     /** One row; {@code check} adds the {@code max_err} column. */
@@ -32,7 +33,8 @@ final class BenchTable {
         String line = String.format(Locale.ROOT, ROW, r.op(), r.sizeBytes(), r.count(), dash(r.type()),
                 dash(r.redop()), r.algorithm(), us(r.medianUs()), us(r.minUs()), us(r.maxUs()),
                 String.format(Locale.ROOT, "%.3f", r.algbwGBps()), String.format(Locale.ROOT, "%.3f", r.busbwGBps()),
-                r.allocBytesPerCall() == BenchResult.UNMEASURED ? "-" : Long.toString(r.allocBytesPerCall()));
+                r.allocBytesPerCall() == BenchResult.UNMEASURED ? "-" : Long.toString(r.allocBytesPerCall()),
+                r.cpuUsPerCall() < 0 ? "-" : us(r.cpuUsPerCall()));
         if (check) {
             line += String.format(Locale.ROOT, " %9s", r.checked() ? BenchResult.error(r.maxErr()) : "-");
             line += r.checked() && !r.passed() ? "  FAILED" : "";

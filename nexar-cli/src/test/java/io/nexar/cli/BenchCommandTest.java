@@ -51,7 +51,7 @@ class BenchCommandTest {
         List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
         assertThat(lines.getFirst()).isEqualTo("op,size_bytes,count,type,redop,algorithm,time_us_median,time_us_min,"
                 + "time_us_max,algbw_GBps,busbw_GBps,max_err,alloc_bytes_per_call,wire_bytes_per_call,"
-                + "dense_wire_bytes_per_call");
+                + "dense_wire_bytes_per_call,cpu_us_per_call");
         return lines.stream().skip(1).map(l -> l.split(",", -1)).toList();
     }
 
@@ -65,8 +65,9 @@ class BenchCommandTest {
         // 8 B, 512 B, 32 KiB; three ranks, so each size stays a whole number of i32 elements.
         assertThat(rows).extracting(r -> r[1]).containsExactly("8", "512", "32768");
         for (String[] r : rows) {
-            assertThat(r).hasSize(15);
+            assertThat(r).hasSize(16);
             assertThat(Long.parseLong(r[12])).isNotNegative(); // the allocation column
+            assertThat(Double.parseDouble(r[15])).isPositive(); // the CPU column: every call costs some
             assertThat(r[0]).isEqualTo("allreduce");
             assertThat(Long.parseLong(r[2])).isEqualTo(Long.parseLong(r[1]) / 4);
             assertThat(r[3]).isEqualTo("i32");
@@ -105,8 +106,9 @@ class BenchCommandTest {
         assertThat(rows).hasSize(1);
         assertThat(rows.getFirst()).containsExactly(rows.getFirst()[0], "0", "0", "", "", "dissemination",
                 rows.getFirst()[6], rows.getFirst()[7], rows.getFirst()[8], "0.000000", "0.000000", "",
-                rows.getFirst()[12], "", "");
+                rows.getFirst()[12], "", "", rows.getFirst()[15]);
         assertThat(rows.getFirst()[0]).isEqualTo("barrier");
+        assertThat(Double.parseDouble(rows.getFirst()[15])).isPositive();
         assertThat(out()).doesNotContain("check:");
     }
 
@@ -202,13 +204,17 @@ class BenchCommandTest {
         assertThat(BenchResult.fromCsv(row.toCsv()).allocBytesPerCall()).isEqualTo(96);
         var unchecked = new BenchResult("barrier", 0, 0, "", "", "dissemination", 1, 1, 1, 0, 0, Double.NaN,
                 BenchResult.UNMEASURED);
-        assertThat(unchecked.toCsv()).isEqualTo("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,,,,");
+        assertThat(unchecked.toCsv()).isEqualTo("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,,,,,");
         assertThat(BenchResult.fromCsv("barrier,0,0,,,dissemination,1.000,1.000,1.000,0.000000,0.000000,"))
                 .isEqualTo(unchecked);
         assertThat(BenchResult.fromCsv(unchecked.toCsv())).isEqualTo(unchecked);
         var compressed = new BenchResult("allreduce-compressed", 4096, 1024, "f32", "sum", "topk-allgather", 1, 1, 1,
                 0, 0, 0, 10, 246, 6144);
         assertThat(BenchResult.fromCsv(compressed.toCsv())).isEqualTo(compressed);
+        var withCpu = new BenchResult("allreduce", 8, 2, "f32", "sum", "recursive-doubling", 30, 25, 40, 0, 0,
+                Double.NaN, 900, BenchResult.UNMEASURED, BenchResult.UNMEASURED, 118.5);
+        assertThat(withCpu.toCsv()).endsWith(",900,,,118.5");
+        assertThat(BenchResult.fromCsv(withCpu.toCsv())).isEqualTo(withCpu);
         assertThat(BenchTable.wireLine(compressed)).isEqualTo("# wire: allreduce-compressed 4096 B: 246 B per rank"
                 + " per call, dense allreduce 6144 B (4.00%)");
     }
