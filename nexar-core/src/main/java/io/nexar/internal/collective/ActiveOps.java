@@ -28,6 +28,19 @@ final class ActiveOps {
         return table[i];
     }
 
+    /**
+     * Fails every operation held for which {@code failure} gives an exception (null: leave it), passing
+     * {@code fromAbort} to {@link OpState#fail}. Failing does not change the table.
+     */
+    void failEach(java.util.function.Function<OpState, io.nexar.NexarException> failure, boolean fromAbort) {
+        for (OpState op : table) {
+            io.nexar.NexarException e = op == null ? null : failure.apply(op);
+            if (e != null) {
+                op.fail(e, fromAbort);
+            }
+        }
+    }
+
     /** The operation {@code seq} of communicator {@code comm}, or null. */
     OpState get(int comm, long seq) {
         int mask = table.length - 1;

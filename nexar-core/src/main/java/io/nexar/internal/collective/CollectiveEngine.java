@@ -3,7 +3,6 @@ package io.nexar.internal.collective;
 import io.nexar.CollectiveMismatchException;
 import io.nexar.CollectiveMismatchException.Field;
 import io.nexar.CommunicatorClosedException;
-import io.nexar.ErrorContext;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.collective.EarlyStore.OpKey;
 import io.nexar.internal.collective.OpState.StoredChunk;
@@ -15,20 +14,15 @@ import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
-import io.nexar.internal.util.LogContext;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The receive side of collectives for one process: registers posted operations, applies arriving chunks straight
@@ -77,7 +71,6 @@ public final class CollectiveEngine {
     private volatile Transport abortTransport;
     /** Where a driver whose round made no progress for {@code hang.report.after} reports; null for none. */
     private volatile HangReports hangs;
-    private static final Logger LOG = LoggerFactory.getLogger(CollectiveEngine.class);
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
@@ -104,22 +97,7 @@ public final class CollectiveEngine {
     public void describe(List<String> lines, Set<Integer> waitingFor) {
         lock.lock();
         try {
-            long now = System.nanoTime();
-            var busy = new HashSet<Integer>();
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op == null) {
-                    continue;
-                }
-                busy.add(op.group.id());
-                lines.add(op.describe(now, waitingFor));
-            }
-            for (var e : comms.entrySet()) {
-                String idle = busy.contains(e.getKey()) ? null : e.getValue().idle(e.getKey(), now);
-                if (idle != null) {
-                    lines.add(idle);
-                }
-            }
+            EngineReports.describe(active, comms, lines, waitingFor);
         } finally {
             lock.unlock();
         }
@@ -132,35 +110,10 @@ public final class CollectiveEngine {
     public void describeRecent(List<String> lines) {
         lock.lock();
         try {
-            for (int comm : comms.keySet()) {
-                String block = recent(comm, FlightRecorder.SIZE, "");
-                if (!block.isEmpty()) {
-                    lines.add(block);
-                }
-            }
+            EngineReports.describeRecent(comms, lines);
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * The last {@code last} operations of communicator {@code comm} on this rank: a heading, then a line each indented
-     * two spaces more, every line starting with {@code indent}; "" if none. Under the lock.
-     */
-    private String recent(int comm, int last, String indent) {
-        CommState cs = comms.get(comm);
-        if (cs == null) {
-            return "";
-        }
-        var ops = new ArrayList<String>();
-        cs.recorder.render(last, System.nanoTime(), ops);
-        if (ops.isEmpty()) {
-            return "";
-        }
-        var sb = new StringBuilder(indent).append("flight recorder of communicator ").append(comm)
-                .append(" (its last operations here, oldest first):");
-        ops.forEach(l -> sb.append('\n').append(indent).append("  ").append(l));
-        return sb.toString();
     }
 
     /** Logs the flight recorder of {@code op}'s communicator after {@code op} failed (and ended). */
@@ -168,16 +121,11 @@ public final class CollectiveEngine {
         String recent;
         lock.lock();
         try {
-            recent = recent(op.group.id(), FlightRecorder.SIZE, "  ");
+            recent = EngineReports.recent(comms.get(op.group.id()), op.group.id(), FlightRecorder.SIZE, "  ");
         } finally {
             lock.unlock();
         }
-        if (!recent.isEmpty()) {
-            try (var mdc = LogContext.scope(op.context().rank(), op.context().worldSize(), op.context().communicator())) {
-                LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context().rank(),
-                        op.context().worldSize(), op.context().operation().displayName(), op.seq, recent);
-            }
-        }
+        EngineReports.logRecent(op, recent);
     }
 
     /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
@@ -313,7 +261,7 @@ public final class CollectiveEngine {
                     long toProbe = op.progressNanos + probeAfter - now;
                     if (toProbe <= 0) {
                         op.probedRound = op.round;
-                        probe(op);
+                        EngineReports.probe(abortTransport, op);
                     } else {
                         left = Math.min(left, toProbe);
                     }
@@ -322,11 +270,8 @@ public final class CollectiveEngine {
                     long toReport = op.progressNanos + after - now;
                     if (toReport <= 0) {
                         op.hangReported = true;
-                        var waiting = new TreeSet<Integer>();
-                        String doing = op.describe(now, waiting);
-                        String recent = recent(op.group.id(), 8, "  ");
-                        h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(),
-                                recent.isEmpty() ? "" : "\n" + recent, report -> op.hangReport = report);
+                        EngineReports.reportHang(h, op, now, EngineReports.recent(comms.get(op.group.id()),
+                                op.group.id(), 8, "  "));
                         continue;
                     }
                     left = Math.min(left, toReport);
@@ -339,24 +284,6 @@ public final class CollectiveEngine {
             return true;
         } finally {
             lock.unlock();
-        }
-    }
-
-    /** Sends {@link MismatchProbe}s to the senders the open round of {@code op} still waits for. Under the lock. */
-    private void probe(OpState op) {
-        Transport t = abortTransport;
-        if (t == null) {
-            return;
-        }
-        int[] ranks = new int[op.slots.size()];
-        int n = 0;
-        for (int i = 0; i < op.slots.size(); i++) {
-            if (!op.slots.slotAt(i).done) {
-                ranks[n++] = op.slots.peerAt(i);
-            }
-        }
-        if (n > 0) {
-            MismatchProbe.send(t, op, java.util.Arrays.copyOf(ranks, n));
         }
     }
 
@@ -477,19 +404,13 @@ public final class CollectiveEngine {
                 event.commit();
             }
             boolean polite = GoodbyeReason.isPoliteLeave(why);
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op == null) {
-                    continue;
-                }
+            // after a polite leave the others may not need the leaver and would wait for this rank: tell them (a
+            // failure is seen by every member on its own)
+            active.failEach(op -> {
                 int r = op.group.local(peer);
-                if (r >= 0 && (!polite || op.stillNeeds(r))) {
-                    // after a polite leave the others may not need the leaver and would wait for this rank: tell
-                    // them (a failure is seen by every member on its own)
-                    op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
-                            !polite);
-                }
-            }
+                return r >= 0 && (!polite || op.stillNeeds(r)) ? new PeerFailedException(op.context().withPeer(r),
+                        "cannot complete: rank " + r + " " + why) : null;
+            }, !polite);
             spaceFreed.signalAll();
         } finally {
             lock.unlock();
@@ -508,14 +429,8 @@ public final class CollectiveEngine {
         try {
             abortedPeer = peer;
             abortedWhy = why;
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op == null) {
-                    continue;
-                }
-                op.fail(new PeerFailedException(op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)),
-                        "cannot complete: " + why), true);
-            }
+            active.failEach(op -> new PeerFailedException(op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)),
+                    "cannot complete: " + why), true);
             spaceFreed.signalAll();
         } finally {
             lock.unlock();
@@ -532,15 +447,8 @@ public final class CollectiveEngine {
     public void failCommunicator(int comm, String why) {
         lock.lock();
         try {
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op == null) {
-                    continue;
-                }
-                if (op.group.id() == comm) {
-                    op.fail(new PeerFailedException(op.context(), "cannot complete: " + why), true);
-                }
-            }
+            active.failEach(op -> op.group.id() != comm ? null
+                    : new PeerFailedException(op.context(), "cannot complete: " + why), true);
             spaceFreed.signalAll();
         } finally {
             lock.unlock();
@@ -573,15 +481,8 @@ public final class CollectiveEngine {
                 return;
             }
             cs.closed = reason;
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op == null) {
-                    continue;
-                }
-                if (op.group.id() == comm) {
-                    op.fail(new CommunicatorClosedException(op.context(), "failed: " + reason), true);
-                }
-            }
+            active.failEach(op -> op.group.id() != comm ? null
+                    : new CommunicatorClosedException(op.context(), "failed: " + reason), true);
             store.dropCommunicator(comm);
         } finally {
             lock.unlock();
@@ -596,13 +497,7 @@ public final class CollectiveEngine {
                 return;
             }
             closedReason = reason;
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op == null) {
-                    continue;
-                }
-                op.fail(new CommunicatorClosedException(op.context(), "failed: " + reason), true);
-            }
+            active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason), true);
             store.close();
         } finally {
             lock.unlock();
@@ -671,37 +566,21 @@ public final class CollectiveEngine {
     }
 
     /**
-     * A chunk of an operation that already ended here. After a failure that is normal (the others' chunks were under
-     * way); after a success it cannot be: this rank's schedule took every chunk it expected, so the sender ran
-     * another schedule (a different root, operation or count) - issue 14's silent wrong answer. The communicator's
-     * collectives break here (its next operation fails with {@link CollectiveMismatchException}) and every other
-     * member is told with a MISMATCH abort, so theirs break too. Under the lock.
+     * A chunk of an operation that already ended here: if it proves a mismatch ({@link EngineReports#lateChunk}),
+     * the communicator's collectives break here (its next operation fails with {@link CollectiveMismatchException})
+     * and every other member is told with a MISMATCH abort, so theirs break too. Under the lock.
      */
     private void lateChunk(CommState cs, int peer, Message.Collective c) {
-        Fingerprint fp = cs.succeeded(c.opSeq());
-        if (fp == null || cs.group == null || cs.broken != null) {
-            return; // failed here, forgotten (over REMEMBERED operations ago), or already known to be broken
+        CollectiveMismatchException failure = EngineReports.lateChunk(cs, peer, c);
+        if (failure == null) {
+            return;
         }
-        int src = cs.group.local(peer);
-        Fingerprint.Mismatch m = fp.compare(c, src);
-        if (m == null && MismatchProbe.is(c)) {
-            return; // a probe of an operation that matched
-        }
-        Field field = m == null ? Field.SCHEDULE : m.field();
-        String detail = m == null ? "rank " + src + " sent a message (step " + c.step() + ") that this rank's"
-                + " schedule never expects: the ranks ran different schedules" : m.detail();
-        ErrorContext context = cs.context(c.opSeq()).withPeer(src);
-        var failure = new CollectiveMismatchException(context, field, "did not match rank " + src
-                + " (found after it returned here): " + detail);
-        try (var mdc = LogContext.scope(context.rank(), context.worldSize(), context.communicator())) {
-            LOG.warn(failure.getMessage());
-        }
-        breakComm(c.communicator(), c.opSeq(), field);
+        breakComm(c.communicator(), c.opSeq(), failure.field());
         Transport t = abortTransport;
         Group g = cs.group;
         if (t != null) { // never send from here (a reader thread, holding the lock): a virtual thread does
             Thread.ofVirtual().name("nexar-mismatch-abort").start(() ->
-                    ScheduleExecutor.abortPeers(t, g, c.opSeq(), context, failure));
+                    ScheduleExecutor.abortPeers(t, g, c.opSeq(), failure.context(), failure));
         }
     }
 
@@ -761,12 +640,7 @@ public final class CollectiveEngine {
         CommState cs = comms.computeIfAbsent(comm, id -> new CommState());
         if (cs.markBroken(seq, field)) {
             // later operations already posted can never pair up reliably either: fail them now
-            for (int i = 0; i < active.capacity(); i++) {
-                OpState op = active.at(i);
-                if (op != null && op.group.id() == comm && op.seq > seq) {
-                    op.fail(cs.brokenError(op.context()), true);
-                }
-            }
+            active.failEach(op -> op.group.id() == comm && op.seq > seq ? cs.brokenError(op.context()) : null, true);
         }
     }
 }

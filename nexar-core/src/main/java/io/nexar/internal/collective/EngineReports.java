@@ -1,0 +1,149 @@
+package io.nexar.internal.collective;
+
+import io.nexar.CollectiveMismatchException;
+import io.nexar.CollectiveMismatchException.Field;
+import io.nexar.ErrorContext;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.HangReports;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.LogContext;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the {@link CollectiveEngine} tells people and peers about its operations, apart from running them: the lines of
+ * hang reports and {@code Communicator.diagnostics()}, flight-recorder dumps, mismatch probes of a stalled round, and
+ * the verdict on a chunk that arrives after its operation ended. Stateless; every method runs under the engine's lock
+ * (it reads the engine's tables), except {@link #logRecent}, which logs what was read under it.
+ */
+final class EngineReports {
+    private static final Logger LOG = LoggerFactory.getLogger(CollectiveEngine.class);
+
+    private EngineReports() {
+    }
+
+    /**
+     * Adds a line per operation in progress and per communicator with none ("idle since ..."), and the world ranks the
+     * operations wait for to {@code waitingFor}.
+     */
+    static void describe(ActiveOps active, Map<Integer, CommState> comms, List<String> lines,
+                         Set<Integer> waitingFor) {
+        long now = System.nanoTime();
+        var busy = new HashSet<Integer>();
+        for (int i = 0; i < active.capacity(); i++) {
+            OpState op = active.at(i);
+            if (op != null) {
+                busy.add(op.group.id());
+                lines.add(op.describe(now, waitingFor));
+            }
+        }
+        for (var e : comms.entrySet()) {
+            String idle = busy.contains(e.getKey()) ? null : e.getValue().idle(e.getKey(), now);
+            if (idle != null) {
+                lines.add(idle);
+            }
+        }
+    }
+
+    /** Adds the flight recorder of every communicator: a heading each, then a line per operation, oldest first. */
+    static void describeRecent(Map<Integer, CommState> comms, List<String> lines) {
+        for (var e : comms.entrySet()) {
+            String block = recent(e.getValue(), e.getKey(), FlightRecorder.SIZE, "");
+            if (!block.isEmpty()) {
+                lines.add(block);
+            }
+        }
+    }
+
+    /**
+     * The last {@code last} operations of communicator {@code comm} (state {@code cs}, or null) on this rank: a
+     * heading, then a line each indented two spaces more, every line starting with {@code indent}; "" if none.
+     */
+    static String recent(CommState cs, int comm, int last, String indent) {
+        if (cs == null) {
+            return "";
+        }
+        var ops = new ArrayList<String>();
+        cs.recorder.render(last, System.nanoTime(), ops);
+        if (ops.isEmpty()) {
+            return "";
+        }
+        var sb = new StringBuilder(indent).append("flight recorder of communicator ").append(comm)
+                .append(" (its last operations here, oldest first):");
+        ops.forEach(l -> sb.append('\n').append(indent).append("  ").append(l));
+        return sb.toString();
+    }
+
+    /** Logs {@code recent} (from {@link #recent}) after {@code op} failed; outside the lock. */
+    static void logRecent(OpState op, String recent) {
+        if (!recent.isEmpty()) {
+            try (var mdc = LogContext.scope(op.context().rank(), op.context().worldSize(), op.context().communicator())) {
+                LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context().rank(),
+                        op.context().worldSize(), op.context().operation().displayName(), op.seq, recent);
+            }
+        }
+    }
+
+    /**
+     * Reports the stalled round of {@code op} to {@code h} (its own state, the ranks it waits for and its
+     * communicator's recent operations, from {@link #recent}); the report comes back into {@code op.hangReport}.
+     */
+    static void reportHang(HangReports h, OpState op, long now, String recent) {
+        var waiting = new TreeSet<Integer>();
+        String doing = op.describe(now, waiting);
+        h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(), recent.isEmpty() ? "" : "\n" + recent,
+                report -> op.hangReport = report);
+    }
+
+    /** Sends {@link MismatchProbe}s to the senders the open round of {@code op} still waits for (none: no transport). */
+    static void probe(Transport t, OpState op) {
+        if (t == null) {
+            return;
+        }
+        int[] ranks = new int[op.slots.size()];
+        int n = 0;
+        for (int i = 0; i < op.slots.size(); i++) {
+            if (!op.slots.slotAt(i).done) {
+                ranks[n++] = op.slots.peerAt(i);
+            }
+        }
+        if (n > 0) {
+            MismatchProbe.send(t, op, java.util.Arrays.copyOf(ranks, n));
+        }
+    }
+
+    /**
+     * The verdict on chunk {@code c} from world rank {@code peer} of an operation that already ended here (state of
+     * its communicator {@code cs}). After a failure that is normal (the others' chunks were under way); after a
+     * success it cannot be: this rank's schedule took every chunk it expected, so the sender ran another schedule (a
+     * different root, operation or count), issue 14's silent wrong answer. Returns that mismatch, logged, or null when
+     * there is nothing to say (failed here, forgotten, already broken, or a probe of an operation that matched).
+     */
+    static CollectiveMismatchException lateChunk(CommState cs, int peer, Message.Collective c) {
+        Fingerprint fp = cs.succeeded(c.opSeq());
+        if (fp == null || cs.group == null || cs.broken != null) {
+            return null; // failed here, forgotten (over REMEMBERED operations ago), or already known to be broken
+        }
+        int src = cs.group.local(peer);
+        Fingerprint.Mismatch m = fp.compare(c, src);
+        if (m == null && MismatchProbe.is(c)) {
+            return null; // a probe of an operation that matched
+        }
+        Field field = m == null ? Field.SCHEDULE : m.field();
+        String detail = m == null ? "rank " + src + " sent a message (step " + c.step() + ") that this rank's"
+                + " schedule never expects: the ranks ran different schedules" : m.detail();
+        ErrorContext context = cs.context(c.opSeq()).withPeer(src);
+        var failure = new CollectiveMismatchException(context, field, "did not match rank " + src
+                + " (found after it returned here): " + detail);
+        try (var mdc = LogContext.scope(context.rank(), context.worldSize(), context.communicator())) {
+            LOG.warn(failure.getMessage());
+        }
+        return failure;
+    }
+}
