@@ -8,6 +8,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.ReduceOp;
+import io.nexar.internal.collective.CollectiveCall.Ended;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.CallTimeout;
 import io.nexar.internal.util.Deadline;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
 
 /**
  * Runs the {@link CollectiveCall}s of one communicator: plans them (with a cache), checks them across ranks when
@@ -34,6 +36,8 @@ final class CallRunner {
     /** The allgather {@code collective.verify} runs before each call: the same on every rank, whatever they called. */
     private static final OpSpec VERIFY = new OpSpec(Operation.ALL_GATHER, DataType.I64, null, Fingerprint.LONGS, -1,
             null, null, false);
+    private static final Fingerprint VERIFY_FP = new Fingerprint(VERIFY.operation(), VERIFY.type(), null, -1,
+            VERIFY.count());
 
     private final CollectiveEngine engine;
     private final Transport transport;
@@ -104,17 +108,18 @@ final class CallRunner {
     }
 
     /**
-     * Runs {@code call} on the calling thread. A confined output is staged through shared memory (transport threads
-     * write received data); the state of the last blocking operation that ended well is reused.
+     * Runs a call ({@link CollectiveCall#run}, given its fields) on the calling thread. A confined output is staged
+     * through shared memory (transport threads write received data); the state of the last blocking operation that
+     * ended well is reused.
      */
-    void blocking(CollectiveCall call) {
-        verifyIfSet(call);
-        runHere(call);
+    void blocking(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, LongConsumer posted, Ended ended) {
+        verifyIfSet(fp, ended);
+        runHere(spec, fp, in, out, posted, ended);
     }
 
     /** {@link #blocking} without {@link #verifyIfSet}. */
-    private void runHere(CollectiveCall call) {
-        MemorySegment out = call.out;
+    private void runHere(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, LongConsumer posted,
+                         Ended ended) {
         MemorySegment staged = null;
         if (!Segments.shared(out)) {
             staged = MemorySegment.ofArray(new long[Math.toIntExact((out.byteSize() + 7) / 8)])
@@ -122,10 +127,10 @@ final class CallRunner {
             staged.copyFrom(out);
         }
         MemorySegment o = staged != null ? staged : out;
-        MemorySegment i = staged != null && call.in.equals(out) ? staged : call.in;
-        Schedule schedule = plan(call.spec);
+        MemorySegment i = staged != null && in.equals(out) ? staged : in;
+        Schedule schedule = plan(spec);
         OpState reuse = spare.getAndSet(null);
-        long scratchBytes = scratchBytes(schedule, call.spec);
+        long scratchBytes = scratchBytes(schedule, spec);
         MemorySegment scratch;
         if (scratchBytes == 0) {
             scratch = MemorySegment.NULL;
@@ -135,11 +140,11 @@ final class CallRunner {
             scratch = MemorySegment.ofArray(new long[Math.toIntExact(scratchBytes / 8)]);
         }
         Deadline deadline = Deadline.after(CallTimeout.collective(config));
-        OpState op = post(call, schedule, i, o, scratch, reuse);
+        OpState op = post(spec, fp, schedule, i, o, scratch, reuse, posted, ended);
         try {
             ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
         } catch (RuntimeException e) {
-            call.ended(op.seq, e);
+            ended(ended, op.seq, e);
             throw e;
         }
         long seq = op.seq;
@@ -151,7 +156,7 @@ final class CallRunner {
         if (staged != null) {
             out.copyFrom(staged);
         }
-        call.ended(seq, null);
+        ended(ended, seq, null);
     }
 
     /**
@@ -163,16 +168,16 @@ final class CallRunner {
         try {
             call.checkShared();
         } catch (RuntimeException e) {
-            call.ended(-1, e);
+            ended(call.ended, -1, e);
             throw e;
         }
-        verifyIfSet(call);
+        verifyIfSet(call.fp, call.ended);
         Schedule schedule = plan(call.spec);
         long scratchBytes = scratchBytes(schedule, call.spec);
         MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL
                 : MemorySegment.ofArray(new long[Math.toIntExact(scratchBytes / 8)]);
         Deadline deadline = Deadline.after(CallTimeout.collective(config));
-        OpState op = post(call, schedule, call.in, call.out, scratch, null);
+        OpState op = post(call.spec, call.fp, schedule, call.in, call.out, scratch, null, call.posted, call.ended);
         var handle = new AsyncOp(engine, op);
         Thread.ofVirtual().name("nexar-collective-c" + group.id() + "-s" + op.seq).start(() -> {
             Throwable failure = null;
@@ -182,7 +187,7 @@ final class CallRunner {
                 failure = t;
             }
             try {
-                call.ended(op.seq, failure);
+                ended(call.ended, op.seq, failure);
             } catch (Throwable t) {
                 if (failure == null) {
                     failure = t;
@@ -200,35 +205,44 @@ final class CallRunner {
     }
 
     /**
-     * Posts {@code call} to the engine (recording a refusal as its JFR event) and tells the call its sequence number.
+     * Posts a call to the engine (recording a refusal as its JFR event) and tells {@code posted} its sequence number.
      */
-    private OpState post(CollectiveCall call, Schedule schedule, MemorySegment in, MemorySegment out,
-                         MemorySegment scratch, OpState reuse) {
+    private OpState post(OpSpec spec, Fingerprint fp, Schedule schedule, MemorySegment in, MemorySegment out,
+                         MemorySegment scratch, OpState reuse, LongConsumer posted, Ended ended) {
         MemorySegment[] buffers = reuse != null ? reuse.buffers : new MemorySegment[BUFFERS];
         buffers[Buf.INPUT.ordinal()] = in;
         buffers[Buf.OUTPUT.ordinal()] = out;
         buffers[Buf.SCRATCH.ordinal()] = scratch;
         OpState op;
         try {
-            op = engine.post(group, call.fp, schedule, call.spec.type(), call.spec.combiner(), buffers, reuse);
+            op = engine.post(group, fp, schedule, spec.type(), spec.combiner(), buffers, reuse);
         } catch (RuntimeException e) {
-            ScheduleExecutor.recordRefused(group, call.fp, call.spec.type(), e);
-            call.ended(-1, e);
+            ScheduleExecutor.recordRefused(group, fp, spec.type(), e);
+            ended(ended, -1, e);
             throw e;
         }
-        call.posted(op.seq);
+        if (posted != null) {
+            posted.accept(op.seq);
+        }
         return op;
     }
 
-    /** {@link #verify} of the call's fingerprint when setting {@code collective.verify} is on. */
-    private void verifyIfSet(CollectiveCall call) {
+    /** {@link #verify} of {@code fp} when setting {@code collective.verify} is on. */
+    private void verifyIfSet(Fingerprint fp, Ended ended) {
         if (config.collectiveVerify()) {
             try {
-                verify(call.fp);
+                verify(fp);
             } catch (RuntimeException e) {
-                call.ended(-1, e);
+                ended(ended, -1, e);
                 throw e;
             }
+        }
+    }
+
+    /** Runs {@code ended}, if any (see {@link Ended}). */
+    private static void ended(Ended ended, long seq, Throwable failure) {
+        if (ended != null) {
+            ended.run(seq, failure);
         }
     }
 
@@ -241,8 +255,7 @@ final class CallRunner {
         int size = group.size();
         long[] mine = fp.toLongs();
         long[] all = new long[Fingerprint.LONGS * size];
-        runHere(new CollectiveCall(this, VERIFY, new Fingerprint(VERIFY.operation(), VERIFY.type(), null, -1,
-                VERIFY.count()), MemorySegment.ofArray(mine), MemorySegment.ofArray(all)));
+        runHere(VERIFY, VERIFY_FP, MemorySegment.ofArray(mine), MemorySegment.ofArray(all), null, null);
         List<Integer> differ = new ArrayList<>();
         Field field = null;
         int first = -1;

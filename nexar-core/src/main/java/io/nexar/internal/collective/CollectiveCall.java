@@ -5,11 +5,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.function.LongConsumer;
 
 /**
- * One collective call whose arguments {@link Collectives} has checked: {@link #run} runs it on the calling thread,
- * {@link #start} on a virtual thread of its own. Both take the same path through {@link CallRunner} up to the
- * posting of the operation; they differ only in who drives the schedule and in what happens to the buffers.
+ * One collective call whose arguments {@link Collectives} has checked and that is not a cached plan (a call with
+ * count arrays, a bucketed or a compressed allReduce; the async form of any call): {@link #run} runs it on the
+ * calling thread, {@link #start} on a virtual thread of its own. Both take the same path through {@link CallRunner}
+ * up to the posting of the operation; they differ only in who drives the schedule and in what happens to the buffers.
  */
-public final class CollectiveCall {
+final class CollectiveCall {
     private final CallRunner runner;
     final OpSpec spec;
     /** The fingerprint the ranks compare: may describe the call the user made rather than {@link #spec}. */
@@ -17,9 +18,9 @@ public final class CollectiveCall {
     final MemorySegment in;
     final MemorySegment out;
     /** Told the sequence number once the operation is posted, before any step runs (calling thread), or null. */
-    private final LongConsumer posted;
+    final LongConsumer posted;
     /** Run when the schedule has ended, or null (see {@link Ended}). */
-    private final Ended ended;
+    final Ended ended;
     /** The caller's buffers an async run lets other threads touch, or null for {@link #in} and {@link #out}. */
     private final MemorySegment[] callerBuffers;
     /** The argument name of {@link #callerBuffers} in a refusal ("buckets"), or null for none. */
@@ -46,8 +47,8 @@ public final class CollectiveCall {
      * Runs the call on the calling thread and returns when it has ended; a confined output buffer is staged through
      * shared memory.
      */
-    public void run() {
-        runner.blocking(this);
+    void run() {
+        runner.blocking(spec, fp, in, out, posted, ended);
     }
 
     /**
@@ -56,7 +57,7 @@ public final class CollectiveCall {
      * @return the handle of the running operation
      * @throws IllegalArgumentException if a buffer of the call is a confined arena's (other threads cannot touch it)
      */
-    public CollectiveHandle start() {
+    CollectiveHandle start() {
         return runner.async(this);
     }
 
@@ -73,17 +74,6 @@ public final class CollectiveCall {
         }
     }
 
-    void posted(long seq) {
-        if (posted != null) {
-            posted.accept(seq);
-        }
-    }
-
-    void ended(long seq, Throwable failure) {
-        if (ended != null) {
-            ended.run(seq, failure);
-        }
-    }
 
     /** What runs when an operation's schedule has ended, on the thread that drove it. */
     @FunctionalInterface

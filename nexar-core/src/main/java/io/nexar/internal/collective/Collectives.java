@@ -5,6 +5,8 @@ import static io.nexar.internal.collective.CallChecks.need;
 import static io.nexar.internal.collective.CallChecks.needCount;
 import static io.nexar.internal.collective.CallChecks.reduction;
 
+import io.nexar.CollectiveHandle;
+import io.nexar.Compressor;
 import io.nexar.DataType;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
@@ -18,11 +20,12 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The collective operations of one communicator. Each method checks its arguments ({@link CallChecks}: caller
- * mistakes are {@link IllegalArgumentException}s naming the argument and its bound, raised before anything is sent)
- * and returns the {@link CollectiveCall}, which the caller runs on its own thread ({@link CollectiveCall#run}, the
- * blocking forms) or starts on a virtual thread of its own ({@link CollectiveCall#start}, the async forms);
- * {@link CallRunner} plans, posts to the {@link CollectiveEngine} and drives the schedule.
+ * The collective operations of one communicator, each in a blocking form ({@code allReduce}) and an async one
+ * ({@code allReduceAsync}). Both forms share the argument checks ({@link CallChecks}: caller mistakes are
+ * {@link IllegalArgumentException}s naming the argument and its bound, raised before anything is sent) and the plan
+ * (a cached {@link CallRunner.Planned}, or a {@link CollectiveCall} for calls with count arrays, bucketed or
+ * compressed ones); then the blocking form runs the call on the calling thread ({@link CallRunner#blocking}) and the
+ * async form on a virtual thread of its own ({@link CallRunner#async}).
  */
 public final class Collectives {
     /** Largest staging buffer of bucketed allReduce kept between calls. */
@@ -61,17 +64,35 @@ public final class Collectives {
     }
 
     /** Barrier. */
-    public CollectiveCall barrier() {
-        return call(runner.planned(Operation.BARRIER, DataType.U8, null, 0, -1, false), MemorySegment.NULL,
-                MemorySegment.NULL);
+    public void barrier() {
+        run(barrierPlan(), MemorySegment.NULL, MemorySegment.NULL);
+    }
+
+    /** Starts a barrier. */
+    public CollectiveHandle barrierAsync() {
+        return start(barrierPlan(), MemorySegment.NULL, MemorySegment.NULL);
+    }
+
+    private Planned barrierPlan() {
+        return runner.planned(Operation.BARRIER, DataType.U8, null, 0, -1, false);
     }
 
     /** allReduce; {@code in} may equal {@code out} (in place). */
-    public CollectiveCall allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+    public void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        run(allReducePlan(in, out, type, count, op), in, out);
+    }
+
+    /** Starts an allReduce. */
+    public CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                           ReduceOp op) {
+        return start(allReducePlan(in, out, type, count, op), in, out);
+    }
+
+    private Planned allReducePlan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
         reduction(type, op, count);
         needCount("in", in, count, 1, type);
         needCount("out", out, count, 1, type);
-        return call(runner.planned(Operation.ALL_REDUCE, type, op, count, -1, in.equals(out)), in, out);
+        return runner.planned(Operation.ALL_REDUCE, type, op, count, -1, in.equals(out));
     }
 
     /**
@@ -80,7 +101,16 @@ public final class Collectives {
      * into one staging buffer, reduced there and copied back (the executor addresses one segment per buffer; see
      * docs/collectives.md); the staging buffer is kept for the next call. One bucket runs as a plain allReduce.
      */
-    public CollectiveCall allReduce(List<MemorySegment> buckets, DataType type, ReduceOp op) {
+    public void allReduce(List<MemorySegment> buckets, DataType type, ReduceOp op) {
+        allReduceCall(buckets, type, op).run();
+    }
+
+    /** Starts a bucketed allReduce. */
+    public CollectiveHandle allReduceAsync(List<MemorySegment> buckets, DataType type, ReduceOp op) {
+        return allReduceCall(buckets, type, op).start();
+    }
+
+    private CollectiveCall allReduceCall(List<MemorySegment> buckets, DataType type, ReduceOp op) {
         Checks.notNull("buckets", buckets);
         reduction(type, op, 0);
         int w = type.byteSize();
@@ -101,7 +131,7 @@ public final class Collectives {
         }
         if (counts.length == 1) {
             MemorySegment only = buckets.getFirst();
-            return allReduce(only, only, type, counts[0], op);
+            return call(allReducePlan(only, only, type, counts[0], op), only, only);
         }
         MemorySegment[] segs = buckets.toArray(MemorySegment[]::new);
         long bytes = Math.multiplyExact(total, w);
@@ -134,8 +164,19 @@ public final class Collectives {
      * payloads travel in an allgather whose fingerprint is that of the allReduce the caller made (type, operator,
      * count, and the compressor's {@linkplain Fingerprint#compressedLayout layout code}).
      */
-    public CollectiveCall allReduceCompressed(MemorySegment buffer, DataType type, long count, ReduceOp op,
-                                              io.nexar.Compressor compressor, MemorySegment residual) {
+    public void allReduceCompressed(MemorySegment buffer, DataType type, long count, ReduceOp op,
+                                    Compressor compressor, MemorySegment residual) {
+        allReduceCompressedCall(buffer, type, count, op, compressor, residual).run();
+    }
+
+    /** Starts a compressed allReduce. */
+    public CollectiveHandle allReduceCompressedAsync(MemorySegment buffer, DataType type, long count, ReduceOp op,
+                                                     Compressor compressor, MemorySegment residual) {
+        return allReduceCompressedCall(buffer, type, count, op, compressor, residual).start();
+    }
+
+    private CollectiveCall allReduceCompressedCall(MemorySegment buffer, DataType type, long count, ReduceOp op,
+                                                   Compressor compressor, MemorySegment residual) {
         reduction(type, op, count);
         Checks.notNull("compressor", compressor);
         if (!type.isFloatingPoint()) {
@@ -184,36 +225,77 @@ public final class Collectives {
     }
 
     /** broadcast of {@code data} from {@code root}. */
-    public CollectiveCall broadcast(MemorySegment data, DataType type, long count, int root) {
+    public void broadcast(MemorySegment data, DataType type, long count, int root) {
+        run(broadcastPlan(data, type, count, root), data, data);
+    }
+
+    /** Starts a broadcast. */
+    public CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root) {
+        return start(broadcastPlan(data, type, count, root), data, data);
+    }
+
+    private Planned broadcastPlan(MemorySegment data, DataType type, long count, int root) {
         basic(type, count);
         Checks.rank("root", root, size());
         needCount("data", data, count, 1, type);
-        return call(runner.planned(Operation.BROADCAST, type, null, count, root, true), data, data);
+        return runner.planned(Operation.BROADCAST, type, null, count, root, true);
     }
 
     /** reduce to {@code root}; {@code out} is only used (and may be null elsewhere) on the root. */
-    public CollectiveCall reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
-                                 int root) {
+    public void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root) {
+        run(reducePlan(in, out, type, count, op, root), in, rootOnly(root, out));
+    }
+
+    /** Starts a reduce. */
+    public CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                                        int root) {
+        return start(reducePlan(in, out, type, count, op, root), in, rootOnly(root, out));
+    }
+
+    /** {@code out} on the root, else {@link MemorySegment#NULL}. */
+    private MemorySegment rootOnly(int root, MemorySegment out) {
+        return rank() == root ? out : MemorySegment.NULL;
+    }
+
+    private Planned reducePlan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                               int root) {
         reduction(type, op, count);
         Checks.rank("root", root, size());
         needCount("in", in, count, 1, type);
         if (rank() == root) {
             needCount("out", out, count, 1, type);
         }
-        MemorySegment o = rank() == root ? out : MemorySegment.NULL;
-        return call(runner.planned(Operation.REDUCE, type, op, count, root, in.equals(o)), in, o);
+        return runner.planned(Operation.REDUCE, type, op, count, root, in.equals(rootOnly(root, out)));
     }
 
     /** allGather: {@code out} receives every rank's {@code count} elements in rank order. */
-    public CollectiveCall allGather(MemorySegment in, MemorySegment out, DataType type, long count) {
+    public void allGather(MemorySegment in, MemorySegment out, DataType type, long count) {
+        run(allGatherPlan(in, out, type, count), in, out);
+    }
+
+    /** Starts an allGather. */
+    public CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
+        return start(allGatherPlan(in, out, type, count), in, out);
+    }
+
+    private Planned allGatherPlan(MemorySegment in, MemorySegment out, DataType type, long count) {
         basic(type, count);
         needCount("in", in, count, 1, type);
         needCount("out", out, count, size(), type);
-        return call(runner.planned(Operation.ALL_GATHER, type, null, count, -1, false), in, out);
+        return runner.planned(Operation.ALL_GATHER, type, null, count, -1, false);
     }
 
     /** allGatherV: rank j contributes {@code counts[j]} elements. */
-    public CollectiveCall allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
+    public void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
+        allGatherVCall(in, out, type, counts).run();
+    }
+
+    /** Starts an allGatherV. */
+    public CollectiveHandle allGatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
+        return allGatherVCall(in, out, type, counts).start();
+    }
+
+    private CollectiveCall allGatherVCall(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
         long total = counts(type, counts, "counts");
         need("in", in, counts[rank()], type, "counts[" + rank() + "] " + counts[rank()]);
         need("out", out, total, type, "the sum of counts " + total);
@@ -221,25 +303,54 @@ public final class Collectives {
     }
 
     /** reduceScatter: {@code in} holds world x count elements; rank r gets the reduction of block r. */
-    public CollectiveCall reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count,
-                                        ReduceOp op) {
+    public void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
+        run(reduceScatterPlan(in, out, type, count, op), in, out);
+    }
+
+    /** Starts a reduceScatter. */
+    public CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                               ReduceOp op) {
+        return start(reduceScatterPlan(in, out, type, count, op), in, out);
+    }
+
+    private Planned reduceScatterPlan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
         reduction(type, op, count);
         needCount("in", in, count, size(), type);
         needCount("out", out, count, 1, type);
-        return call(runner.planned(Operation.REDUCE_SCATTER, type, op, count, -1, false), in, out);
+        return runner.planned(Operation.REDUCE_SCATTER, type, op, count, -1, false);
     }
 
     /** allToAll: block j of {@code in} goes to rank j, block j of {@code out} comes from rank j. */
-    public CollectiveCall allToAll(MemorySegment in, MemorySegment out, DataType type, long count) {
+    public void allToAll(MemorySegment in, MemorySegment out, DataType type, long count) {
+        run(allToAllPlan(in, out, type, count), in, out);
+    }
+
+    /** Starts an allToAll. */
+    public CollectiveHandle allToAllAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
+        return start(allToAllPlan(in, out, type, count), in, out);
+    }
+
+    private Planned allToAllPlan(MemorySegment in, MemorySegment out, DataType type, long count) {
         basic(type, count);
         needCount("in", in, count, size(), type);
         needCount("out", out, count, size(), type);
-        return call(runner.planned(Operation.ALL_TO_ALL, type, null, count, -1, false), in, out);
+        return runner.planned(Operation.ALL_TO_ALL, type, null, count, -1, false);
     }
 
     /** allToAllV with per-peer send and receive counts. */
-    public CollectiveCall allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
-                                    DataType type) {
+    public void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
+                          DataType type) {
+        allToAllVCall(in, sendCounts, out, recvCounts, type).run();
+    }
+
+    /** Starts an allToAllV. */
+    public CollectiveHandle allToAllVAsync(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
+                                           DataType type) {
+        return allToAllVCall(in, sendCounts, out, recvCounts, type).start();
+    }
+
+    private CollectiveCall allToAllVCall(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
+                                         DataType type) {
         long sends = counts(type, sendCounts, "sendCounts");
         long recvs = counts(type, recvCounts, "recvCounts");
         need("in", in, sends, type, "the sum of sendCounts " + sends);
@@ -249,8 +360,18 @@ public final class Collectives {
     }
 
     /** gather (counts == null) or gatherV to {@code root}. */
-    public CollectiveCall gather(MemorySegment in, MemorySegment out, DataType type, long count, long[] counts,
-                                 int root) {
+    public void gather(MemorySegment in, MemorySegment out, DataType type, long count, long[] counts, int root) {
+        gatherCall(in, out, type, count, counts, root).run();
+    }
+
+    /** Starts a gather or gatherV. */
+    public CollectiveHandle gatherAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                        long[] counts, int root) {
+        return gatherCall(in, out, type, count, counts, root).start();
+    }
+
+    private CollectiveCall gatherCall(MemorySegment in, MemorySegment out, DataType type, long count, long[] counts,
+                                      int root) {
         Checks.rank("root", root, size());
         long total = counts == null ? Math.multiplyExact(basic(type, count), size()) : counts(type, counts, "counts");
         long mine = counts == null ? count : counts[rank()];
@@ -266,8 +387,18 @@ public final class Collectives {
     }
 
     /** scatter (counts == null) or scatterV from {@code root}. */
-    public CollectiveCall scatter(MemorySegment in, MemorySegment out, DataType type, long count, long[] counts,
-                                  int root) {
+    public void scatter(MemorySegment in, MemorySegment out, DataType type, long count, long[] counts, int root) {
+        scatterCall(in, out, type, count, counts, root).run();
+    }
+
+    /** Starts a scatter or scatterV. */
+    public CollectiveHandle scatterAsync(MemorySegment in, MemorySegment out, DataType type, long count,
+                                         long[] counts, int root) {
+        return scatterCall(in, out, type, count, counts, root).start();
+    }
+
+    private CollectiveCall scatterCall(MemorySegment in, MemorySegment out, DataType type, long count, long[] counts,
+                                       int root) {
         Checks.rank("root", root, size());
         long total = counts == null ? Math.multiplyExact(basic(type, count), size()) : counts(type, counts, "counts");
         long mine = counts == null ? count : counts[rank()];
@@ -283,13 +414,24 @@ public final class Collectives {
     }
 
     /** Inclusive ({@code exclusive} false) or exclusive prefix reduction. */
-    public CollectiveCall scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
-                               boolean exclusive) {
+    public void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                     boolean exclusive) {
+        run(scanPlan(in, out, type, count, op, exclusive), in, out);
+    }
+
+    /** Starts an inclusive or exclusive scan. */
+    public CollectiveHandle scanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                                      boolean exclusive) {
+        return start(scanPlan(in, out, type, count, op, exclusive), in, out);
+    }
+
+    private Planned scanPlan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
+                             boolean exclusive) {
         reduction(type, op, count);
         needCount("in", in, count, 1, type);
         needCount("out", out, count, 1, type);
-        return call(runner.planned(exclusive ? Operation.EXCLUSIVE_SCAN : Operation.SCAN, type, op, count, -1,
-                in.equals(out)), in, out);
+        return runner.planned(exclusive ? Operation.EXCLUSIVE_SCAN : Operation.SCAN, type, op, count, -1,
+                in.equals(out));
     }
 
     /**
@@ -304,6 +446,16 @@ public final class Collectives {
         var spec = new OpSpec(Operation.ALL_GATHER, type, null, count, -1, null, null, false);
         new CollectiveCall(runner, spec, fingerprint(spec), in, out, s -> seq[0] = s, null, null, null).run();
         return seq[0];
+    }
+
+    /** The blocking path of a planned call: allocates nothing once the plan is cached. */
+    private void run(Planned p, MemorySegment in, MemorySegment out) {
+        runner.blocking(p.spec(), p.fp(), in, out, null, null);
+    }
+
+    /** The async path of a planned call. */
+    private CollectiveHandle start(Planned p, MemorySegment in, MemorySegment out) {
+        return call(p, in, out).start();
     }
 
     private CollectiveCall call(Planned p, MemorySegment in, MemorySegment out) {
