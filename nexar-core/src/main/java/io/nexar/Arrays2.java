@@ -60,39 +60,39 @@ record Arrays2(MemorySegment segment, DataType type, long length, MemorySegment 
 
     // One generic path per collective: the overloads of Communicator only fix the array type.
 
-    static void allReduce(Communicator c, Object data, ReduceOp op) {
+    static void allReduce(ReducingCollectives c, Object data, ReduceOp op) {
         var d = of(data, "data");
         c.allReduce(d.segment, d.type, d.length, op);
         d.back();
     }
 
-    static void broadcast(Communicator c, Object data, int root) {
+    static void broadcast(DataMovementCollectives c, Object data, int root) {
         var d = of(data, "data");
         c.broadcast(d.segment, d.type, d.length, root);
         d.back();
     }
 
-    static void reduce(Communicator c, Object in, Object out, ReduceOp op, int root) {
+    static void reduce(ReducingCollectives c, Object in, Object out, ReduceOp op, int root) {
         var i = of(in, "in");
         var o = of(out, "out", true);
         c.reduce(i.segment, o.segment, i.type, i.length, op, root);
         o.back();
     }
 
-    static void allGather(Communicator c, Object in, Object out) {
+    static void allGather(DataMovementCollectives c, Object in, Object out) {
         var i = of(in, "in");
         var o = of(out, "out");
         c.allGather(i.segment, o.segment, i.type, i.length);
         o.back();
     }
 
-    static void reduceScatter(Communicator c, Object in, Object out, ReduceOp op) {
+    static void reduceScatter(ReducingCollectives c, Object in, Object out, ReduceOp op) {
         var o = of(out, "out");
         c.reduceScatter(of(in, "in").segment, o.segment, o.type, o.length, op);
         o.back();
     }
 
-    static void scan(Communicator c, Object in, Object out, ReduceOp op, boolean exclusive) {
+    static void scan(ReducingCollectives c, Object in, Object out, ReduceOp op, boolean exclusive) {
         var i = of(in, "in");
         var o = of(out, "out");
         if (exclusive) {
@@ -103,7 +103,7 @@ record Arrays2(MemorySegment segment, DataType type, long length, MemorySegment 
         o.back();
     }
 
-    static void allReduceBuckets(Communicator c, Object[] buckets, DataType type, ReduceOp op) {
+    static void allReduceBuckets(ReducingCollectives c, Object[] buckets, DataType type, ReduceOp op) {
         if (buckets == null) {
             throw new IllegalArgumentException("buckets must not be null");
         }
@@ -117,7 +117,7 @@ record Arrays2(MemorySegment segment, DataType type, long length, MemorySegment 
         views.forEach(Arrays2::back);
     }
 
-    static void allReduceCompressed(Communicator c, Object data, ReduceOp op, Compressor compressor,
+    static void allReduceCompressed(ReducingCollectives c, Object data, ReduceOp op, Compressor compressor,
                                     Object residual) {
         var d = of(data, "data");
         var r = of(residual, "residual");

@@ -35,37 +35,39 @@ final class CollectiveBuffers {
         return total;
     }
 
-    static void gather(Communicator c, ByteBuffer in, ByteBuffer out, DataType type, long count, int root) {
+    static void gather(DataMovementCollectives c, ByteBuffer in, ByteBuffer out, DataType type, long count, int root) {
         c.gather(P2pBuffers.view(in), optional(out), type, count, root);
         if (c.rank() == root) {
             advance(out, Math.multiplyExact(count, c.worldSize()), type);
         }
     }
 
-    static void gatherV(Communicator c, ByteBuffer in, ByteBuffer out, DataType type, long[] counts, int root) {
+    static void gatherV(DataMovementCollectives c, ByteBuffer in, ByteBuffer out, DataType type, long[] counts,
+                        int root) {
         c.gatherV(P2pBuffers.view(in), optional(out), type, counts, root);
         if (c.rank() == root) {
             advance(out, sum(counts), type);
         }
     }
 
-    static void scatter(Communicator c, ByteBuffer in, ByteBuffer out, DataType type, long count, int root) {
+    static void scatter(DataMovementCollectives c, ByteBuffer in, ByteBuffer out, DataType type, long count, int root) {
         c.scatter(optional(in), P2pBuffers.view(out), type, count, root);
         advance(out, count, type);
     }
 
-    static void scatterV(Communicator c, ByteBuffer in, ByteBuffer out, DataType type, long[] counts, int root) {
+    static void scatterV(DataMovementCollectives c, ByteBuffer in, ByteBuffer out, DataType type, long[] counts,
+                         int root) {
         c.scatterV(optional(in), P2pBuffers.view(out), type, counts, root);
         advance(out, counts[c.rank()], type);
     }
 
-    static void allToAll(Communicator c, ByteBuffer in, ByteBuffer out, DataType type, long count) {
+    static void allToAll(DataMovementCollectives c, ByteBuffer in, ByteBuffer out, DataType type, long count) {
         c.allToAll(P2pBuffers.view(in), P2pBuffers.view(out), type, count);
         advance(out, Math.multiplyExact(count, c.worldSize()), type);
     }
 
-    static void allToAllV(Communicator c, ByteBuffer in, long[] sendCounts, ByteBuffer out, long[] recvCounts,
-                          DataType type) {
+    static void allToAllV(DataMovementCollectives c, ByteBuffer in, long[] sendCounts, ByteBuffer out,
+                          long[] recvCounts, DataType type) {
         c.allToAllV(P2pBuffers.view(in), sendCounts, P2pBuffers.view(out), recvCounts, type);
         advance(out, sum(recvCounts), type);
     }

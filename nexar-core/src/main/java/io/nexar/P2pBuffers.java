@@ -40,19 +40,19 @@ final class P2pBuffers {
     }
 
     /** Sends elements [offset, offset + length) of an array in little-endian order. */
-    static void send(Communicator c, int dest, int tag, MemorySegment array, ValueLayout element, int offset,
-                     int length) {
+    static void send(PointToPointCommunicator c, int dest, int tag, MemorySegment array, ValueLayout element,
+                     int offset, int length) {
         c.send(dest, tag, wire(slice(array, element, offset, length), element));
     }
 
     /** Starts sending elements [offset, offset + length) of an array. */
-    static PointToPointHandle isend(Communicator c, int dest, int tag, MemorySegment array, ValueLayout element,
-                                    int offset, int length) {
+    static PointToPointHandle isend(PointToPointCommunicator c, int dest, int tag, MemorySegment array,
+                                    ValueLayout element, int offset, int length) {
         return c.isend(dest, tag, wire(slice(array, element, offset, length), element));
     }
 
     /** Receives into elements [offset, offset + length) of an array; returns the number of elements received. */
-    static int recv(Communicator c, int src, int tag, MemorySegment array, ValueLayout element, int offset,
+    static int recv(PointToPointCommunicator c, int src, int tag, MemorySegment array, ValueLayout element, int offset,
                     int length) {
         MemorySegment slice = slice(array, element, offset, length);
         MemorySegment target = target(slice, element);
@@ -61,8 +61,8 @@ final class P2pBuffers {
     }
 
     /** Starts a receive into elements [offset, offset + length) of an array. */
-    static PointToPointHandle irecv(Communicator c, int src, int tag, MemorySegment array, ValueLayout element,
-                                    int offset, int length) {
+    static PointToPointHandle irecv(PointToPointCommunicator c, int src, int tag, MemorySegment array,
+                                    ValueLayout element, int offset, int length) {
         MemorySegment slice = slice(array, element, offset, length);
         MemorySegment target = target(slice, element);
         return new Finishing(c.irecv(src, tag, target), st -> {
@@ -72,20 +72,20 @@ final class P2pBuffers {
     }
 
     /** Receives into {@code buffer} from its position and advances the position by the bytes received. */
-    static Status recvStatus(Communicator c, int src, int tag, ByteBuffer buffer) {
+    static Status recvStatus(PointToPointCommunicator c, int src, int tag, ByteBuffer buffer) {
         MemorySegment view = view(buffer);
         return advance(buffer, buffer.position(), c.recvStatus(src, tag, view));
     }
 
     /** Starts a receive into {@code buffer}; its position advances once the receive is seen to end. */
-    static PointToPointHandle irecv(Communicator c, int src, int tag, ByteBuffer buffer) {
+    static PointToPointHandle irecv(PointToPointCommunicator c, int src, int tag, ByteBuffer buffer) {
         MemorySegment view = view(buffer);
         int start = buffer.position();
         return new Finishing(c.irecv(src, tag, view), st -> advance(buffer, start, st));
     }
 
     /** {@link Communicator#sendRecv} of byte buffers: the receive buffer's position advances. */
-    static Status sendRecv(Communicator c, int dest, int sendTag, ByteBuffer data, int src, int recvTag,
+    static Status sendRecv(PointToPointCommunicator c, int dest, int sendTag, ByteBuffer data, int src, int recvTag,
                            ByteBuffer buffer) {
         MemorySegment out = view(data);
         MemorySegment in = view(buffer);

@@ -251,8 +251,8 @@ class NexarConfigTest {
     void shouldHaveATypedSetterForEveryAccessorAndAnAccessorForEveryKey() throws ReflectiveOperationException {
         var skipped = java.util.Set.of("policy", "sources", "describe", "toBuilder", "toString", "hashCode");
         int accessors = 0;
-        for (var m : NexarConfig.class.getDeclaredMethods()) {
-            if (!java.lang.reflect.Modifier.isPublic(m.getModifiers())
+        for (var m : NexarConfig.class.getMethods()) {
+            if (m.getDeclaringClass() == Object.class || !java.lang.reflect.Modifier.isPublic(m.getModifiers())
                     || java.lang.reflect.Modifier.isStatic(m.getModifiers()) || m.getParameterCount() != 0
                     || skipped.contains(m.getName())) {
                 continue;

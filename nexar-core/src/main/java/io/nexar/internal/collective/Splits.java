@@ -57,7 +57,7 @@ public final class Splits {
             int id = deriveId(pg.id(), seq, color, attempt);
             int[] collided = {mine != null && !engine.reserveId(id) ? 1 : 0};
             MemorySegment flag = MemorySegment.ofArray(collided);
-            parent.allReduce(flag, flag, DataType.I32, 1, ReduceOp.MAX, false);
+            parent.allReduce(flag, flag, DataType.I32, 1, ReduceOp.MAX);
             if (collided[0] == 0) {
                 return mine == null ? null : new Group(id, mine.rank(), mine.worldRanks());
             }

@@ -177,182 +177,182 @@ abstract sealed class DelegatingCommunicator implements Communicator permits Tra
 
     @Override
     public void barrier() {
-        recovery.run(Operation.BARRIER, c -> c.barrier(false));
+        recovery.run(Operation.BARRIER, c -> c.barrier());
     }
 
     @Override
     public CollectiveHandle barrierAsync() {
-        return recovery.async(Operation.BARRIER, c -> c.barrier(true));
+        return recovery.async(Operation.BARRIER, c -> c.barrierAsync());
     }
 
     @Override
     public void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        recovery.run(Operation.ALL_REDUCE, c -> c.allReduce(in, out, type, count, op, false));
+        recovery.run(Operation.ALL_REDUCE, c -> c.allReduce(in, out, type, count, op));
     }
 
     @Override
     public CollectiveHandle allReduceAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                            ReduceOp op) {
-        return recovery.async(Operation.ALL_REDUCE, c -> c.allReduce(in, out, type, count, op, true));
+        return recovery.async(Operation.ALL_REDUCE, c -> c.allReduceAsync(in, out, type, count, op));
     }
 
     @Override
     public void allReduce(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op) {
-        recovery.run(Operation.ALL_REDUCE, c -> c.allReduce(buckets, type, op, false));
+        recovery.run(Operation.ALL_REDUCE, c -> c.allReduce(buckets, type, op));
     }
 
     @Override
     public CollectiveHandle allReduceAsync(java.util.List<MemorySegment> buckets, DataType type, ReduceOp op) {
-        return recovery.async(Operation.ALL_REDUCE, c -> c.allReduce(buckets, type, op, true));
+        return recovery.async(Operation.ALL_REDUCE, c -> c.allReduceAsync(buckets, type, op));
     }
 
     @Override
     public void allReduceCompressed(MemorySegment data, DataType type, long count, ReduceOp op,
                                     io.nexar.Compressor compressor, MemorySegment residual) {
-        recovery.run(Operation.ALL_REDUCE, c -> c.allReduceCompressed(data, type, count, op, compressor, residual, false));
+        recovery.run(Operation.ALL_REDUCE, c -> c.allReduceCompressed(data, type, count, op, compressor, residual));
     }
 
     @Override
     public CollectiveHandle allReduceCompressedAsync(MemorySegment data, DataType type, long count, ReduceOp op,
                                                      io.nexar.Compressor compressor, MemorySegment residual) {
         return recovery.async(Operation.ALL_REDUCE,
-                c -> c.allReduceCompressed(data, type, count, op, compressor, residual, true));
+                c -> c.allReduceCompressedAsync(data, type, count, op, compressor, residual));
     }
 
     @Override
     public void broadcast(MemorySegment data, DataType type, long count, int root) {
-        recovery.run(Operation.BROADCAST, c -> c.broadcast(data, type, count, root, false));
+        recovery.run(Operation.BROADCAST, c -> c.broadcast(data, type, count, root));
     }
 
     @Override
     public CollectiveHandle broadcastAsync(MemorySegment data, DataType type, long count, int root) {
-        return recovery.async(Operation.BROADCAST, c -> c.broadcast(data, type, count, root, true));
+        return recovery.async(Operation.BROADCAST, c -> c.broadcastAsync(data, type, count, root));
     }
 
     @Override
     public void reduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op, int root) {
-        recovery.run(Operation.REDUCE, c -> c.reduce(in, out, type, count, op, root, false));
+        recovery.run(Operation.REDUCE, c -> c.reduce(in, out, type, count, op, root));
     }
 
     @Override
     public CollectiveHandle reduceAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op,
                                         int root) {
-        return recovery.async(Operation.REDUCE, c -> c.reduce(in, out, type, count, op, root, true));
+        return recovery.async(Operation.REDUCE, c -> c.reduceAsync(in, out, type, count, op, root));
     }
 
     @Override
     public void allGather(MemorySegment in, MemorySegment out, DataType type, long count) {
-        recovery.run(Operation.ALL_GATHER, c -> c.allGather(in, out, type, count, false));
+        recovery.run(Operation.ALL_GATHER, c -> c.allGather(in, out, type, count));
     }
 
     @Override
     public CollectiveHandle allGatherAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
-        return recovery.async(Operation.ALL_GATHER, c -> c.allGather(in, out, type, count, true));
+        return recovery.async(Operation.ALL_GATHER, c -> c.allGatherAsync(in, out, type, count));
     }
 
     @Override
     public void allGatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
-        recovery.run(Operation.ALL_GATHER, c -> c.allGatherV(in, out, type, counts, false));
+        recovery.run(Operation.ALL_GATHER, c -> c.allGatherV(in, out, type, counts));
     }
 
     @Override
     public void reduceScatter(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        recovery.run(Operation.REDUCE_SCATTER, c -> c.reduceScatter(in, out, type, count, op, false));
+        recovery.run(Operation.REDUCE_SCATTER, c -> c.reduceScatter(in, out, type, count, op));
     }
 
     @Override
     public CollectiveHandle reduceScatterAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                                ReduceOp op) {
-        return recovery.async(Operation.REDUCE_SCATTER, c -> c.reduceScatter(in, out, type, count, op, true));
+        return recovery.async(Operation.REDUCE_SCATTER, c -> c.reduceScatterAsync(in, out, type, count, op));
     }
 
     @Override
     public void allToAll(MemorySegment in, MemorySegment out, DataType type, long count) {
-        recovery.run(Operation.ALL_TO_ALL, c -> c.allToAll(in, out, type, count, false));
+        recovery.run(Operation.ALL_TO_ALL, c -> c.allToAll(in, out, type, count));
     }
 
     @Override
     public void allToAllV(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts, DataType type) {
-        recovery.run(Operation.ALL_TO_ALL, c -> c.allToAllV(in, sendCounts, out, recvCounts, type, false));
+        recovery.run(Operation.ALL_TO_ALL, c -> c.allToAllV(in, sendCounts, out, recvCounts, type));
     }
 
     @Override
     public void gather(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        recovery.run(Operation.GATHER, c -> c.gather(in, out, type, count, null, root, false));
+        recovery.run(Operation.GATHER, c -> c.gather(in, out, type, count, null, root));
     }
 
     @Override
     public void gatherV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
-        recovery.run(Operation.GATHER, c -> c.gather(in, out, type, -1, counts, root, false));
+        recovery.run(Operation.GATHER, c -> c.gather(in, out, type, -1, counts, root));
     }
 
     @Override
     public void scatter(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        recovery.run(Operation.SCATTER, c -> c.scatter(in, out, type, count, null, root, false));
+        recovery.run(Operation.SCATTER, c -> c.scatter(in, out, type, count, null, root));
     }
 
     @Override
     public void scatterV(MemorySegment in, MemorySegment out, DataType type, long[] counts, int root) {
-        recovery.run(Operation.SCATTER, c -> c.scatter(in, out, type, -1, counts, root, false));
+        recovery.run(Operation.SCATTER, c -> c.scatter(in, out, type, -1, counts, root));
     }
 
     @Override
     public void scan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        recovery.run(Operation.SCAN, c -> c.scan(in, out, type, count, op, false, false));
+        recovery.run(Operation.SCAN, c -> c.scan(in, out, type, count, op, false));
     }
 
     @Override
     public void exclusiveScan(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        recovery.run(Operation.EXCLUSIVE_SCAN, c -> c.scan(in, out, type, count, op, true, false));
+        recovery.run(Operation.EXCLUSIVE_SCAN, c -> c.scan(in, out, type, count, op, true));
     }
 
     @Override
     public CollectiveHandle allGatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts) {
-        return recovery.async(Operation.ALL_GATHER, c -> c.allGatherV(in, out, type, counts, true));
+        return recovery.async(Operation.ALL_GATHER, c -> c.allGatherVAsync(in, out, type, counts));
     }
 
     @Override
     public CollectiveHandle allToAllAsync(MemorySegment in, MemorySegment out, DataType type, long count) {
-        return recovery.async(Operation.ALL_TO_ALL, c -> c.allToAll(in, out, type, count, true));
+        return recovery.async(Operation.ALL_TO_ALL, c -> c.allToAllAsync(in, out, type, count));
     }
 
     @Override
     public CollectiveHandle allToAllVAsync(MemorySegment in, long[] sendCounts, MemorySegment out, long[] recvCounts,
                                            DataType type) {
-        return recovery.async(Operation.ALL_TO_ALL, c -> c.allToAllV(in, sendCounts, out, recvCounts, type, true));
+        return recovery.async(Operation.ALL_TO_ALL, c -> c.allToAllVAsync(in, sendCounts, out, recvCounts, type));
     }
 
     @Override
     public CollectiveHandle gatherAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        return recovery.async(Operation.GATHER, c -> c.gather(in, out, type, count, null, root, true));
+        return recovery.async(Operation.GATHER, c -> c.gatherAsync(in, out, type, count, null, root));
     }
 
     @Override
     public CollectiveHandle gatherVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts,
                                          int root) {
-        return recovery.async(Operation.GATHER, c -> c.gather(in, out, type, -1, counts, root, true));
+        return recovery.async(Operation.GATHER, c -> c.gatherAsync(in, out, type, -1, counts, root));
     }
 
     @Override
     public CollectiveHandle scatterAsync(MemorySegment in, MemorySegment out, DataType type, long count, int root) {
-        return recovery.async(Operation.SCATTER, c -> c.scatter(in, out, type, count, null, root, true));
+        return recovery.async(Operation.SCATTER, c -> c.scatterAsync(in, out, type, count, null, root));
     }
 
     @Override
     public CollectiveHandle scatterVAsync(MemorySegment in, MemorySegment out, DataType type, long[] counts,
                                           int root) {
-        return recovery.async(Operation.SCATTER, c -> c.scatter(in, out, type, -1, counts, root, true));
+        return recovery.async(Operation.SCATTER, c -> c.scatterAsync(in, out, type, -1, counts, root));
     }
 
     @Override
     public CollectiveHandle scanAsync(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        return recovery.async(Operation.SCAN, c -> c.scan(in, out, type, count, op, false, true));
+        return recovery.async(Operation.SCAN, c -> c.scanAsync(in, out, type, count, op, false));
     }
 
     @Override
     public CollectiveHandle exclusiveScanAsync(MemorySegment in, MemorySegment out, DataType type, long count,
                                                ReduceOp op) {
-        return recovery.async(Operation.EXCLUSIVE_SCAN, c -> c.scan(in, out, type, count, op, true, true));
+        return recovery.async(Operation.EXCLUSIVE_SCAN, c -> c.scanAsync(in, out, type, count, op, true));
     }
 
 }

@@ -53,7 +53,7 @@ final class Elastic {
 
     /** See {@link TransportCommunicator#awaitAdmission()}. */
     void awaitAdmission() {
-        recovery.collView(Operation.GROW).collectives().barrier(false);
+        recovery.collView(Operation.GROW).collectives().barrier();
     }
 
     /**
@@ -129,7 +129,7 @@ final class Elastic {
         }
         recovery.grown(old, next, generation);
         var growth = new Growth(old.size(), next.size(), false);
-        recovery.run(Operation.GROW, c -> c.barrier(false));
+        recovery.run(Operation.GROW, c -> c.barrier());
         stateTransfer.accept(growth);
         return growth;
     }

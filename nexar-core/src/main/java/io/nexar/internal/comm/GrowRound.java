@@ -129,7 +129,7 @@ final class GrowRound {
         if (offer != null) {
             length.set(ValueLayout.JAVA_LONG, 0, offer.length);
         }
-        coll.broadcast(length, DataType.I64, 1, 0, false);
+        coll.broadcast(length, DataType.I64, 1, 0);
         long n = length.get(ValueLayout.JAVA_LONG, 0);
         if (n < 4 || n > Integer.MAX_VALUE - 8) {
             throw new IllegalStateException("grow offer of " + n + " bytes");
@@ -138,7 +138,7 @@ final class GrowRound {
         if (offer != null) {
             MemorySegment.copy(MemorySegment.ofArray(offer), 0, bytes, 0, n);
         }
-        coll.broadcast(bytes, DataType.U8, n, 0, false);
+        coll.broadcast(bytes, DataType.U8, n, 0);
         return bytes.toArray(ValueLayout.JAVA_BYTE);
     }
 
@@ -146,7 +146,7 @@ final class GrowRound {
         MemorySegment in = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
         MemorySegment out = Arena.ofAuto().allocate(ValueLayout.JAVA_INT);
         in.set(ValueLayout.JAVA_INT, 0, ok ? 1 : 0);
-        coll.allReduce(in, out, DataType.I32, 1, ReduceOp.MIN, false);
+        coll.allReduce(in, out, DataType.I32, 1, ReduceOp.MIN);
         return out.get(ValueLayout.JAVA_INT, 0) == 1;
     }
 

@@ -58,8 +58,8 @@ import java.util.Objects;
  *
  * <p>This class frames every message and codes the bodies of the data path (HELLO, DATA, HEARTBEAT, COLLECTIVE)
  * inline; the bodies of the other families are coded by {@link ControlCodec} (GOODBYE, COLLECTIVE_ABORT, AGREE,
- * STATUS), {@link RpcFrameCodec} (RPC_*) and {@link EnrolmentCodec} (JOIN_*, PEER_TABLE and the other enrolment
- * messages), which this class dispatches to by type.
+ * STATUS), {@link RpcFrameCodec} (RPC_*), {@link RelayCodec} (RELAY, PEER_DOWN) and {@link EnrolmentCodec}
+ * (JOIN_*, PEER_TABLE and the other enrolment messages), which this class dispatches to by type.
  */
 public final class MessageCodec {
 
@@ -89,8 +89,8 @@ public final class MessageCodec {
             case Message.RpcRequest r -> RpcFrameCodec.size(r);
             case Message.RpcResponse r -> RpcFrameCodec.size(r);
             case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
-            case Message.Relay r -> RELAY_FRAME_OFFSET + r.frame().byteSize();
-            case Message.PeerDown d -> PEER_DOWN_DETAIL_OFFSET + utf8Length(d.detail());
+            case Message.Relay r -> RelayCodec.size(r);
+            case Message.PeerDown d -> RelayCodec.size(d);
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -179,20 +179,8 @@ public final class MessageCodec {
             case Message.RpcRequest r -> RpcFrameCodec.encode(r, dst);
             case Message.RpcResponse r -> RpcFrameCodec.encode(r, dst);
             case Message.RpcCancel c -> dst.set(LONG_LE, RPC_CANCEL_ID_OFFSET, c.requestId());
-            case Message.Relay r -> {
-                dst.set(INT_LE, RELAY_ORIGIN_OFFSET, r.origin());
-                dst.set(INT_LE, RELAY_DESTINATION_OFFSET, r.destination());
-                dst.set(BYTE, RELAY_HOPS_OFFSET, (byte) r.hops());
-                dst.set(BYTE, RELAY_HOP_LIMIT_OFFSET, (byte) r.hopLimit());
-                dst.set(SHORT_LE, RELAY_RESERVED_OFFSET, (short) 0);
-                MemorySegment.copy(r.frame(), 0, dst, RELAY_FRAME_OFFSET, r.frame().byteSize());
-            }
-            case Message.PeerDown d -> {
-                byte[] text = d.detail().getBytes(StandardCharsets.UTF_8); // well-formed: checked by encodedSize
-                dst.set(INT_LE, PEER_DOWN_RANK_OFFSET, d.rank());
-                dst.set(SHORT_LE, PEER_DOWN_DETAIL_LENGTH_OFFSET, (short) text.length);
-                MemorySegment.copy(text, 0, dst, BYTE, PEER_DOWN_DETAIL_OFFSET, text.length);
-            }
+            case Message.Relay r -> RelayCodec.encode(r, dst);
+            case Message.PeerDown d -> RelayCodec.encode(d, dst);
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return written;
@@ -263,28 +251,8 @@ public final class MessageCodec {
             case RPC_REQUEST -> RpcFrameCodec.decodeRequest(peer, frame);
             case RPC_RESPONSE -> RpcFrameCodec.decodeResponse(peer, frame);
             case RPC_CANCEL -> RpcFrameCodec.decodeCancel(peer, frame);
-            case PEER_DOWN -> {
-                requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET, false);
-                int textBytes = frame.get(SHORT_LE, PEER_DOWN_DETAIL_LENGTH_OFFSET) & 0xFFFF;
-                if (textBytes > MAX_TEXT_BYTES) {
-                    throw error(peer, "PEER_DOWN detail of " + textBytes + " bytes from " + source(peer)
-                            + " exceeds the maximum of " + MAX_TEXT_BYTES + " bytes");
-                }
-                requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET + textBytes, true);
-                yield new Message.PeerDown(frame.get(INT_LE, PEER_DOWN_RANK_OFFSET),
-                        utf8(peer, "PEER_DOWN detail", frame, PEER_DOWN_DETAIL_OFFSET, textBytes));
-            }
-            case RELAY -> {
-                requireSize(peer, type, frame, RELAY_FRAME_OFFSET, false);
-                int reserved = frame.get(SHORT_LE, RELAY_RESERVED_OFFSET) & 0xFFFF;
-                if (reserved != 0) {
-                    throw error(peer, "invalid RELAY from " + source(peer) + ": reserved field is " + hex(reserved)
-                            + ", expected 0");
-                }
-                yield new Message.Relay(frame.get(INT_LE, RELAY_ORIGIN_OFFSET),
-                        frame.get(INT_LE, RELAY_DESTINATION_OFFSET), frame.get(BYTE, RELAY_HOPS_OFFSET) & 0xFF,
-                        frame.get(BYTE, RELAY_HOP_LIMIT_OFFSET) & 0xFF, frame.asSlice(RELAY_FRAME_OFFSET));
-            }
+            case PEER_DOWN -> RelayCodec.decodePeerDown(peer, frame);
+            case RELAY -> RelayCodec.decodeRelay(peer, frame);
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
                  GROW_POLL, ADMISSION, SEED_PROOF ->
                     EnrolmentCodec.decode(peer, type, frame);
@@ -294,36 +262,6 @@ public final class MessageCodec {
             throw error(peer, "invalid " + type + " from " + source(peer) + ": " + problem);
         }
         return m;
-    }
-
-    /** What is wrong with a relay envelope, or null; the inner frame's type is checked here, its body on arrival. */
-    private static String relayProblem(Message.Relay r) {
-        if (r.origin() < 0 || r.destination() < 0) {
-            return "origin " + r.origin() + " or destination " + r.destination() + " is negative";
-        } else if (r.origin() == r.destination()) {
-            return "origin and destination are both rank " + r.origin();
-        } else if (r.hopLimit() < 1 || r.hopLimit() > 0xFF || r.hops() < 1 || r.hops() > r.hopLimit()) {
-            return "hops " + r.hops() + " is not in [1, hop limit " + r.hopLimit() + "] (hop limit at most 255)";
-        } else if (r.frame() == null) {
-            return "frame is null";
-        }
-        long size = r.frame().byteSize();
-        if (size < FRAME_HEADER_BYTES) {
-            return "inner frame of " + size + " bytes is shorter than a frame header (" + FRAME_HEADER_BYTES + ")";
-        }
-        long length = Integer.toUnsignedLong(r.frame().get(INT_LE, 0));
-        if (length != size - LENGTH_PREFIX_BYTES) {
-            return "inner frame's length prefix says " + length + " bytes, " + (size - LENGTH_PREFIX_BYTES)
-                    + " follow it";
-        }
-        MessageType inner = MessageType.fromCode(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF);
-        if (inner == null || inner == MessageType.HELLO || inner == MessageType.RELAY
-                || inner.code() >= MessageType.JOIN_CHALLENGE.code()
-                        && inner.code() <= MessageType.SEED_PROOF.code()) {
-            return "inner frame of type " + (inner == null ? hex(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF) : inner)
-                    + " cannot be relayed";
-        }
-        return null;
     }
 
     // ------------------------------------------ package-private helpers for FrameDecoder and the family codecs
@@ -498,17 +436,8 @@ public final class MessageCodec {
             case Message.RpcRequest r -> RpcFrameCodec.problem(r);
             case Message.RpcResponse r -> RpcFrameCodec.problem(r);
             case Message.RpcCancel _ -> null;
-            case Message.Relay r -> relayProblem(r);
-            case Message.PeerDown d -> {
-                if (d.rank() < 0) {
-                    yield "rank " + d.rank() + " is negative";
-                } else if (d.detail() == null) {
-                    yield "detail is null";
-                }
-                long bytes = utf8Length(d.detail());
-                yield bytes < 0 ? "detail contains an unpaired surrogate" : bytes > MAX_TEXT_BYTES
-                        ? "detail of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES : null;
-            }
+            case Message.Relay r -> RelayCodec.problem(r);
+            case Message.PeerDown d -> RelayCodec.problem(d);
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
     }

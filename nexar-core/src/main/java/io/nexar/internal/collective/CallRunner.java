@@ -1,0 +1,280 @@
+package io.nexar.internal.collective;
+
+import io.nexar.CollectiveHandle;
+import io.nexar.CollectiveMismatchException;
+import io.nexar.CollectiveMismatchException.Field;
+import io.nexar.DataType;
+import io.nexar.ErrorContext;
+import io.nexar.NexarConfig;
+import io.nexar.Operation;
+import io.nexar.ReduceOp;
+import io.nexar.internal.collective.CollectiveCall.Ended;
+import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.CallTimeout;
+import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.Segments;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+
+/**
+ * Runs the {@link CollectiveCall}s of one communicator: plans them (with a cache), checks them across ranks when
+ * setting {@code collective.verify} asks, posts them to the {@link CollectiveEngine}, and has the
+ * {@link ScheduleExecutor} drive the schedule on the calling thread ({@link #blocking}) or on a virtual thread of its
+ * own ({@link #async}). Both paths share {@link #verifyIfSet} and {@link #post}.
+ */
+final class CallRunner {
+    /** Most plans kept; beyond, the cache starts over (a program with ever-new counts gains nothing from it). */
+    private static final int MAX_PLANS = 64;
+    /** Largest scratch buffer kept with a reused operation state. */
+    private static final long MAX_KEPT_SCRATCH_BYTES = 64 << 10;
+    /** Buffers an operation addresses ({@link Buf}). */
+    private static final int BUFFERS = Buf.values().length;
+    /** The allgather {@code collective.verify} runs before each call: the same on every rank, whatever they called. */
+    private static final OpSpec VERIFY = new OpSpec(Operation.ALL_GATHER, DataType.I64, null, Fingerprint.LONGS, -1,
+            null, null, false);
+    private static final Fingerprint VERIFY_FP = new Fingerprint(VERIFY.operation(), VERIFY.type(), null, -1,
+            VERIFY.count());
+
+    private final CollectiveEngine engine;
+    private final Transport transport;
+    private final NexarConfig config;
+    private final Group group;
+    private final AlgorithmSelector selector;
+    /**
+     * Schedules planned for calls without count arrays, by their spec: a training loop repeats the same few calls, and
+     * planning (rounds, steps, the per-round checks) was a third of the bytes a small collective allocated. Schedules
+     * are immutable; the plan depends only on the spec, this rank, the size and the configuration, all fixed here.
+     */
+    private final ConcurrentHashMap<OpSpec, Schedule> plans = new ConcurrentHashMap<>();
+    /** The last {@link #planned} call. */
+    private volatile Planned last;
+    /**
+     * The state of this communicator's last blocking operation that ended well, reused by the next one
+     * ({@link CollectiveEngine#post(Group, Fingerprint, Schedule, DataType, ReduceOp, MemorySegment[], OpState)});
+     * null while a call uses it.
+     */
+    private final AtomicReference<OpState> spare = new AtomicReference<>();
+
+    CallRunner(CollectiveEngine engine, Transport transport, NexarConfig config, Group group) {
+        this.engine = engine;
+        this.transport = transport;
+        this.config = config;
+        this.group = group;
+        this.selector = new AlgorithmSelector(config);
+    }
+
+    /** A call without count arrays: its spec, its fingerprint and its schedule (all immutable). */
+    record Planned(OpSpec spec, Fingerprint fp, Schedule schedule) {
+    }
+
+    /**
+     * The plan of a call without count arrays: the last one's if the call is the same (a loop repeating one call
+     * allocates no spec, fingerprint or schedule), else a new one from {@link #plan}.
+     */
+    Planned planned(Operation operation, DataType type, ReduceOp op, long count, int root, boolean inPlace) {
+        Planned p = last;
+        if (p != null) {
+            OpSpec s = p.spec();
+            if (s.operation() == operation && s.type() == type && s.op() == op && s.count() == count
+                    && s.root() == root && s.inPlace() == inPlace) {
+                return p;
+            }
+        }
+        var spec = new OpSpec(operation, type, op, count, root, null, null, inPlace);
+        p = new Planned(spec, new Fingerprint(operation, type, op, root, count), plan(spec));
+        last = p;
+        return p;
+    }
+
+    /** The schedule of {@code spec}, from the cache when the spec carries no count arrays (compared by identity). */
+    private Schedule plan(OpSpec spec) {
+        if (spec.counts() != null || spec.recvCounts() != null) {
+            return selector.plan(group.rank(), group.size(), spec);
+        }
+        Schedule cached = plans.get(spec);
+        if (cached != null) {
+            return cached;
+        }
+        Schedule planned = selector.plan(group.rank(), group.size(), spec);
+        if (plans.size() >= MAX_PLANS) {
+            plans.clear();
+        }
+        plans.put(spec, planned);
+        return planned;
+    }
+
+    /**
+     * Runs a call ({@link CollectiveCall#run}, given its fields) on the calling thread. A confined output is staged
+     * through shared memory (transport threads write received data); the state of the last blocking operation that
+     * ended well is reused.
+     */
+    void blocking(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, LongConsumer posted, Ended ended) {
+        verifyIfSet(fp, ended);
+        runHere(spec, fp, in, out, posted, ended);
+    }
+
+    /** {@link #blocking} without {@link #verifyIfSet}. */
+    private void runHere(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, LongConsumer posted,
+                         Ended ended) {
+        MemorySegment staged = null;
+        if (!Segments.shared(out)) {
+            staged = MemorySegment.ofArray(new long[Math.toIntExact((out.byteSize() + 7) / 8)])
+                    .asSlice(0, out.byteSize());
+            staged.copyFrom(out);
+        }
+        MemorySegment o = staged != null ? staged : out;
+        MemorySegment i = staged != null && in.equals(out) ? staged : in;
+        Schedule schedule = plan(spec);
+        OpState reuse = spare.getAndSet(null);
+        long scratchBytes = scratchBytes(schedule, spec);
+        MemorySegment scratch;
+        if (scratchBytes == 0) {
+            scratch = MemorySegment.NULL;
+        } else if (reuse != null && reuse.scratch != null && reuse.scratch.byteSize() == scratchBytes) {
+            scratch = reuse.scratch.fill((byte) 0); // as new
+        } else {
+            scratch = MemorySegment.ofArray(new long[Math.toIntExact(scratchBytes / 8)]);
+        }
+        Deadline deadline = Deadline.after(CallTimeout.collective(config));
+        OpState op = post(spec, fp, schedule, i, o, scratch, reuse, posted, ended);
+        try {
+            ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
+        } catch (RuntimeException e) {
+            ended(ended, op.seq, e);
+            throw e;
+        }
+        long seq = op.seq;
+        if (op.reusable()) {
+            op.release();
+            op.scratch = scratchBytes <= MAX_KEPT_SCRATCH_BYTES ? scratch : null;
+            spare.set(op);
+        }
+        if (staged != null) {
+            out.copyFrom(staged);
+        }
+        ended(ended, seq, null);
+    }
+
+    /**
+     * Starts {@code call} on a virtual thread of its own; its state is never reused (its handle outlives it).
+     *
+     * @throws IllegalArgumentException if a buffer of the call is a confined arena's
+     */
+    CollectiveHandle async(CollectiveCall call) {
+        try {
+            call.checkShared();
+        } catch (RuntimeException e) {
+            ended(call.ended, -1, e);
+            throw e;
+        }
+        verifyIfSet(call.fp, call.ended);
+        Schedule schedule = plan(call.spec);
+        long scratchBytes = scratchBytes(schedule, call.spec);
+        MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL
+                : MemorySegment.ofArray(new long[Math.toIntExact(scratchBytes / 8)]);
+        Deadline deadline = Deadline.after(CallTimeout.collective(config));
+        OpState op = post(call.spec, call.fp, schedule, call.in, call.out, scratch, null, call.posted, call.ended);
+        var handle = new AsyncOp(engine, op);
+        Thread.ofVirtual().name("nexar-collective-c" + group.id() + "-s" + op.seq).start(() -> {
+            Throwable failure = null;
+            try {
+                ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
+            } catch (Throwable t) {
+                failure = t;
+            }
+            try {
+                ended(call.ended, op.seq, failure);
+            } catch (Throwable t) {
+                if (failure == null) {
+                    failure = t;
+                } else {
+                    failure.addSuppressed(t);
+                }
+            }
+            handle.complete(failure);
+        });
+        return handle;
+    }
+
+    private static long scratchBytes(Schedule schedule, OpSpec spec) {
+        return (schedule.scratchCount() * spec.type().byteSize() + 7) / 8 * 8;
+    }
+
+    /**
+     * Posts a call to the engine (recording a refusal as its JFR event) and tells {@code posted} its sequence number.
+     */
+    private OpState post(OpSpec spec, Fingerprint fp, Schedule schedule, MemorySegment in, MemorySegment out,
+                         MemorySegment scratch, OpState reuse, LongConsumer posted, Ended ended) {
+        MemorySegment[] buffers = reuse != null ? reuse.buffers : new MemorySegment[BUFFERS];
+        buffers[Buf.INPUT.ordinal()] = in;
+        buffers[Buf.OUTPUT.ordinal()] = out;
+        buffers[Buf.SCRATCH.ordinal()] = scratch;
+        OpState op;
+        try {
+            op = engine.post(group, fp, schedule, spec.type(), spec.combiner(), buffers, reuse);
+        } catch (RuntimeException e) {
+            ScheduleExecutor.recordRefused(group, fp, spec.type(), e);
+            ended(ended, -1, e);
+            throw e;
+        }
+        if (posted != null) {
+            posted.accept(op.seq);
+        }
+        return op;
+    }
+
+    /** {@link #verify} of {@code fp} when setting {@code collective.verify} is on. */
+    private void verifyIfSet(Fingerprint fp, Ended ended) {
+        if (config.collectiveVerify()) {
+            try {
+                verify(fp);
+            } catch (RuntimeException e) {
+                ended(ended, -1, e);
+                throw e;
+            }
+        }
+    }
+
+    /** Runs {@code ended}, if any (see {@link Ended}). */
+    private static void ended(Ended ended, long seq, Throwable failure) {
+        if (ended != null) {
+            ended.run(seq, failure);
+        }
+    }
+
+    /**
+     * Setting {@code collective.verify}: gathers every rank's fingerprint of the call about to run and fails if any
+     * differs. Every rank sees the same table, so every rank fails, and none runs the mismatched call: the
+     * communicator stays usable (the sequence numbers stay aligned, as every rank ran the same allgather).
+     */
+    private void verify(Fingerprint fp) {
+        int size = group.size();
+        long[] mine = fp.toLongs();
+        long[] all = new long[Fingerprint.LONGS * size];
+        runHere(VERIFY, VERIFY_FP, MemorySegment.ofArray(mine), MemorySegment.ofArray(all), null, null);
+        List<Integer> differ = new ArrayList<>();
+        Field field = null;
+        int first = -1;
+        for (int r = 0; r < size; r++) {
+            Field f = Fingerprint.firstDifference(mine, 0, all, r * Fingerprint.LONGS);
+            if (f != null) {
+                differ.add(r);
+                if (field == null) {
+                    field = f;
+                    first = r;
+                }
+            }
+        }
+        if (field != null) {
+            throw new CollectiveMismatchException(new ErrorContext(fp.operation(), group.rank(), size, group.id(), -1,
+                    -1, first), field, "does not match (collective.verify): this rank called "
+                    + Fingerprint.describe(mine, 0) + " but rank " + first + " called "
+                    + Fingerprint.describe(all, first * Fingerprint.LONGS) + "; ranks whose calls differ from this"
+                    + " rank's: " + differ);
+        }
+    }
+}
