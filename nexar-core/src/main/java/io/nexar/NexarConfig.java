@@ -171,6 +171,16 @@ public final class NexarConfig {
     }
 
     /**
+     * Setting {@link ConfigKey#COLLECTIVE_PROBE_AFTER}.
+     *
+     * @return how long a collective's round waits without progress before it sends fingerprint probes to the ranks
+     *         it waits for; zero for never
+     */
+    public Duration collectiveProbeAfter() {
+        return (Duration) values.get(ConfigKey.COLLECTIVE_PROBE_AFTER);
+    }
+
+    /**
      * Setting {@link ConfigKey#ALLREDUCE_ALGORITHM}.
      *
      * @return the allreduce algorithm
@@ -844,6 +854,20 @@ public final class NexarConfig {
          */
         public Builder hangReportAfter(Duration after) {
             return typed(ConfigKey.HANG_REPORT_AFTER, Objects.requireNonNull(after, "after"));
+        }
+
+        /**
+         * Sets {@link ConfigKey#COLLECTIVE_PROBE_AFTER}: how long a collective's round waits without progress
+         * before it asks the ranks it waits for whether they run the same call (fingerprint probes, which turn a
+         * root mismatch into {@link CollectiveMismatchException} instead of a timeout); {@link Duration#ZERO} for
+         * never.
+         *
+         * @param after from 0s to 24h
+         * @return this builder
+         * @throws InvalidConfigurationException if negative or longer than 24 hours
+         */
+        public Builder collectiveProbeAfter(Duration after) {
+            return typed(ConfigKey.COLLECTIVE_PROBE_AFTER, Objects.requireNonNull(after, "after"));
         }
 
         /**
