@@ -95,7 +95,13 @@ public final class CollectiveEngine {
     /** Setting {@code collective.probe.after} in nanoseconds (0: no fingerprint probes); see {@link MismatchProbe}. */
     private volatile long probeAfterNanos = MismatchProbe.AFTER_NANOS;
 
-    /** A round stalled for {@code after} (setting {@code collective.probe.after}; 0: never) sends probes. */
+    /**
+     * Sets when a stalled round sends fingerprint probes (docs/failure-model.md "Mismatches"). Once, before any
+     * collective.
+     *
+     * @param after setting {@code collective.probe.after}: how long a round waits without progress first; zero for
+     *              never
+     */
     public void probesAfter(java.time.Duration after) {
         probeAfterNanos = after.toNanos();
     }

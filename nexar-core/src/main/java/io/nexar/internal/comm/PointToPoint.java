@@ -102,9 +102,8 @@ final class PointToPoint {
             return null;
         }
         Group group = s.view().group();
-        int world = group.world(s.dest());
-        return h.blocked().begin("send to", "rank " + s.dest() + (world == s.dest() ? "" : " (world rank " + world
-                + ")"), world, s.tag(), group.id(), s.data().byteSize(), s.deadline().deadlineNanos());
+        return h.blocked().begin("send to", s.dest(), group.world(s.dest()), s.tag(), group.id(),
+                s.data().byteSize(), s.deadline().deadlineNanos());
     }
 
     /** Sends {@code s} chunk by chunk; tells {@code call} (if not null) of each chunk handed over. */
@@ -292,8 +291,7 @@ final class PointToPoint {
         Status found = null;
         HangReports h = wait ? mailbox.hangReports() : null;
         BlockedCalls.Call call = h == null ? null : h.blocked().begin("probe from", src == Communicator.ANY_SOURCE
-                ? "any rank" : "rank " + src + (worldSrc == src ? "" : " (world rank " + worldSrc + ")"), worldSrc, t,
-                group.id(), -1, deadline.deadlineNanos());
+                ? -1 : src, worldSrc, t, group.id(), -1, deadline.deadlineNanos());
         try {
             found = wait ? mailbox.probe(group.id(), worldSrc, t, group.worldRanks(), deadline, context)
                     : mailbox.iprobe(group.id(), worldSrc, t, group.worldRanks(), context);

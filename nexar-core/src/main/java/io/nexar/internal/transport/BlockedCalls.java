@@ -21,8 +21,9 @@ import java.util.concurrent.locks.LockSupport;
  *       └─ end() ──────────────▶ removed
  * </pre>
  *
- * <p>Cost: one small record per blocking send or probe, one volatile write per chunk sent; the watchdog wakes once
- * per {@code hang.report.after} while nothing is due. Threading: any thread begins and ends calls; the watchdog only
+ * <p>Cost: one small record per blocking send or probe and its entry in a concurrent set (a report's text is built
+ * only when one is made), two volatile writes per chunk sent; the watchdog wakes once per {@code hang.report.after}
+ * while nothing is due. Threading: any thread begins and ends calls; the watchdog only
  * reads them and starts reports on {@link HangReports}'s virtual threads.
  */
 public final class BlockedCalls {
@@ -41,7 +42,8 @@ public final class BlockedCalls {
     /** A blocking point-to-point call in progress; ended by {@link #end}. */
     public static final class Call {
         private final String verb;
-        private final String peer;
+        /** The awaited rank in the communicator's numbering, or -1 for any. */
+        private final int peer;
         private final int worldPeer;
         private final int tag;
         private final int communicator;
@@ -53,7 +55,7 @@ public final class BlockedCalls {
         private boolean reported; // watchdog thread only
         private volatile String report;
 
-        private Call(String verb, String peer, int worldPeer, int tag, int communicator, long bytes,
+        private Call(String verb, int peer, int worldPeer, int tag, int communicator, long bytes,
                      long deadlineNanos) {
             this.verb = verb;
             this.peer = peer;
@@ -84,7 +86,16 @@ public final class BlockedCalls {
          * 10.0 s}.
          */
         String describe(long now) {
-            var sb = new StringBuilder(verb).append(' ').append(peer).append(" tag ")
+            var sb = new StringBuilder(verb).append(' ');
+            if (peer < 0) {
+                sb.append("any rank");
+            } else {
+                sb.append("rank ").append(peer);
+                if (peer != worldPeer) {
+                    sb.append(" (world rank ").append(worldPeer).append(')');
+                }
+            }
+            sb.append(" tag ")
                     .append(tag < 0 ? "any" : Integer.toString(tag)).append(" on communicator ").append(communicator);
             if (bytes >= 0) {
                 sb.append(" (sent ").append(doneBytes).append(" of ").append(bytes).append(" bytes)");
@@ -98,7 +109,7 @@ public final class BlockedCalls {
      * Registers a blocking call; the caller ends it with {@link #end} in a {@code finally}.
      *
      * @param verb {@code "send to"} or {@code "probe from"}
-     * @param peer the awaited rank as errors name it, for example {@code rank 1 (world rank 3)} or {@code any rank}
+     * @param peer the awaited rank in the communicator's numbering, or -1 for any
      * @param worldPeer the awaited world rank, or -1 for any
      * @param tag the tag, or -1 for any
      * @param communicator the communicator's id
@@ -106,7 +117,7 @@ public final class BlockedCalls {
      * @param deadlineNanos the call's deadline (System.nanoTime): no report is made for a call that ends first
      * @return the call
      */
-    public Call begin(String verb, String peer, int worldPeer, int tag, int communicator, long bytes,
+    public Call begin(String verb, int peer, int worldPeer, int tag, int communicator, long bytes,
                       long deadlineNanos) {
         var c = new Call(verb, peer, worldPeer, tag, communicator, bytes, deadlineNanos);
         calls.add(c);
