@@ -93,6 +93,12 @@ public abstract class PointToPointHangContract {
             assertThat(results.get(2)).startsWith("timed out after").contains("nexar hang report: world rank 2 of 4 is in"
                     + " probe from rank 3 tag 4 on communicator 0").contains(idle);
             for (int rank = 0; rank < 3; rank++) {
+                // the report started within hang.report.after + 2 s of the call (its first line says when)
+                var first = java.util.regex.Pattern.compile("nexar hang report: [^\n]* for ([0-9.]+) s\n")
+                        .matcher(results.get(rank));
+                assertThat(first.find()).as("rank %d", rank).isTrue();
+                assertThat(Double.parseDouble(first.group(1))).as("rank %d: seconds waited when it reported", rank)
+                        .isBetween(REPORT_AFTER.toMillis() / 1000.0, REPORT_AFTER.toMillis() / 1000.0 + 2);
                 assertThat(cluster.communicator(rank).diagnostics()).as("rank %d", rank)
                         .contains("last hang report: nexar hang report: world rank " + rank);
             }
