@@ -197,6 +197,19 @@ abstract sealed class BuilderSetters permits NexarConfig.Builder {
     }
 
     /**
+     * Sets {@link ConfigKey#COLLECTIVE_PROBE_AFTER}: how long a collective's round waits without progress before it
+     * asks the ranks it waits for whether they run the same call (fingerprint probes, which turn a root mismatch into
+     * {@link CollectiveMismatchException} instead of a timeout); {@link Duration#ZERO} for never.
+     *
+     * @param after from 0s to 24h
+     * @return this builder
+     * @throws InvalidConfigurationException if negative or longer than 24 hours
+     */
+    public NexarConfig.Builder collectiveProbeAfter(Duration after) {
+        return typed(ConfigKey.COLLECTIVE_PROBE_AFTER, Objects.requireNonNull(after, "after"));
+    }
+
+    /**
      * Sets {@link ConfigKey#RPC_TIMEOUT}: the deadline of one remote call.
      *
      * @param timeout positive

@@ -55,9 +55,9 @@ public interface Communicator extends PointToPointViews, ReducingCollectives, Da
 
     /**
      * What this process is doing now, for a human: each collective in progress (operation, sequence number, step,
-     * the ranks it waits for, for how long), each pending receive, "idle since ..." for communicators with nothing in
-     * progress, and the last hang report this process logged (docs/failure-model.md "Hang reports"). Never blocks on
-     * other ranks; the format is for reading, not parsing.
+     * the ranks it waits for, for how long), each pending receive, blocking send and blocking probe, "idle since ..."
+     * for communicators with nothing in progress, and the last hang report this process logged
+     * (docs/failure-model.md "Hang reports"). Never blocks on other ranks; the format is for reading, not parsing.
      *
      * @return a human-readable report of several lines
      */

@@ -99,6 +99,16 @@ abstract sealed class ConfigAccessors permits NexarConfig {
     }
 
     /**
+     * Setting {@link ConfigKey#COLLECTIVE_PROBE_AFTER}.
+     *
+     * @return how long a collective's round waits without progress before it sends fingerprint probes to the ranks
+     *         it waits for; zero for never
+     */
+    public Duration collectiveProbeAfter() {
+        return (Duration) value(ConfigKey.COLLECTIVE_PROBE_AFTER);
+    }
+
+    /**
      * Setting {@link ConfigKey#ALLREDUCE_ALGORITHM}.
      *
      * @return the allreduce algorithm

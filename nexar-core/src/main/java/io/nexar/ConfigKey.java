@@ -50,10 +50,17 @@ public enum ConfigKey {
                     + " debugging: it adds one allgather's latency to each call (docs/failure-model.md)."),
     /** {@code hang.report.after}, read into {@link NexarConfig#hangReportAfter()}. */
     HANG_REPORT_AFTER("hang.report.after", Type.DURATION, "10s", between("0s", "24h"),
-            "When a collective or a receive has waited this long without progress, the rank asks the ranks it waits"
-                    + " for what they are doing (over the control lane) and logs a report starting with \"nexar hang"
-                    + " report:\" at WARN; its timeout error carries the report. Keep it below collective.timeout and"
-                    + " p2p.timeout. 0s: never."),
+            "When a collective, a recv, a blocking send or a blocking probe has waited this long without progress,"
+                    + " the rank asks the ranks it waits for what they are doing (over the control lane) and logs a"
+                    + " report starting with \"nexar hang report:\" at WARN; its timeout error carries the report."
+                    + " Keep it below collective.timeout and p2p.timeout. 0s: never."),
+    /** {@code collective.probe.after}, read into {@link NexarConfig#collectiveProbeAfter()}. */
+    COLLECTIVE_PROBE_AFTER("collective.probe.after", Type.DURATION, "1s", between("0s", "24h"),
+            "When a collective's round has waited this long without progress (or an eighth of the operation's"
+                    + " deadline, if less), it sends each rank it waits for one empty message of its call, so that"
+                    + " ranks that disagree without exchanging data (a reduce or gather whose root differs) fail with"
+                    + " CollectiveMismatchException instead of a timeout (docs/failure-model.md). 0s: never (such"
+                    + " mismatches then end by timeout)."),
     /** {@code allreduce.algorithm}, read into {@link NexarConfig#allReduceAlgorithm()}. */
     ALLREDUCE_ALGORITHM("allreduce.algorithm", Type.ENUM, "auto",
             oneOf(AllReduceAlgorithm.class),

@@ -38,6 +38,7 @@ class NexarConfigTest {
         m.put(ConfigKey.COLLECTIVE_DETERMINISTIC, List.of("true", "false", "true"));
         m.put(ConfigKey.COLLECTIVE_VERIFY, List.of("false", "true", "false"));
         m.put(ConfigKey.HANG_REPORT_AFTER, List.of("0s", "5s", "20s"));
+        m.put(ConfigKey.COLLECTIVE_PROBE_AFTER, List.of("0s", "250ms", "2s"));
         m.put(ConfigKey.ALLREDUCE_ALGORITHM, List.of("ring", "halving-doubling", "rank-order"));
         m.put(ConfigKey.ALLREDUCE_SMALL_SIZE, List.of("1KiB", "2KiB", "3KiB"));
         m.put(ConfigKey.ALLREDUCE_LARGE_SIZE, List.of("1MiB", "2MiB", "3MiB"));
@@ -182,6 +183,7 @@ class NexarConfigTest {
                 collective.deterministic  false      default
                 collective.verify         false      default
                 hang.report.after         10s        default
+                collective.probe.after    1s         default
                 allreduce.algorithm       auto       default
                 allreduce.small.size      64KiB      default
                 allreduce.large.size      1TiB       default
@@ -355,6 +357,22 @@ class NexarConfigTest {
     }
 
     @Test
+    void shouldReadTheProbeDelayAndRefuseOneOutOfRangeNamingTheKey() {
+        assertThat(NexarConfig.defaults().collectiveProbeAfter()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(isolated().environment(env("NEXAR_COLLECTIVE_PROBE_AFTER", "250ms")).build()
+                .collectiveProbeAfter()).isEqualTo(Duration.ofMillis(250));
+        assertThat(isolated().collectiveProbeAfter(Duration.ZERO).build().collectiveProbeAfter()).isZero();
+        assertFails(isolated().environment(env("NEXAR_COLLECTIVE_PROBE_AFTER", "25h")),
+                "configure failed: NEXAR_COLLECTIVE_PROBE_AFTER=\"25h\": expected a duration between 0s and 24h");
+        assertThatThrownBy(() -> isolated().collectiveProbeAfter(Duration.ofMillis(-1)))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("configure failed: collective.probe.after=\"-1ms\": expected a duration");
+        assertThatThrownBy(() -> isolated().set(ConfigKey.COLLECTIVE_PROBE_AFTER, "1"))
+                .isInstanceOf(InvalidConfigurationException.class)
+                .hasMessageStartingWith("configure failed: collective.probe.after=\"1\": ");
+    }
+
+    @Test
     void shouldNameTheKeyWhenSetFromText() {
         assertThatThrownBy(() -> isolated().set(ConfigKey.CHUNK_SIZE, "1x"))
                 .isInstanceOf(InvalidConfigurationException.class)
@@ -440,7 +458,7 @@ class NexarConfigTest {
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::key))
                 .containsExactly("p2p.timeout", "close.timeout", "max.frame.size", "chunk.size",
                         "unexpected.max.bytes", "collective.timeout", "collective.deterministic", "collective.verify",
-                        "hang.report.after", "allreduce.algorithm",
+                        "hang.report.after", "collective.probe.after", "allreduce.algorithm",
                         "allreduce.small.size", "allreduce.large.size", "pipeline.segment.size", "broadcast.algorithm",
                         "broadcast.large.size", "allgather.algorithm", "allgather.small.size", "bulk", "bulk.threshold",
                         "poll.window", "tls.engine", "bind.address", "advertise.address", "port.range",
@@ -485,7 +503,7 @@ class NexarConfigTest {
     void shouldDescribeAllowedValues() {
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::allowed))
                 .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB", "> 0s",
-                        "true, false", "true, false", "0s to 24h", "auto, ring, recursive-doubling, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
+                        "true, false", "true, false", "0s to 24h", "0s to 24h", "auto, ring, recursive-doubling, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
                         "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
                         "0s to 1s", "auto, boringssl, jdk", "auto, an IP address, a host name",
@@ -494,7 +512,7 @@ class NexarConfigTest {
                         "full-mesh, k-regular:K (K from 2 to 65535), hypercube", "> 0s", "> 0s", "> 0s", "1 to 65536");
         assertThat(Arrays.stream(ConfigKey.values()).map(k -> k.type().displayName()))
                 .containsExactly("duration", "duration", "size", "size", "size", "duration", "boolean", "boolean", "duration",
-                        "enum", "size",
+                        "duration", "enum", "size",
                         "size", "size", "enum", "size", "enum", "size", "enum", "size", "duration", "enum", "address",
                         "address", "port-range", "duration",
                         "duration", "enum", "int", "duration", "int", "boolean", "topology", "duration", "duration", "duration", "int");

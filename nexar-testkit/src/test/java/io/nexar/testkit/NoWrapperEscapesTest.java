@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
  * Issue 14 item 1: a public blocking call throws the {@code NexarException} it documents, never a
  * {@code CompletionException}, {@code ExecutionException} or {@code CancellationException} around it (or instead of
  * it): the asynchronous handles' {@code await} when the waiting thread is interrupted, a peer fails, the deadline
- * passes, the communicator is closed or the handle's future is cancelled; and {@code shrink} after a failure.
+ * passes, the communicator is closed or the handle's future is cancelled; {@code shrink} after a failure; and
+ * {@code grow} when its thread is interrupted or a member crashes while it waits.
  * Interrupts fire once the waiting thread is seen blocked (an event, not a timer).
  */
 @Timeout(60)
@@ -135,6 +136,51 @@ class NoWrapperEscapesTest {
                 }
                 return null;
             });
+        }
+    }
+
+    @Test
+    void shouldThrowOperationCancelledFromAnInterruptedGrow() {
+        try (var cluster = LocalCluster.start(2, config())) {
+            var results = cluster.onEachRank(c -> {
+                if (c.rank() == 1) { // rank 0 never calls grow: rank 1 waits for its offer
+                    Throwable t = interruptedWhile(c::grow);
+                    return t == null ? "returned" : t.getClass().getSimpleName() + ": " + t.getMessage();
+                }
+                return "";
+            });
+            assertThat(results.get(1)).startsWith("OperationCancelledException: ")
+                    .contains("on rank 1 (world 2, comm 0").contains("waiting for rank 0");
+        }
+    }
+
+    @Test
+    void shouldThrowPeerFailedFromAGrowWhoseRootCrashes() {
+        try (var cluster = LocalCluster.start(3, config())) {
+            var growing = new AtomicReference<Thread>();
+            var results = cluster.onEachRank(c -> {
+                switch (c.rank()) {
+                    case 0 -> { // crashes once rank 1 waits in grow for its offer
+                        Thread t;
+                        while ((t = growing.get()) == null || (t.getState() != Thread.State.WAITING
+                                && t.getState() != Thread.State.TIMED_WAITING)) {
+                            Thread.onSpinWait();
+                        }
+                        cluster.crash(0);
+                        return "crashed";
+                    }
+                    case 1 -> {
+                        growing.set(Thread.currentThread());
+                        Throwable t = thrownBy(c::grow);
+                        return t == null ? "returned" : t.getClass().getSimpleName() + ": " + t.getMessage();
+                    }
+                    default -> {
+                        return "";
+                    }
+                }
+            });
+            assertThat(results.get(1)).startsWith("PeerFailedException: ").contains("peer 0")
+                    .contains("rank 0 crashed");
         }
     }
 

@@ -85,6 +85,20 @@ public final class CollectiveEngine {
         abortTransport = transport;
     }
 
+    /** Setting {@code collective.probe.after} in nanoseconds (0: no fingerprint probes); see {@link MismatchProbe}. */
+    private volatile long probeAfterNanos = MismatchProbe.AFTER_NANOS;
+
+    /**
+     * Sets when a stalled round sends fingerprint probes (docs/failure-model.md "Mismatches"). Once, before any
+     * collective.
+     *
+     * @param after setting {@code collective.probe.after}: how long a round waits without progress first; zero for
+     *              never
+     */
+    public void probesAfter(java.time.Duration after) {
+        probeAfterNanos = after.toNanos();
+    }
+
     /** Drivers whose round made no progress for {@code hang.report.after} report through {@code h}. Set once. */
     public void reportsHangsTo(HangReports h) {
         hangs = h;
@@ -248,7 +262,7 @@ public final class CollectiveEngine {
         }
         var h = hangs;
         long after = h == null ? 0 : h.afterNanos();
-        long probeAfter = MismatchProbe.afterNanos(deadlineNanos - op.postedNanos);
+        long probeAfter = MismatchProbe.afterNanos(probeAfterNanos, deadlineNanos - op.postedNanos);
         lock.lock();
         try {
             while (op.failure == null && op.remaining > 0) {
@@ -257,7 +271,7 @@ public final class CollectiveEngine {
                 if (left <= 0) {
                     return false;
                 }
-                if (op.probedRound != op.round) { // a stalled round asks whether its senders run the same call
+                if (probeAfter > 0 && op.probedRound != op.round) { // a stalled round asks whether its senders run the same call
                     long toProbe = op.progressNanos + probeAfter - now;
                     if (toProbe <= 0) {
                         op.probedRound = op.round;

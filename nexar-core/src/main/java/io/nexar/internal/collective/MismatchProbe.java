@@ -24,7 +24,10 @@ import java.util.concurrent.TimeUnit;
 final class MismatchProbe {
     /** The step of a probe: no schedule has this many rounds. */
     static final int STEP = Integer.MAX_VALUE;
-    /** A round stalled this long is probed (or an eighth of the operation's time budget, if less). */
+    /**
+     * The default of setting {@code collective.probe.after}: a round stalled this long is probed (or an eighth of the
+     * operation's time budget, if less).
+     */
     static final long AFTER_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(2);
     private static final MemorySegment EMPTY = MemorySegment.ofArray(new byte[0]);
@@ -38,11 +41,23 @@ final class MismatchProbe {
     }
 
     /**
-     * How long a round of an operation given {@code budgetNanos} in all may stall before it is probed; a budget that
-     * overflowed (a deadline far away) counts as large.
+     * How long a round of an operation given {@code budgetNanos} in all may stall before it is probed, with the
+     * default setting; a budget that overflowed (a deadline far away) counts as large.
      */
     static long afterNanos(long budgetNanos) {
-        return budgetNanos <= 0 ? AFTER_NANOS : Math.max(1, Math.min(AFTER_NANOS, budgetNanos / 8));
+        return afterNanos(AFTER_NANOS, budgetNanos);
+    }
+
+    /**
+     * How long a round of an operation given {@code budgetNanos} in all may stall before it is probed, when setting
+     * {@code collective.probe.after} is {@code settingNanos}: the setting or an eighth of the budget, whichever is
+     * less; 0 (never) if the setting is 0.
+     */
+    static long afterNanos(long settingNanos, long budgetNanos) {
+        if (settingNanos <= 0) {
+            return 0;
+        }
+        return budgetNanos <= 0 ? settingNanos : Math.max(1, Math.min(settingNanos, budgetNanos / 8));
     }
 
     /**

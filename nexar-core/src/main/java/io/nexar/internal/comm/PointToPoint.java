@@ -4,6 +4,7 @@ import io.nexar.Communicator;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
+import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.PointToPointHandle;
 import io.nexar.Status;
@@ -13,6 +14,7 @@ import io.nexar.internal.jfr.Outcome;
 import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.p2p.P2pRecorder;
+import io.nexar.internal.transport.BlockedCalls;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.p2p.PendingReceive;
 import io.nexar.internal.protocol.Message;
@@ -52,7 +54,17 @@ final class PointToPoint {
         long start = System.nanoTime();
         RuntimeException failure = null;
         try {
-            transmit(prepareSend(dest, tag, data));
+            OutboundSend s = prepareSend(dest, tag, data);
+            BlockedCalls.Call call = blocked(s);
+            try {
+                transmit(s, call);
+            } catch (OperationTimeoutException e) {
+                throw call == null ? e : BlockedCalls.withReport(e, call.report());
+            } finally {
+                if (call != null) {
+                    mailbox.hangReports().blocked().end(call);
+                }
+            }
         } catch (RuntimeException e) {
             failure = e;
             throw e;
@@ -80,7 +92,22 @@ final class PointToPoint {
         return new OutboundSend(v, context, deadline, dest, tag, order.take(), order, data);
     }
 
-    private void transmit(OutboundSend s) {
+    /**
+     * Registers a blocking send with the hang reports' watchdog (docs/failure-model.md "Hang reports"), or null if
+     * hang reports are not installed.
+     */
+    private BlockedCalls.Call blocked(OutboundSend s) {
+        HangReports h = mailbox.hangReports();
+        if (h == null) {
+            return null;
+        }
+        Group group = s.view().group();
+        return h.blocked().begin("send to", s.dest(), group.world(s.dest()), s.tag(), group.id(),
+                s.data().byteSize(), s.deadline().deadlineNanos());
+    }
+
+    /** Sends {@code s} chunk by chunk; tells {@code call} (if not null) of each chunk handed over. */
+    private void transmit(OutboundSend s, BlockedCalls.Call call) {
         Group group = s.view().group();
         long total = s.data().byteSize();
         long chunk = config.chunkBytes();
@@ -92,6 +119,9 @@ final class PointToPoint {
                 transport.send(group.world(s.dest()), Lane.P2P, new Message.Data(group.id(), s.tag(), s.seq(), total,
                         offset, s.data().asSlice(offset, len)), s.deadline(), s.context());
                 offset += len;
+                if (call != null) {
+                    call.progress(offset);
+                }
             } while (offset < total);
         } catch (PeerFailedException e) {
             throw recovery.afterFailure(e, s.view().generation());
@@ -221,7 +251,7 @@ final class PointToPoint {
         var sent = new CompletableFuture<Status>();
         Thread.ofVirtual().name("nexar-isend").start(() -> {
             try {
-                transmit(s);
+                transmit(s, null);
                 record(P2pRecorder.Kind.ISEND, start, dest, tag, data.byteSize(), null);
                 sent.complete(new Status(dest, tag, data.byteSize()));
             } catch (Throwable e) {
@@ -259,10 +289,16 @@ final class PointToPoint {
         long start = System.nanoTime();
         RuntimeException failure = null;
         Status found = null;
+        HangReports h = wait ? mailbox.hangReports() : null;
+        BlockedCalls.Call call = h == null ? null : h.blocked().begin("probe from", src == Communicator.ANY_SOURCE
+                ? -1 : src, worldSrc, t, group.id(), -1, deadline.deadlineNanos());
         try {
             found = wait ? mailbox.probe(group.id(), worldSrc, t, group.worldRanks(), deadline, context)
                     : mailbox.iprobe(group.id(), worldSrc, t, group.worldRanks(), context);
             return found;
+        } catch (OperationTimeoutException e) {
+            failure = call == null ? e : BlockedCalls.withReport(e, call.report());
+            throw failure;
         } catch (PeerFailedException e) {
             failure = recovery.afterFailure(e, v.generation());
             throw failure;
@@ -270,6 +306,9 @@ final class PointToPoint {
             failure = e;
             throw e;
         } finally {
+            if (call != null) {
+                h.blocked().end(call);
+            }
             if (wait) { // a blocking probe; iprobe polls, often in a loop, and would flood the recorder
                 record(P2pRecorder.Kind.PROBE, start, found == null ? src : found.source(), found == null ? tag
                         : found.tag(), found == null ? -1 : found.byteSize(), failure);

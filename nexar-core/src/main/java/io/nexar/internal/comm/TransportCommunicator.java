@@ -162,9 +162,13 @@ public final class TransportCommunicator extends DelegatingCommunicator {
         return config.policy() == RecoveryPolicy.AUTOMATIC ? Role.REBUILT_WORLD : Role.WORLD;
     }
 
-    /** Hang reports (once: the first world communicator made on the process installs them) and RPC. */
+    /**
+     * Hang reports and fingerprint probes' delay (once: the first world communicator made on the process installs
+     * them) and RPC.
+     */
     private static void startServices(Transport transport, InboundRouter router, NexarConfig config) {
         if (router.hangReports() == null) {
+            router.engine().probesAfter(config.collectiveProbeAfter());
             router.attach(new HangReports(transport, router, config.hangReportAfter().toNanos()));
         }
         router.rpc().start(transport, config);

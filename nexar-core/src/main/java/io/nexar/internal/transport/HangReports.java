@@ -56,6 +56,8 @@ public final class HangReports {
     private volatile String lastReport;
     /** This process's point-to-point flight recorder, dumped with every hang report. */
     private final P2pRecorder p2p = new P2pRecorder();
+    /** Blocking sends and probes in progress, reported by a watchdog. */
+    private final BlockedCalls blocked;
 
     /**
      * @param afterNanos {@code hang.report.after}: how long an operation waits before it reports, 0 for never
@@ -64,6 +66,7 @@ public final class HangReports {
         this.transport = transport;
         this.router = router;
         this.afterNanos = afterNanos;
+        this.blocked = new BlockedCalls(this, afterNanos);
     }
 
     /** {@code hang.report.after} in nanoseconds; 0 means no reports (questions are still answered). */
@@ -74,6 +77,11 @@ public final class HangReports {
     /** {@return this process's point-to-point flight recorder} */
     public P2pRecorder p2p() {
         return p2p;
+    }
+
+    /** {@return this process's blocking sends and probes in progress, which a watchdog reports} */
+    public BlockedCalls blocked() {
+        return blocked;
     }
 
     /** The last report this process logged, or null. */
@@ -89,6 +97,7 @@ public final class HangReports {
         var lines = new ArrayList<String>();
         router.engine().describe(lines, waitingFor);
         router.mailbox().describe(lines, waitingFor);
+        blocked.describe(lines, waitingFor);
         return lines.isEmpty() ? "idle (no operation posted yet)" : String.join("; ", lines);
     }
 
@@ -219,6 +228,7 @@ public final class HangReports {
 
     /** Drops the answers still awaited (the process closes). */
     public void close() {
+        blocked.close();
         awaited.values().forEach(f -> f.complete(null));
         awaited.clear();
     }

@@ -24,6 +24,17 @@ class MismatchProbeTest {
     }
 
     @Test
+    void shouldProbeAfterTheSettingOrNeverWhenItIsZero() {
+        long second = TimeUnit.SECONDS.toNanos(1);
+        assertThat(MismatchProbe.afterNanos(TimeUnit.MILLISECONDS.toNanos(200), 30 * second))
+                .isEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        assertThat(MismatchProbe.afterNanos(5 * second, 8 * second)).isEqualTo(second);
+        assertThat(MismatchProbe.afterNanos(0, 30 * second)).isZero();
+        assertThat(MismatchProbe.afterNanos(0, Long.MIN_VALUE)).isZero();
+        assertThat(MismatchProbe.afterNanos(3 * second, Long.MIN_VALUE)).isEqualTo(3 * second);
+    }
+
+    @Test
     void shouldTreatAnOverflowedBudgetAsLarge() {
         long farDeadline = Long.MAX_VALUE;
         long posted = -5; // System.nanoTime may be negative

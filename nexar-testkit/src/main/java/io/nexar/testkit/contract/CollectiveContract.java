@@ -216,6 +216,12 @@ public abstract class CollectiveContract extends CollectiveCommunicatorCases {
                         .containsPattern("allReduce #0 \\(i64 sum, count 1\\): posted [0-9.]+ s ago, took [0-9.]+ [mu]?s,"
                                 + " sent [0-9]+ B to ranks \\[[0-9, ]+\\], received from ranks \\[[0-9, ]+\\]: ok")
                         .containsPattern("barrier #1: posted .*: failed, (OperationTimeout|PeerFailed)");
+                // the report started within hang.report.after + 2 s of the stall (its first line says when)
+                var first = java.util.regex.Pattern.compile("nexar hang report: world rank " + r + " [^\n]* for"
+                        + " ([0-9.]+) s\n").matcher(results.get(r));
+                assertThat(first.find()).as("rank %d", r).isTrue();
+                assertThat(Double.parseDouble(first.group(1))).as("rank %d: seconds stalled when it reported", r)
+                        .isBetween(0.5, 2.5);
             }
             assertThat(results.get(world - 1)).contains("idle on communicator 0 since allReduce #0 ended");
         }

@@ -8,6 +8,8 @@ import io.nexar.Communicator;
 import io.nexar.Growth;
 import io.nexar.MembershipEvent;
 import io.nexar.NexarConfig;
+import io.nexar.OperationCancelledException;
+import io.nexar.PeerFailedException;
 import io.nexar.ReduceOp;
 import io.nexar.testkit.Await;
 import io.nexar.transport.quic.formation.SeedOptions;
@@ -234,5 +236,71 @@ class ElasticGrowTest {
             c.close();
         }
         newcomer.close();
+    }
+
+    /**
+     * grow() over QUIC throws the NexarException its javadoc names, never a CompletionException or ExecutionException
+     * around it: interrupted while it waits for rank 0's offer (OperationCancelledException, interrupt status kept),
+     * and on another member after that (PeerFailedException naming the interrupted rank). A member that crashes
+     * during grow is NoWrapperEscapesTest's (in-process).
+     */
+    @Test
+    void shouldThrowNexarExceptionsNotWrappersFromAnInterruptedOrFailedGrow() throws Exception {
+        var options = SeedOptions.builder(3).bind("127.0.0.1:0").ca(QuicTestCluster.CA)
+                .formationDeadline(Duration.ofSeconds(30)).build();
+        var members = new ArrayList<Communicator>();
+        try (var seed = SeedServer.start(options)) {
+            var joins = List.of(join(seed.joinString(), false), join(seed.joinString(), false),
+                    join(seed.joinString(), false));
+            for (var j : joins) {
+                members.add(j.get(40, TimeUnit.SECONDS));
+            }
+            members.sort(java.util.Comparator.comparingInt(Communicator::rank));
+
+            // rank 0 never calls grow: rank 1 waits for its offer until interrupted
+            var thrown = new java.util.concurrent.atomic.AtomicReference<Throwable>();
+            var flagKept = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread t = Thread.ofPlatform().name("growing").start(() -> {
+                thrown.set(thrownBy(() -> members.get(1).grow()));
+                flagKept.set(Thread.currentThread().isInterrupted());
+            });
+            awaitBlocked(t);
+            t.interrupt();
+            t.join();
+            assertThat(thrown.get()).isInstanceOf(OperationCancelledException.class)
+                    .hasMessageContaining("waiting for rank 0");
+            assertThat(flagKept).as("interrupt status kept").isTrue();
+
+            // the interrupted call failed that broadcast on every member: rank 2's grow is told so, by rank 1
+            assertThat(thrownBy(() -> members.get(2).grow())).isInstanceOf(PeerFailedException.class)
+                    .hasMessageContaining("rank 1 failed it").hasMessageContaining("was interrupted");
+        } finally {
+            for (Communicator c : members) {
+                c.close();
+            }
+        }
+    }
+
+    /** What {@code body} throws, or null. */
+    private static Throwable thrownBy(Runnable body) {
+        try {
+            body.run();
+            return null;
+        } catch (Throwable e) {
+            return e;
+        }
+    }
+
+    /** Waits (an event: the thread's state, no timer) until {@code t} is parked or ended, for at most 30 s. */
+    private static void awaitBlocked(Thread t) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Thread.State s;
+        while ((s = t.getState()) != Thread.State.WAITING && s != Thread.State.TIMED_WAITING
+                && s != Thread.State.TERMINATED) {
+            if (System.nanoTime() - end > 0) {
+                throw new AssertionError(t.getName() + " did not block within 30 s");
+            }
+            Thread.onSpinWait();
+        }
     }
 }
