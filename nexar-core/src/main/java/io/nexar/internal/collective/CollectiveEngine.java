@@ -547,7 +547,7 @@ public final class CollectiveEngine {
             if (MismatchProbe.is(c)) {
                 return Delivery.ACCEPTED; // its fingerprint matched: nothing to do
             }
-            OpState.Slot ahead = op.aheadSlot(src, c.step());
+            Slot ahead = op.aheadSlot(src, c.step());
             if (ahead == null) {
                 if (deferred(peer, c)) {
                     return Delivery.FULL;

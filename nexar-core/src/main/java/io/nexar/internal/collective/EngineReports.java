@@ -40,7 +40,7 @@ final class EngineReports {
             OpState op = active.at(i);
             if (op != null) {
                 busy.add(op.group.id());
-                lines.add(op.describe(now, waitingFor));
+                lines.add(doing(op, now, waitingFor));
             }
         }
         for (var e : comms.entrySet()) {
@@ -49,6 +49,45 @@ final class EngineReports {
                 lines.add(idle);
             }
         }
+    }
+
+    /**
+     * What operation {@code op} is doing, for a hang report, for example {@code barrier #5 on communicator 0 (step 2
+     * of 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
+     */
+    static String doing(OpState op, long now, Set<Integer> waitingFor) {
+        var sb = new StringBuilder(op.context().operation().displayName()).append(" #").append(op.seq)
+                .append(" on communicator ").append(op.group.id());
+        if (op.failure != null) {
+            sb.append(" (failing: ").append(op.failure.getMessage()).append(')');
+        } else if (op.round < 0) {
+            sb.append(" (posted, no step started)");
+        } else {
+            sb.append(" (step ").append(op.round + 1).append(" of ").append(op.schedule.roundCount());
+            var waiting = new TreeSet<Integer>();
+            for (int i = 0; i < op.slots.size(); i++) {
+                if (!op.slots.slotAt(i).done) {
+                    waiting.add(op.slots.peerAt(i));
+                }
+            }
+            if (waiting.isEmpty()) {
+                sb.append(", sending");
+            } else {
+                sb.append(", waiting for ");
+                String sep = "";
+                for (int r : waiting) {
+                    int w = op.group.world(r);
+                    waitingFor.add(w);
+                    sb.append(sep).append("rank ").append(r);
+                    if (w != r) {
+                        sb.append(" (world rank ").append(w).append(')');
+                    }
+                    sep = ", ";
+                }
+            }
+            sb.append(')');
+        }
+        return sb.append(" for ").append(OpState.seconds(now - op.postedNanos)).append(" s").toString();
     }
 
     /** Adds the flight recorder of every communicator: a heading each, then a line per operation, oldest first. */
@@ -96,7 +135,7 @@ final class EngineReports {
      */
     static void reportHang(HangReports h, OpState op, long now, String recent) {
         var waiting = new TreeSet<Integer>();
-        String doing = op.describe(now, waiting);
+        String doing = doing(op, now, waiting);
         h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(), recent.isEmpty() ? "" : "\n" + recent,
                 report -> op.hangReport = report);
     }
