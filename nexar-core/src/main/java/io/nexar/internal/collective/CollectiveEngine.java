@@ -48,7 +48,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
  */
 public final class CollectiveEngine {
-    // The tables below are package-private for EngineFailures, which reads and writes them under the lock.
+    // The tables below are package-private for EngineFailures and EngineReports, which use them under the lock.
     final ReentrantLock lock = new ReentrantLock();
     final Condition spaceFreed = lock.newCondition();
     final EarlyStore store;
@@ -92,12 +92,7 @@ public final class CollectiveEngine {
      * communicator with none ("idle since ..."); adds the world ranks the operations wait for to {@code waitingFor}.
      */
     public void describe(List<String> lines, Set<Integer> waitingFor) {
-        lock.lock();
-        try {
-            EngineReports.describe(active, comms, lines, waitingFor);
-        } finally {
-            lock.unlock();
-        }
+        EngineReports.describe(this, lines, waitingFor);
     }
 
     /**
@@ -105,24 +100,12 @@ public final class CollectiveEngine {
      * communicator, then a line per recorded operation, oldest first.
      */
     public void describeRecent(List<String> lines) {
-        lock.lock();
-        try {
-            EngineReports.describeRecent(comms, lines);
-        } finally {
-            lock.unlock();
-        }
+        EngineReports.describeRecent(this, lines);
     }
 
     /** Logs the flight recorder of {@code op}'s communicator after {@code op} failed (and ended). */
     void logRecent(OpState op) {
-        String recent;
-        lock.lock();
-        try {
-            recent = EngineReports.recent(comms.get(op.group.id()), op.group.id(), FlightRecorder.SIZE, "  ");
-        } finally {
-            lock.unlock();
-        }
-        EngineReports.logRecent(op, recent);
+        EngineReports.logRecent(this, op);
     }
 
     /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
@@ -254,24 +237,9 @@ public final class CollectiveEngine {
                 if (left <= 0) {
                     return false;
                 }
-                if (op.probedRound != op.round) { // a stalled round asks whether its senders run the same call
-                    long toProbe = op.progressNanos + probeAfter - now;
-                    if (toProbe <= 0) {
-                        op.probedRound = op.round;
-                        EngineReports.probe(abortTransport, op);
-                    } else {
-                        left = Math.min(left, toProbe);
-                    }
-                }
-                if (after > 0 && !op.hangReported) {
-                    long toReport = op.progressNanos + after - now;
-                    if (toReport <= 0) {
-                        op.hangReported = true;
-                        EngineReports.reportHang(h, op, now, EngineReports.recent(comms.get(op.group.id()),
-                                op.group.id(), 8, "  "));
-                        continue;
-                    }
-                    left = Math.min(left, toReport);
+                left = EngineReports.stalled(this, h, op, now, left, probeAfter, after);
+                if (left < 0) {
+                    continue; // a hang report was made: check again
                 }
                 if (Thread.interrupted()) { // parkNanos returns at once for an interrupted thread: never spin on it
                     throw new InterruptedException();
@@ -288,14 +256,7 @@ public final class CollectiveEngine {
     int awaited(OpState op) {
         lock.lock();
         try {
-            int first = -1;
-            for (int i = 0; i < op.slots.size(); i++) {
-                int peer = op.slots.peerAt(i);
-                if (!op.slots.slotAt(i).done && (first < 0 || peer < first)) {
-                    first = peer;
-                }
-            }
-            return first;
+            return EngineReports.awaited(op);
         } finally {
             lock.unlock();
         }
