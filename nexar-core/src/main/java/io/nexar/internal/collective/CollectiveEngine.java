@@ -46,6 +46,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * on its own thread, no Condition. Nothing is allocated per round, and per operation only what its messages need:
  * operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key objects), and a
  * blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
+ *
+ * <p>The engine owns all its tables; two stateless helpers work on them under its lock: {@link EngineFailures} (how
+ * operations fail other than by completing) and {@link EngineReports} (what it tells people and peers). The chunk
+ * path (post, open, the inbound side) stays here.
  */
 public final class CollectiveEngine {
     // The tables below are package-private for EngineFailures and EngineReports, which use them under the lock.
