@@ -1,12 +1,8 @@
 package io.nexar.internal.collective;
 
-import io.nexar.CollectiveMismatchException;
-import io.nexar.CollectiveMismatchException.Field;
-import io.nexar.CommunicatorClosedException;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.collective.EarlyStore.OpKey;
 import io.nexar.internal.collective.OpState.StoredChunk;
-import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
@@ -40,7 +36,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Store ({@link EarlyStore}, bounded; a chunk that does not fit is refused with {@link Delivery#FULL} and the
  * sender waits). Chunks of finished operations are dropped, after a check: one for an operation that succeeded here
- * proves a mismatch ({@link #lateChunk}); everything an operation held is released when it ends
+ * proves a mismatch ({@link EngineFailures#lateChunk}); everything an operation held is released when it ends
  * (inventory W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
  *
  * <p>Threading: one lock guards all state, never held across I/O. A small chunk is copied or reduced into its user
@@ -49,26 +45,31 @@ import java.util.concurrent.locks.ReentrantLock;
  * never sees a late write). The driver checks its round and its failure without the lock (volatile fields) and parks
  * on its own thread, no Condition. Nothing is allocated per round, and per operation only what its messages need:
  * operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key objects), and a
- * blocking call reuses its communicator's last {@link OpState} ({@link Collectives}).
+ * blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
+ *
+ * <p>The engine owns all its tables; two stateless helpers work on them under its lock: {@link EngineFailures} (how
+ * operations fail other than by completing) and {@link EngineReports} (what it tells people and peers). The chunk
+ * path (post, open, the inbound side) stays here.
  */
 public final class CollectiveEngine {
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition spaceFreed = lock.newCondition();
-    private final EarlyStore store;
+    // The tables below are package-private for EngineFailures and EngineReports, which use them under the lock.
+    final ReentrantLock lock = new ReentrantLock();
+    final Condition spaceFreed = lock.newCondition();
+    final EarlyStore store;
     /** Large early chunks left in their transport's buffer until their operation or round can take them. */
-    private final Deferrals deferrals = new Deferrals();
-    private final ActiveOps active = new ActiveOps();
-    private final Map<Integer, CommState> comms = new HashMap<>();
-    private final Map<Integer, String> down = new HashMap<>();
+    final Deferrals deferrals = new Deferrals();
+    final ActiveOps active = new ActiveOps();
+    final Map<Integer, CommState> comms = new HashMap<>();
+    final Map<Integer, String> down = new HashMap<>();
     /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */
     private final Set<Integer> usedIds = new HashSet<>(Set.of(0));
-    private String closedReason;
+    String closedReason;
     /** Set by {@link #abortAll}: operations posted later fail at once. */
-    private String abortedWhy;
-    private int abortedPeer = -1;
+    String abortedWhy;
+    int abortedPeer = -1;
     /** Who reads the transport while a driver waits for a round (see {@link Progress}). */
     private volatile Progress progress = Progress.NONE;
-    private volatile Transport abortTransport;
+    volatile Transport abortTransport;
     /** Where a driver whose round made no progress for {@code hang.report.after} reports; null for none. */
     private volatile HangReports hangs;
 
@@ -78,8 +79,8 @@ public final class CollectiveEngine {
     }
 
     /**
-     * Sends the MISMATCH aborts of a mismatch found after its operation ended (see {@link #lateChunk}). Set once, by
-     * the first communicator's {@link Collectives}; null for an engine without peers to tell.
+     * Sends the MISMATCH aborts of a mismatch found after its operation ended (see {@link EngineFailures#lateChunk}).
+     * Set once, by the first communicator's {@link Collectives}; null for an engine without peers to tell.
      */
     void abortsThrough(Transport transport) {
         abortTransport = transport;
@@ -109,12 +110,7 @@ public final class CollectiveEngine {
      * communicator with none ("idle since ..."); adds the world ranks the operations wait for to {@code waitingFor}.
      */
     public void describe(List<String> lines, Set<Integer> waitingFor) {
-        lock.lock();
-        try {
-            EngineReports.describe(active, comms, lines, waitingFor);
-        } finally {
-            lock.unlock();
-        }
+        EngineReports.describe(this, lines, waitingFor);
     }
 
     /**
@@ -122,24 +118,12 @@ public final class CollectiveEngine {
      * communicator, then a line per recorded operation, oldest first.
      */
     public void describeRecent(List<String> lines) {
-        lock.lock();
-        try {
-            EngineReports.describeRecent(comms, lines);
-        } finally {
-            lock.unlock();
-        }
+        EngineReports.describeRecent(this, lines);
     }
 
     /** Logs the flight recorder of {@code op}'s communicator after {@code op} failed (and ended). */
     void logRecent(OpState op) {
-        String recent;
-        lock.lock();
-        try {
-            recent = EngineReports.recent(comms.get(op.group.id()), op.group.id(), FlightRecorder.SIZE, "  ");
-        } finally {
-            lock.unlock();
-        }
-        EngineReports.logRecent(op, recent);
+        EngineReports.logRecent(this, op);
     }
 
     /** Drivers poll {@code p} for their round's messages before they sleep. Set once, before any operation. */
@@ -192,7 +176,7 @@ public final class CollectiveEngine {
             var key = store.isEmpty() ? null : new OpKey(group.id(), seq); // nothing stored: no key to allocate
             Message.CollectiveAbort abort = key == null ? null : store.takeAbort(key);
             if (abort != null) {
-                applyAbort(op, store.abortSender(key), abort);
+                EngineFailures.applyAbort(this, op, store.abortSender(key), abort);
             }
             List<StoredChunk> stored = key == null ? null : store.takeEarly(key);
             if (stored != null) {
@@ -201,7 +185,7 @@ public final class CollectiveEngine {
                     int src = group.local(c.worldSrc());
                     Fingerprint.Mismatch m = fp.compare(c.message(), src);
                     if (m != null) {
-                        mismatch(op, src, m.field(), m.detail());
+                        EngineFailures.mismatch(this, op, src, m.field(), m.detail());
                     }
                 }
                 stored.removeIf(c -> MismatchProbe.is(c.message())); // compared: a probe has no round (and no bytes)
@@ -271,24 +255,9 @@ public final class CollectiveEngine {
                 if (left <= 0) {
                     return false;
                 }
-                if (probeAfter > 0 && op.probedRound != op.round) { // a stalled round asks whether its senders run the same call
-                    long toProbe = op.progressNanos + probeAfter - now;
-                    if (toProbe <= 0) {
-                        op.probedRound = op.round;
-                        EngineReports.probe(abortTransport, op);
-                    } else {
-                        left = Math.min(left, toProbe);
-                    }
-                }
-                if (after > 0 && !op.hangReported) {
-                    long toReport = op.progressNanos + after - now;
-                    if (toReport <= 0) {
-                        op.hangReported = true;
-                        EngineReports.reportHang(h, op, now, EngineReports.recent(comms.get(op.group.id()),
-                                op.group.id(), 8, "  "));
-                        continue;
-                    }
-                    left = Math.min(left, toReport);
+                left = EngineReports.stalled(this, h, op, now, left, probeAfter, after);
+                if (left < 0) {
+                    continue; // a hang report was made: check again
                 }
                 if (Thread.interrupted()) { // parkNanos returns at once for an interrupted thread: never spin on it
                     throw new InterruptedException();
@@ -305,14 +274,7 @@ public final class CollectiveEngine {
     int awaited(OpState op) {
         lock.lock();
         try {
-            int first = -1;
-            for (int i = 0; i < op.slots.size(); i++) {
-                int peer = op.slots.peerAt(i);
-                if (!op.slots.slotAt(i).done && (first < 0 || peer < first)) {
-                    first = peer;
-                }
-            }
-            return first;
+            return EngineReports.awaited(op);
         } finally {
             lock.unlock();
         }
@@ -320,16 +282,7 @@ public final class CollectiveEngine {
 
     /** Fails {@code op} (if not failed yet) and returns its failure. */
     io.nexar.NexarException fail(OpState op, io.nexar.NexarException e) {
-        lock.lock();
-        try {
-            if (e instanceof CollectiveMismatchException m && op.failure == null) {
-                breakComm(op.group.id(), op.seq, m.field());
-            }
-            op.fail(e, false);
-            return op.failure;
-        } finally {
-            lock.unlock();
-        }
+        return EngineFailures.fail(this, op, e);
     }
 
     /** The operation's failure, or null. */
@@ -370,7 +323,7 @@ public final class CollectiveEngine {
             return switch (message) {
                 case Message.Collective c -> onChunk(peer, c);
                 case Message.CollectiveAbort a -> {
-                    onAbort(peer, a);
+                    EngineFailures.onAbort(this, peer, a);
                     yield Delivery.ACCEPTED;
                 }
                 default -> Delivery.ACCEPTED;
@@ -405,30 +358,7 @@ public final class CollectiveEngine {
      * to send before leaving, so the others can finish).
      */
     public void onPeerDown(int peer, String why) {
-        lock.lock();
-        try {
-            if (down.putIfAbsent(peer, why) != null) {
-                return;
-            }
-            deferrals.taken(peer); // its transport drops what it kept
-            var event = new io.nexar.internal.jfr.PeerFailureEvent();
-            if (event.shouldCommit()) {
-                event.peer = peer;
-                event.reason = why;
-                event.commit();
-            }
-            boolean polite = GoodbyeReason.isPoliteLeave(why);
-            // after a polite leave the others may not need the leaver and would wait for this rank: tell them (a
-            // failure is seen by every member on its own)
-            active.failEach(op -> {
-                int r = op.group.local(peer);
-                return r >= 0 && (!polite || op.stillNeeds(r)) ? new PeerFailedException(op.context().withPeer(r),
-                        "cannot complete: rank " + r + " " + why) : null;
-            }, !polite);
-            spaceFreed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        EngineFailures.peerDown(this, peer, why);
     }
 
     /**
@@ -439,16 +369,7 @@ public final class CollectiveEngine {
      * @param why completes "cannot complete: ...", for example {@code world rank 2 failed (...)}
      */
     public void abortAll(int peer, String why) {
-        lock.lock();
-        try {
-            abortedPeer = peer;
-            abortedWhy = why;
-            active.failEach(op -> new PeerFailedException(op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)),
-                    "cannot complete: " + why), true);
-            spaceFreed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        EngineFailures.abortAll(this, peer, why);
     }
 
     /**
@@ -459,14 +380,7 @@ public final class CollectiveEngine {
      * @param why completes "cannot complete: ..."
      */
     public void failCommunicator(int comm, String why) {
-        lock.lock();
-        try {
-            active.failEach(op -> op.group.id() != comm ? null
-                    : new PeerFailedException(op.context(), "cannot complete: " + why), true);
-            spaceFreed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        EngineFailures.failCommunicator(this, comm, why);
     }
 
     /**
@@ -488,34 +402,12 @@ public final class CollectiveEngine {
      * its new operations and chunks. Other communicators are untouched. Idempotent.
      */
     public void closeCommunicator(int comm, String reason) {
-        lock.lock();
-        try {
-            CommState cs = comms.computeIfAbsent(comm, id -> new CommState());
-            if (cs.closed != null) {
-                return;
-            }
-            cs.closed = reason;
-            active.failEach(op -> op.group.id() != comm ? null
-                    : new CommunicatorClosedException(op.context(), "failed: " + reason), true);
-            store.dropCommunicator(comm);
-        } finally {
-            lock.unlock();
-        }
+        EngineFailures.closeCommunicator(this, comm, reason);
     }
 
     /** Fails every operation and refuses new ones. Idempotent. */
     public void close(String reason) {
-        lock.lock();
-        try {
-            if (closedReason != null) {
-                return;
-            }
-            closedReason = reason;
-            active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason), true);
-            store.close();
-        } finally {
-            lock.unlock();
-        }
+        EngineFailures.close(this, reason);
     }
 
     private Delivery onChunk(int peer, Message.Collective c) {
@@ -539,7 +431,7 @@ public final class CollectiveEngine {
         if (op == null) {
             CommState cs = comms.get(c.communicator());
             if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
-                lateChunk(cs, peer, c);
+                EngineFailures.lateChunk(this, cs, peer, c);
                 return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
             }
             if (deferred(peer, c)) {
@@ -554,14 +446,14 @@ public final class CollectiveEngine {
         int src = op.group.local(peer);
         Fingerprint.Mismatch m = op.fingerprint.compare(c, src);
         if (m != null) {
-            mismatch(op, src, m.field(), m.detail());
+            EngineFailures.mismatch(this, op, src, m.field(), m.detail());
             return Delivery.ACCEPTED;
         }
         if (c.step() > op.round) {
             if (MismatchProbe.is(c)) {
                 return Delivery.ACCEPTED; // its fingerprint matched: nothing to do
             }
-            OpState.Slot ahead = op.aheadSlot(src, c.step());
+            Slot ahead = op.aheadSlot(src, c.step());
             if (ahead == null) {
                 if (deferred(peer, c)) {
                     return Delivery.FULL;
@@ -571,7 +463,7 @@ public final class CollectiveEngine {
             }
             Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c, true); // straight into its target: no copy to hold
             if (m2 != null) {
-                mismatch(op, src, m2.field(), m2.detail());
+                EngineFailures.mismatch(this, op, src, m2.field(), m2.detail());
             }
             return Delivery.ACCEPTED;
         }
@@ -579,57 +471,12 @@ public final class CollectiveEngine {
         return Delivery.ACCEPTED;
     }
 
-    /**
-     * A chunk of an operation that already ended here: if it proves a mismatch ({@link EngineReports#lateChunk}),
-     * the communicator's collectives break here (its next operation fails with {@link CollectiveMismatchException})
-     * and every other member is told with a MISMATCH abort, so theirs break too. Under the lock.
-     */
-    private void lateChunk(CommState cs, int peer, Message.Collective c) {
-        CollectiveMismatchException failure = EngineReports.lateChunk(cs, peer, c);
-        if (failure == null) {
-            return;
-        }
-        breakComm(c.communicator(), c.opSeq(), failure.field());
-        Transport t = abortTransport;
-        Group g = cs.group;
-        if (t != null) { // never send from here (a reader thread, holding the lock): a virtual thread does
-            Thread.ofVirtual().name("nexar-mismatch-abort").start(() ->
-                    ScheduleExecutor.abortPeers(t, g, c.opSeq(), failure.context(), failure));
-        }
-    }
-
     /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. */
     private void apply(OpState op, int src, Message.Collective c, boolean mayUnlock) {
         Fingerprint.Mismatch m = op.apply(src, c, mayUnlock);
         if (m != null) {
-            mismatch(op, src, m.field(), m.detail());
+            EngineFailures.mismatch(this, op, src, m.field(), m.detail());
         }
-    }
-
-    private void onAbort(int peer, Message.CollectiveAbort a) {
-        OpState op = active.get(a.communicator(), a.opSeq());
-        if (op != null) {
-            applyAbort(op, peer, a);
-            return;
-        }
-        CommState cs = comms.get(a.communicator());
-        if (cs != null && cs.closed != null) {
-            return;
-        }
-        if (cs != null && a.opSeq() < cs.nextSeq) {
-            if (a.reason() == AbortReason.MISMATCH) { // an operation this rank finished did not match elsewhere
-                breakComm(a.communicator(), a.opSeq(), Field.fromCode(a.field()));
-            }
-            return;
-        }
-        store.holdAbort(new OpKey(a.communicator(), a.opSeq()), peer, a);
-    }
-
-    private void applyAbort(OpState op, int worldPeer, Message.CollectiveAbort a) {
-        if (a.reason() == AbortReason.MISMATCH) {
-            breakComm(op.group.id(), op.seq, Field.fromCode(a.field()));
-        }
-        op.fail(op.abortedBy(op.group.local(worldPeer), a), true);
     }
 
     /** Runs {@code body} under the lock. */
@@ -639,22 +486,6 @@ public final class CollectiveEngine {
             return body.get();
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void mismatch(OpState op, int src, Field field, String detail) {
-        if (op.failure == null) {
-            breakComm(op.group.id(), op.seq, field);
-        }
-        op.fail(new CollectiveMismatchException(op.context().withPeer(src), field, "does not match rank " + src + ": "
-                + detail), false);
-    }
-
-    private void breakComm(int comm, long seq, Field field) {
-        CommState cs = comms.computeIfAbsent(comm, id -> new CommState());
-        if (cs.markBroken(seq, field)) {
-            // later operations already posted can never pair up reliably either: fail them now
-            active.failEach(op -> op.group.id() == comm && op.seq > seq ? cs.brokenError(op.context()) : null, true);
         }
     }
 }

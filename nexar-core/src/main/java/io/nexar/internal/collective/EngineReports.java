@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * What the {@link CollectiveEngine} tells people and peers about its operations, apart from running them: the lines of
  * hang reports and {@code Communicator.diagnostics()}, flight-recorder dumps, mismatch probes of a stalled round, and
- * the verdict on a chunk that arrives after its operation ended. Stateless; every method runs under the engine's lock
- * (it reads the engine's tables), except {@link #logRecent}, which logs what was read under it.
+ * the verdict on a chunk that arrives after its operation ended; and for a waiting driver, the stall checks of its
+ * round (probes, hang report) and the sender a timeout names. Stateless: it reads the engine's tables under the
+ * engine's lock. {@link #describe}, {@link #describeRecent} and {@link #logRecent} take that lock themselves (the last
+ * logs after it released it); every other method runs under it.
  */
 final class EngineReports {
     private static final Logger LOG = LoggerFactory.getLogger(CollectiveEngine.class);
@@ -32,15 +34,24 @@ final class EngineReports {
      * Adds a line per operation in progress and per communicator with none ("idle since ..."), and the world ranks the
      * operations wait for to {@code waitingFor}.
      */
-    static void describe(ActiveOps active, Map<Integer, CommState> comms, List<String> lines,
-                         Set<Integer> waitingFor) {
+    static void describe(CollectiveEngine e, List<String> lines, Set<Integer> waitingFor) {
+        e.lock.lock();
+        try {
+            describe(e.active, e.comms, lines, waitingFor);
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    private static void describe(ActiveOps active, Map<Integer, CommState> comms, List<String> lines,
+                                 Set<Integer> waitingFor) {
         long now = System.nanoTime();
         var busy = new HashSet<Integer>();
         for (int i = 0; i < active.capacity(); i++) {
             OpState op = active.at(i);
             if (op != null) {
                 busy.add(op.group.id());
-                lines.add(op.describe(now, waitingFor));
+                lines.add(doing(op, now, waitingFor));
             }
         }
         for (var e : comms.entrySet()) {
@@ -51,13 +62,57 @@ final class EngineReports {
         }
     }
 
-    /** Adds the flight recorder of every communicator: a heading each, then a line per operation, oldest first. */
-    static void describeRecent(Map<Integer, CommState> comms, List<String> lines) {
-        for (var e : comms.entrySet()) {
-            String block = recent(e.getValue(), e.getKey(), FlightRecorder.SIZE, "");
-            if (!block.isEmpty()) {
-                lines.add(block);
+    /**
+     * What operation {@code op} is doing, for a hang report, for example {@code barrier #5 on communicator 0 (step 2
+     * of 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
+     */
+    static String doing(OpState op, long now, Set<Integer> waitingFor) {
+        var sb = new StringBuilder(op.context().operation().displayName()).append(" #").append(op.seq)
+                .append(" on communicator ").append(op.group.id());
+        if (op.failure != null) {
+            sb.append(" (failing: ").append(op.failure.getMessage()).append(')');
+        } else if (op.round < 0) {
+            sb.append(" (posted, no step started)");
+        } else {
+            sb.append(" (step ").append(op.round + 1).append(" of ").append(op.schedule.roundCount());
+            var waiting = new TreeSet<Integer>();
+            for (int i = 0; i < op.slots.size(); i++) {
+                if (!op.slots.slotAt(i).done) {
+                    waiting.add(op.slots.peerAt(i));
+                }
             }
+            if (waiting.isEmpty()) {
+                sb.append(", sending");
+            } else {
+                sb.append(", waiting for ");
+                String sep = "";
+                for (int r : waiting) {
+                    int w = op.group.world(r);
+                    waitingFor.add(w);
+                    sb.append(sep).append("rank ").append(r);
+                    if (w != r) {
+                        sb.append(" (world rank ").append(w).append(')');
+                    }
+                    sep = ", ";
+                }
+            }
+            sb.append(')');
+        }
+        return sb.append(" for ").append(OpState.seconds(now - op.postedNanos)).append(" s").toString();
+    }
+
+    /** Adds the flight recorder of every communicator: a heading each, then a line per operation, oldest first. */
+    static void describeRecent(CollectiveEngine engine, List<String> lines) {
+        engine.lock.lock();
+        try {
+            for (var e : engine.comms.entrySet()) {
+                String block = recent(e.getValue(), e.getKey(), FlightRecorder.SIZE, "");
+                if (!block.isEmpty()) {
+                    lines.add(block);
+                }
+            }
+        } finally {
+            engine.lock.unlock();
         }
     }
 
@@ -80,8 +135,18 @@ final class EngineReports {
         return sb.toString();
     }
 
-    /** Logs {@code recent} (from {@link #recent}) after {@code op} failed; outside the lock. */
-    static void logRecent(OpState op, String recent) {
+    /**
+     * Logs the flight recorder of {@code op}'s communicator after {@code op} failed (and ended): read under the lock,
+     * logged after.
+     */
+    static void logRecent(CollectiveEngine e, OpState op) {
+        String recent;
+        e.lock.lock();
+        try {
+            recent = recent(e.comms.get(op.group.id()), op.group.id(), FlightRecorder.SIZE, "  ");
+        } finally {
+            e.lock.unlock();
+        }
         if (!recent.isEmpty()) {
             try (var mdc = LogContext.scope(op.context().rank(), op.context().worldSize(), op.context().communicator())) {
                 LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context().rank(),
@@ -96,9 +161,53 @@ final class EngineReports {
      */
     static void reportHang(HangReports h, OpState op, long now, String recent) {
         var waiting = new TreeSet<Integer>();
-        String doing = op.describe(now, waiting);
+        String doing = doing(op, now, waiting);
         h.stalled(doing, waiting.stream().mapToInt(Integer::intValue).toArray(), recent.isEmpty() ? "" : "\n" + recent,
                 report -> op.hangReport = report);
+    }
+
+    /**
+     * The stall checks of the open round of {@code op} at {@code now}, its driver about to wait at most {@code left}
+     * nanoseconds: once the round made no progress for {@code probeAfter} (0: never), sends {@link MismatchProbe}s through
+     * the engine's abort transport ({@link #probe}); once for {@code after} (0: never), reports a hang to {@code h}
+     * ({@link #reportHang}, with the last operations of its communicator). Each at most once per round (probe) or per
+     * operation (hang report). Driver thread, under the lock; allocates nothing unless it probes or reports.
+     *
+     * @return how long the driver may wait before the next check, or -1 after a hang report (check again at once)
+     */
+    static long stalled(CollectiveEngine e, HangReports h, OpState op, long now, long left, long probeAfter,
+                        long after) {
+        if (probeAfter > 0 && op.probedRound != op.round) { // a stalled round asks its senders if they run the same call
+            long toProbe = op.progressNanos + probeAfter - now;
+            if (toProbe <= 0) {
+                op.probedRound = op.round;
+                probe(e.abortTransport, op);
+            } else {
+                left = Math.min(left, toProbe);
+            }
+        }
+        if (after > 0 && !op.hangReported) {
+            long toReport = op.progressNanos + after - now;
+            if (toReport <= 0) {
+                op.hangReported = true;
+                reportHang(h, op, now, recent(e.comms.get(op.group.id()), op.group.id(), 8, "  "));
+                return -1;
+            }
+            left = Math.min(left, toReport);
+        }
+        return left;
+    }
+
+    /** The first (lowest) sender the open round of {@code op} still waits for, or -1: what a timeout names. */
+    static int awaited(OpState op) {
+        int first = -1;
+        for (int i = 0; i < op.slots.size(); i++) {
+            int peer = op.slots.peerAt(i);
+            if (!op.slots.slotAt(i).done && (first < 0 || peer < first)) {
+                first = peer;
+            }
+        }
+        return first;
     }
 
     /** Sends {@link MismatchProbe}s to the senders the open round of {@code op} still waits for (none: no transport). */

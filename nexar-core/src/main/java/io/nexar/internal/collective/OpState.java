@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -39,7 +37,7 @@ final class OpState implements BooleanSupplier {
     DataType type;
     ReduceOp combiner;
     final MemorySegment[] buffers = new MemorySegment[3]; // by Buf ordinal
-    /** A small scratch buffer kept with this state for its reuse ({@link Collectives}), or null; not cleared by init. */
+    /** A small scratch buffer kept with this state for its reuse ({@link CallRunner}), or null; not cleared by init. */
     MemorySegment scratch;
     /** The engine's lock, which guards this state. */
     private final ReentrantLock lock;
@@ -439,197 +437,9 @@ final class OpState implements BooleanSupplier {
         }
     }
 
-    /**
-     * What this operation is doing, for a hang report, for example {@code barrier #5 on communicator 0 (step 2 of
-     * 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
-     */
-    String describe(long now, Set<Integer> waitingFor) {
-        var sb = new StringBuilder(context().operation().displayName()).append(" #").append(seq)
-                .append(" on communicator ").append(group.id());
-        if (failure != null) {
-            sb.append(" (failing: ").append(failure.getMessage()).append(')');
-        } else if (round < 0) {
-            sb.append(" (posted, no step started)");
-        } else {
-            sb.append(" (step ").append(round + 1).append(" of ").append(schedule.roundCount());
-            var waiting = new TreeSet<Integer>();
-            for (int i = 0; i < slots.size(); i++) {
-                if (!slots.slotAt(i).done) {
-                    waiting.add(slots.peerAt(i));
-                }
-            }
-            if (waiting.isEmpty()) {
-                sb.append(", sending");
-            } else {
-                sb.append(", waiting for ");
-                String sep = "";
-                for (int r : waiting) {
-                    int w = group.world(r);
-                    waitingFor.add(w);
-                    sb.append(sep).append("rank ").append(r);
-                    if (w != r) {
-                        sb.append(" (world rank ").append(w).append(')');
-                    }
-                    sep = ", ";
-                }
-            }
-            sb.append(')');
-        }
-        return sb.append(" for ").append(seconds(now - postedNanos)).append(" s").toString();
-    }
-
     /** Nanoseconds as seconds with one decimal, for reports. */
     static String seconds(long nanos) {
         return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
-    }
-
-    /**
-     * The open round's receive slots by sender: a round receives from a few peers at most, so two parallel arrays
-     * searched in order, reused from round to round, beat a map (no boxing, no nodes, nothing allocated per round
-     * once they have grown to the widest round).
-     */
-    static final class RoundSlots {
-        private int[] peers = new int[2];
-        private Slot[] slots = new Slot[2];
-        /** Slots owned here, reused from round to round by {@link #claim} (slots {@link #put} are not kept). */
-        private Slot[] own = new Slot[2];
-        private int n;
-
-        void clear() {
-            Arrays.fill(slots, 0, n, null);
-            n = 0;
-        }
-
-        void put(int peer, Slot slot) {
-            if (n == peers.length) {
-                peers = Arrays.copyOf(peers, 2 * n);
-                slots = Arrays.copyOf(slots, 2 * n);
-                own = Arrays.copyOf(own, 2 * n);
-            }
-            peers[n] = peer;
-            slots[n++] = slot;
-        }
-
-        /** Drops the targets of the owned slots too (the operation ended; its state is kept for reuse). */
-        void forget() {
-            clear();
-            for (Slot s : own) {
-                if (s != null) {
-                    s.reset(null, null, 0, 0);
-                }
-            }
-        }
-
-        /** Adds the slot of sender {@code peer}: one owned here, reset to the given receive. */
-        Slot claim(int peer, Step step, MemorySegment target, long byteOffset, long expectedBytes) {
-            int i = n;
-            put(peer, null);
-            Slot slot = own[i];
-            if (slot == null) {
-                slot = own[i] = new Slot(step, target, byteOffset, expectedBytes);
-            } else {
-                slot.reset(step, target, byteOffset, expectedBytes);
-            }
-            slots[i] = slot;
-            return slot;
-        }
-
-        /** The slot of sender {@code peer}, or null. */
-        Slot get(int peer) {
-            for (int i = 0; i < n; i++) {
-                if (peers[i] == peer) {
-                    return slots[i];
-                }
-            }
-            return null;
-        }
-
-        int size() {
-            return n;
-        }
-
-        int peerAt(int i) {
-            return peers[i];
-        }
-
-        Slot slotAt(int i) {
-            return slots[i];
-        }
-    }
-
-    /**
-     * Receive slots of later rounds by {@link #aheadKey}: a few at most, so parallel arrays searched in order (no
-     * boxed keys, no map nodes), reused by the operation's next use.
-     */
-    static final class AheadSlots {
-        private long[] keys = new long[2];
-        private Slot[] slots = new Slot[2];
-        private int n;
-
-        Slot get(long key) {
-            for (int i = 0; i < n; i++) {
-                if (keys[i] == key) {
-                    return slots[i];
-                }
-            }
-            return null;
-        }
-
-        void put(long key, Slot slot) {
-            if (n == keys.length) {
-                keys = Arrays.copyOf(keys, 2 * n);
-                slots = Arrays.copyOf(slots, 2 * n);
-            }
-            keys[n] = key;
-            slots[n++] = slot;
-        }
-
-        /** Removes and returns the slot of {@code key}, or null. */
-        Slot remove(long key) {
-            for (int i = 0; i < n; i++) {
-                if (keys[i] == key) {
-                    Slot s = slots[i];
-                    keys[i] = keys[--n];
-                    slots[i] = slots[n];
-                    slots[n] = null;
-                    return s;
-                }
-            }
-            return null;
-        }
-
-        void clear() {
-            Arrays.fill(slots, 0, n, null);
-            n = 0;
-        }
-    }
-
-    /** A receive of the open round. */
-    static final class Slot {
-        Step step;
-        MemorySegment target;
-        long byteOffset;
-        long expectedBytes;
-        /** Bytes claimed by arrived chunks (some may still be being written). */
-        long receivedBytes;
-        /** Bytes written: the receive is done when all expected bytes are. */
-        long committedBytes;
-        boolean done;
-
-        Slot(Step step, MemorySegment target, long byteOffset, long expectedBytes) {
-            reset(step, target, byteOffset, expectedBytes);
-        }
-
-        /** Makes this slot a fresh receive (reused from round to round by {@link RoundSlots#claim}). */
-        void reset(Step step, MemorySegment target, long byteOffset, long expectedBytes) {
-            this.step = step;
-            this.target = target;
-            this.byteOffset = byteOffset;
-            this.expectedBytes = expectedBytes;
-            this.receivedBytes = 0;
-            this.committedBytes = 0;
-            this.done = false;
-        }
     }
 
     /**
@@ -641,3 +451,4 @@ final class OpState implements BooleanSupplier {
     record StoredChunk(int worldSrc, Message.Collective message) {
     }
 }
+

@@ -1,0 +1,200 @@
+package io.nexar.internal.collective;
+
+import io.nexar.CollectiveMismatchException;
+import io.nexar.CollectiveMismatchException.Field;
+import io.nexar.CommunicatorClosedException;
+import io.nexar.NexarException;
+import io.nexar.PeerFailedException;
+import io.nexar.internal.collective.EarlyStore.OpKey;
+import io.nexar.internal.protocol.AbortReason;
+import io.nexar.internal.protocol.GoodbyeReason;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.Transport;
+
+/**
+ * How the {@link CollectiveEngine}'s operations fail, other than by completing: a peer down, a process-wide abort, a
+ * communicator abandoned or closed, the engine closed, a failure its driver found, an abort from another rank, and a
+ * mismatch found on an arriving chunk, which breaks the communicator (its later operations fail too).
+ *
+ * <p>Stateless: the engine owns every table these methods read and write (its active operations, its communicators'
+ * {@link CommState}s, the peers down, its early store and deferrals, why it was aborted or closed), all guarded by
+ * the engine's lock. The methods named after a public method of the engine take that lock; the others run under it,
+ * called by the engine. None runs for a chunk or a round of an operation that succeeds: the chunk path stays in the
+ * engine.
+ */
+final class EngineFailures {
+    private EngineFailures() {
+    }
+
+    /** {@link CollectiveEngine#onPeerDown}. */
+    static void peerDown(CollectiveEngine e, int peer, String why) {
+        e.lock.lock();
+        try {
+            if (e.down.putIfAbsent(peer, why) != null) {
+                return;
+            }
+            e.deferrals.taken(peer); // its transport drops what it kept
+            var event = new io.nexar.internal.jfr.PeerFailureEvent();
+            if (event.shouldCommit()) {
+                event.peer = peer;
+                event.reason = why;
+                event.commit();
+            }
+            boolean polite = GoodbyeReason.isPoliteLeave(why);
+            // after a polite leave the others may not need the leaver and would wait for this rank: tell them (a
+            // failure is seen by every member on its own)
+            e.active.failEach(op -> {
+                int r = op.group.local(peer);
+                return r >= 0 && (!polite || op.stillNeeds(r)) ? new PeerFailedException(op.context().withPeer(r),
+                        "cannot complete: rank " + r + " " + why) : null;
+            }, !polite);
+            e.spaceFreed.signalAll();
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    /** {@link CollectiveEngine#abortAll}. */
+    static void abortAll(CollectiveEngine e, int peer, String why) {
+        e.lock.lock();
+        try {
+            e.abortedPeer = peer;
+            e.abortedWhy = why;
+            e.active.failEach(op -> new PeerFailedException(
+                    op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)), "cannot complete: " + why), true);
+            e.spaceFreed.signalAll();
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    /** {@link CollectiveEngine#failCommunicator}. */
+    static void failCommunicator(CollectiveEngine e, int comm, String why) {
+        e.lock.lock();
+        try {
+            e.active.failEach(op -> op.group.id() != comm ? null
+                    : new PeerFailedException(op.context(), "cannot complete: " + why), true);
+            e.spaceFreed.signalAll();
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    /** {@link CollectiveEngine#closeCommunicator}. */
+    static void closeCommunicator(CollectiveEngine e, int comm, String reason) {
+        e.lock.lock();
+        try {
+            CommState cs = e.comms.computeIfAbsent(comm, id -> new CommState());
+            if (cs.closed != null) {
+                return;
+            }
+            cs.closed = reason;
+            e.active.failEach(op -> op.group.id() != comm ? null
+                    : new CommunicatorClosedException(op.context(), "failed: " + reason), true);
+            e.store.dropCommunicator(comm);
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    /** {@link CollectiveEngine#close}. */
+    static void close(CollectiveEngine e, String reason) {
+        e.lock.lock();
+        try {
+            if (e.closedReason != null) {
+                return;
+            }
+            e.closedReason = reason;
+            e.active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason), true);
+            e.store.close();
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    /** {@link CollectiveEngine#fail}: the driver failed {@code op} (a mismatch it found breaks the communicator). */
+    static NexarException fail(CollectiveEngine e, OpState op, NexarException ex) {
+        e.lock.lock();
+        try {
+            if (ex instanceof CollectiveMismatchException m && op.failure == null) {
+                breakComm(e, op.group.id(), op.seq, m.field());
+            }
+            op.fail(ex, false);
+            return op.failure;
+        } finally {
+            e.lock.unlock();
+        }
+    }
+
+    /**
+     * An abort from world rank {@code peer}: fails its operation, breaks the communicator of one that ended here after
+     * a mismatch elsewhere, or is kept for an operation not posted yet. Under the lock.
+     */
+    static void onAbort(CollectiveEngine e, int peer, Message.CollectiveAbort a) {
+        OpState op = e.active.get(a.communicator(), a.opSeq());
+        if (op != null) {
+            applyAbort(e, op, peer, a);
+            return;
+        }
+        CommState cs = e.comms.get(a.communicator());
+        if (cs != null && cs.closed != null) {
+            return;
+        }
+        if (cs != null && a.opSeq() < cs.nextSeq) {
+            if (a.reason() == AbortReason.MISMATCH) { // an operation this rank finished did not match elsewhere
+                breakComm(e, a.communicator(), a.opSeq(), Field.fromCode(a.field()));
+            }
+            return;
+        }
+        e.store.holdAbort(new OpKey(a.communicator(), a.opSeq()), peer, a);
+    }
+
+    /** Fails {@code op} as aborted by world rank {@code worldPeer}. Under the lock. */
+    static void applyAbort(CollectiveEngine e, OpState op, int worldPeer, Message.CollectiveAbort a) {
+        if (a.reason() == AbortReason.MISMATCH) {
+            breakComm(e, op.group.id(), op.seq, Field.fromCode(a.field()));
+        }
+        op.fail(op.abortedBy(op.group.local(worldPeer), a), true);
+    }
+
+    /**
+     * A chunk of an operation that already ended here: if it proves a mismatch ({@link EngineReports#lateChunk}),
+     * the communicator's collectives break here (its next operation fails with {@link CollectiveMismatchException})
+     * and every other member is told with a MISMATCH abort, so theirs break too. Under the lock.
+     */
+    static void lateChunk(CollectiveEngine e, CommState cs, int peer, Message.Collective c) {
+        CollectiveMismatchException failure = EngineReports.lateChunk(cs, peer, c);
+        if (failure == null) {
+            return;
+        }
+        breakComm(e, c.communicator(), c.opSeq(), failure.field());
+        Transport t = e.abortTransport;
+        Group g = cs.group;
+        if (t != null) { // never send from here (a reader thread, holding the lock): a virtual thread does
+            Thread.ofVirtual().name("nexar-mismatch-abort").start(() ->
+                    ScheduleExecutor.abortPeers(t, g, c.opSeq(), failure.context(), failure));
+        }
+    }
+
+    /** Fails {@code op}, which does not match rank {@code src}, and breaks its communicator. Under the lock. */
+    static void mismatch(CollectiveEngine e, OpState op, int src, Field field, String detail) {
+        if (op.failure == null) {
+            breakComm(e, op.group.id(), op.seq, field);
+        }
+        op.fail(new CollectiveMismatchException(op.context().withPeer(src), field, "does not match rank " + src + ": "
+                + detail), false);
+    }
+
+    /**
+     * Breaks communicator {@code comm} at operation {@code seq} ({@link CommState#markBroken}); the first time, fails
+     * its later operations already posted. Under the lock.
+     */
+    static void breakComm(CollectiveEngine e, int comm, long seq, Field field) {
+        CommState cs = e.comms.computeIfAbsent(comm, id -> new CommState());
+        if (cs.markBroken(seq, field)) {
+            // later operations already posted can never pair up reliably either: fail them now
+            e.active.failEach(op -> op.group.id() == comm && op.seq > seq ? cs.brokenError(op.context()) : null,
+                    true);
+        }
+    }
+}
