@@ -286,7 +286,7 @@ public final class MessageCodec {
                         frame.get(BYTE, RELAY_HOP_LIMIT_OFFSET) & 0xFF, frame.asSlice(RELAY_FRAME_OFFSET));
             }
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
-                 GROW_POLL, ADMISSION, SEED_PROOF ->
+                 GROW_POLL, ADMISSION, SEED_PROOF, RENEW_REQUEST, RENEWED ->
                     EnrolmentCodec.decode(peer, type, frame);
         };
         String problem = problem(m);
@@ -319,7 +319,7 @@ public final class MessageCodec {
         MessageType inner = MessageType.fromCode(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF);
         if (inner == null || inner == MessageType.HELLO || inner == MessageType.RELAY
                 || inner.code() >= MessageType.JOIN_CHALLENGE.code()
-                        && inner.code() <= MessageType.SEED_PROOF.code()) {
+                        && inner.code() <= MessageType.RENEWED.code()) {
             return "inner frame of type " + (inner == null ? hex(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF) : inner)
                     + " cannot be relayed";
         }
