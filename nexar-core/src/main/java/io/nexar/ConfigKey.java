@@ -162,9 +162,10 @@ public enum ConfigKey {
     /** {@code cert.validity}, read into {@link NexarConfig#certValidity()}. */
     CERT_VALIDITY("cert.validity", Type.DURATION, "24h", greaterThan("0s"),
             "How long the member certificates that a seed issues (`nexar launch`, rank 0 hosting the seed) are valid,"
-                    + " never longer than its CA. A member logs at WARN when 80% of its certificate's life has passed;"
-                    + " connections made after it expired (bulk lanes, growth) are refused, open ones go on. Renewal"
-                    + " without restarting the job is not built yet: set it above the job's length (docs/security.md)."),
+                    + " never longer than its CA. Each member renews its certificate from the seed at two thirds of"
+                    + " its life, without restarting the job; one not renewed by 80% is logged at WARN, and"
+                    + " connections made after it expired (bulk lanes, growth) are refused, open ones go on"
+                    + " (docs/security.md)."),
     /** {@code rpc.timeout}, read into {@link NexarConfig#rpcTimeout()}. */
     RPC_TIMEOUT("rpc.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one remote call, from its call to its response; the caller then fails it with"
