@@ -97,6 +97,74 @@ class HostilePeerTest {
     }
 
     @Test
+    void shouldReportAMemberThatBeginsAQuicFrameAndStops() throws Exception {
+        var handlers = handlers(3);
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                BulkLaneOptions.off());
+        try {
+            // rank 0's QUIC point-to-point stream to rank 1: a length prefix of 1000 bytes, 10 of them, then silence
+            // while its heartbeats on the control stream go on
+            byte[] raw = ByteBuffer.allocate(14).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).put(new byte[10]).array();
+            long start = System.nanoTime();
+            QuicFaults.writeRaw(transports.get(0), 1, Lane.P2P, raw);
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol")
+                    .contains("rank 0 sent 14 bytes of a 1004-byte frame on lane " + Lane.P2P.name())
+                    .contains("heartbeat.timeout (1.5s)");
+            assertThat(ms).as("the heartbeat timeout, not more than margins beyond it")
+                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            exchange(transports, handlers, 1, 2);
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
+    void shouldReportAMemberThatTricklesAQuicFrame() throws Exception {
+        var handlers = handlers(3);
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                BulkLaneOptions.off());
+        Thread slow = null;
+        try {
+            // a 200-byte frame on the collective stream, one byte every 50 ms: never a pause of heartbeat.timeout,
+            // but 10 s for the frame
+            long start = System.nanoTime();
+            QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE,
+                    ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200).array());
+            slow = Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
+                        Thread.sleep(50); // the hostile peer's pace, not a wait for an event of the test
+                        QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE, new byte[] {1});
+                    }
+                } catch (Exception closed) {
+                    // rank 1 dropped the connection: the slow sender is done
+                }
+            });
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol").contains("rank 0 sent")
+                    .contains("of a 204-byte frame on lane " + Lane.COLLECTIVE.name()).contains("KiB/s");
+            assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
+                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            exchange(transports, handlers, 1, 2);
+        } finally {
+            if (slow != null) {
+                slow.interrupt();
+                slow.join();
+            }
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
     void shouldBoundTheUnexpectedMessagesOfAMemberThatFloodsEmptyMessages() throws Exception {
         long store = 64 << 10;
         int flood = 20_000;
