@@ -33,8 +33,9 @@ public enum ConfigKey {
     /** {@code unexpected.max.bytes}, read into {@link NexarConfig#unexpectedMaxBytes()}. */
     UNEXPECTED_MAX_BYTES("unexpected.max.bytes", Type.SIZE, "256MiB", between("0B", "4194304TiB"),
             "Bound of the store of messages that arrived before their receive was posted; senders are back-pressured "
-                    + "beyond it. Collective messages that arrive before their operation or step have a store of their"
-                    + " own with the same bound."),
+                    + "beyond it, and beyond half of it for a single sender (the others keep the rest). Collective"
+                    + " messages that arrive before their operation or step have a store of their own with the same"
+                    + " bound."),
     /** {@code collective.timeout}, read into {@link NexarConfig#collectiveTimeout()}. */
     COLLECTIVE_TIMEOUT("collective.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one collective operation, from its call to its end on this rank."),
