@@ -162,7 +162,13 @@ public final class EnrolmentCodec {
         return size;
     }
 
-    /** The bytes a RENEW_REQUEST's proof covers: its body after the proof, as encoded. */
+    /**
+     * The bytes a RENEW_REQUEST's proof covers: its body after the proof, as encoded.
+     *
+     * @param certificate the DER of the leaf to renew, at most 65535 bytes
+     * @param csr the DER of the CSR, at most 65535 bytes
+     * @return the certificate and the CSR, each after its u16 length
+     */
     public static byte[] renewProofInput(byte[] certificate, byte[] csr) {
         var b = java.nio.ByteBuffer.allocate(4 + certificate.length + csr.length)
                 .order(java.nio.ByteOrder.LITTLE_ENDIAN);
