@@ -33,8 +33,9 @@ public enum ConfigKey {
     /** {@code unexpected.max.bytes}, read into {@link NexarConfig#unexpectedMaxBytes()}. */
     UNEXPECTED_MAX_BYTES("unexpected.max.bytes", Type.SIZE, "256MiB", between("0B", "4194304TiB"),
             "Bound of the store of messages that arrived before their receive was posted; senders are back-pressured "
-                    + "beyond it. Collective messages that arrive before their operation or step have a store of their"
-                    + " own with the same bound."),
+                    + "beyond it, and beyond half of it for a single sender (the others keep the rest). Collective"
+                    + " messages that arrive before their operation or step have a store of their own with the same"
+                    + " bound."),
     /** {@code collective.timeout}, read into {@link NexarConfig#collectiveTimeout()}. */
     COLLECTIVE_TIMEOUT("collective.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one collective operation, from its call to its end on this rank."),
@@ -169,9 +170,10 @@ public enum ConfigKey {
     /** {@code cert.validity}, read into {@link NexarConfig#certValidity()}. */
     CERT_VALIDITY("cert.validity", Type.DURATION, "24h", greaterThan("0s"),
             "How long the member certificates that a seed issues (`nexar launch`, rank 0 hosting the seed) are valid,"
-                    + " never longer than its CA. A member logs at WARN when 80% of its certificate's life has passed;"
-                    + " connections made after it expired (bulk lanes, growth) are refused, open ones go on. Renewal"
-                    + " without restarting the job is not built yet: set it above the job's length (docs/security.md)."),
+                    + " never longer than its CA. Each member renews its certificate from the seed at two thirds of"
+                    + " its life, without restarting the job; one not renewed by 80% is logged at WARN, and"
+                    + " connections made after it expired (bulk lanes, growth) are refused, open ones go on"
+                    + " (docs/security.md)."),
     /** {@code rpc.timeout}, read into {@link NexarConfig#rpcTimeout()}. */
     RPC_TIMEOUT("rpc.timeout", Type.DURATION, "30s", greaterThan("0s"),
             "Deadline of one remote call, from its call to its response; the caller then fails it with"

@@ -2,6 +2,7 @@ package io.nexar.internal.collective;
 
 import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.SenderShare;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,9 @@ import java.util.concurrent.locks.Condition;
  * {@link #BYTES_PER_CHUNK} of the byte bound, at least {@link #MIN_EARLY_CHUNKS}), with the same exception (a sender
  * that has none held): empty chunks (a barrier's) take no bytes, and a member that sends them for operations that
  * never come (any sequence number, any communicator id) would otherwise grow the store's records without end.
+ *
+ * <p>No sender may hold more than half of either bound in early chunks ({@link SenderShare}), with the same exception:
+ * a member that floods chunks of operations that never come fills its half, and the other senders keep theirs.
  */
 final class EarlyStore {
     private final long maxStoredBytes;
@@ -34,6 +38,8 @@ final class EarlyStore {
     private final Map<Integer, Integer> earlyBySender = new HashMap<>();
     private long earlyChunks;
     private final long maxEarlyChunks;
+    /** What each sender holds in early chunks: at most half of either bound. */
+    private final SenderShare shares;
     private long bytes;
     private boolean closed;
 
@@ -41,6 +47,8 @@ final class EarlyStore {
         this.maxStoredBytes = maxStoredBytes;
         this.spaceFreed = spaceFreed;
         this.maxEarlyChunks = Math.max(MIN_EARLY_CHUNKS, maxStoredBytes / BYTES_PER_CHUNK);
+        this.shares = new SenderShare("chunks of collective operations not started here", "its collective lane to"
+                + " this rank waits until those operations start", maxStoredBytes, maxEarlyChunks);
     }
 
     /** About what the records of one held chunk cost the heap; the count bound is the byte bound over it. */
@@ -81,13 +89,16 @@ final class EarlyStore {
     /** Keeps chunk {@code c} of an operation not posted yet; false if it does not fit. */
     boolean holdEarly(OpKey key, int peer, Message.Collective c) {
         int mine = earlyBySender.getOrDefault(peer, 0);
-        if (mine > 0 && earlyChunks >= maxEarlyChunks) {
+        long len = c.payload().byteSize();
+        if (mine > 0 && (earlyChunks >= maxEarlyChunks || !shares.admits(peer, len, 1))) {
+            shares.refused(peer, len, 1);
             return false;
         }
         StoredChunk s = hold(peer, c);
         if (s == null) {
             return false;
         }
+        shares.add(peer, len, 1);
         chunks.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
         earlyBySender.put(peer, mine + 1);
         earlyChunks++;
@@ -111,6 +122,7 @@ final class EarlyStore {
     private void uncountEarly(List<StoredChunk> taken) {
         for (StoredChunk c : taken) {
             earlyChunks--;
+            shares.remove(c.worldSrc(), c.message().payload().byteSize(), 1);
             earlyBySender.merge(c.worldSrc(), -1, (a, b) -> a + b == 0 ? null : a + b);
         }
         spaceFreed.signalAll();
@@ -169,6 +181,7 @@ final class EarlyStore {
         abortSenders.clear();
         bySender.clear();
         earlyBySender.clear();
+        shares.clear();
         earlyChunks = 0;
         bytes = 0;
         spaceFreed.signalAll();

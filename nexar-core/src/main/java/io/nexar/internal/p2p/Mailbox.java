@@ -12,6 +12,7 @@ import io.nexar.Status;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.util.Deadline;
@@ -52,7 +53,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
  * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
  * The number of unmatched messages is bounded too ({@link #maxStoredMessages}), with the same exceptions: empty
- * messages take no bytes, and a member flooding them would otherwise grow the store's records without end.
+ * messages take no bytes, and a member flooding them would otherwise grow the store's records without end. No sender
+ * may hold more than half of either bound ({@link SenderShare}), with the same exceptions: a flooding member fills its
+ * half and the other senders keep theirs.
  *
  * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
  * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
@@ -77,6 +80,8 @@ public final class Mailbox implements InboundHandler {
     /** Bound of the number of unmatched messages: one per {@link #BYTES_PER_MESSAGE} of the store, at least 4096. */
     private final long maxStoredMessages;
     private long storedMessages;
+    /** What each sender holds of the store: at most half (see the class comment). */
+    private final SenderShare shares;
     private boolean closed;
     private String closedReason;
     /** Set by {@link #abortAll}: receives posted later fail at once with it. */
@@ -88,6 +93,8 @@ public final class Mailbox implements InboundHandler {
     public Mailbox(long maxStoredBytes) {
         this.maxStoredBytes = maxStoredBytes;
         this.maxStoredMessages = Math.max(MIN_STORED_MESSAGES, maxStoredBytes / BYTES_PER_MESSAGE);
+        this.shares = new SenderShare("unexpected messages", "its point-to-point lane to this rank waits until they"
+                + " are received", maxStoredBytes, maxStoredMessages);
     }
 
     /** About what the records of one unmatched message cost the heap; the message bound is the byte bound over it. */
@@ -489,6 +496,7 @@ public final class Mailbox implements InboundHandler {
             pairs.clear();
             storedBytes = 0;
             storedMessages = 0;
+            shares.clear();
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -542,6 +550,21 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
+    /**
+     * Unmatched messages of world rank {@code sender} currently held (its share is half the message bound).
+     *
+     * @param sender the sender's world rank
+     * @return its messages held
+     */
+    public long storedMessagesFrom(int sender) {
+        lock.lock();
+        try {
+            return shares.records(sender);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Bytes currently held in the unexpected store. */
     public long storedBytes() {
         lock.lock();
@@ -568,7 +591,9 @@ public final class Mailbox implements InboundHandler {
             if (d.offset() != 0) {
                 throw protocol(peer, "started message " + d.messageSeq() + " at offset " + d.offset());
             }
-            if ((len > 0 && !fits(len) || storedMessages >= maxStoredMessages) && !neededNow(pair, d, peer)) {
+            if ((len > 0 && !fits(len) || storedMessages >= maxStoredMessages || !shares.admits(peer, len, 1))
+                    && !neededNow(pair, d, peer)) {
+                shares.refused(peer, len, 1);
                 return Delivery.FULL;
             }
             m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
@@ -576,7 +601,8 @@ public final class Mailbox implements InboundHandler {
             if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
                 throw protocol(peer, "changed the size or tag of message " + m.seq + " mid-way");
             }
-            if (m.boundTo == null && !m.discard && len > 0 && !fits(len)) {
+            if (m.boundTo == null && !m.discard && len > 0 && (!fits(len) || !shares.admits(peer, len, 0))) {
+                shares.refused(peer, len, 0);
                 return Delivery.FULL;
             }
         }
@@ -589,6 +615,7 @@ public final class Mailbox implements InboundHandler {
             matcher.keep(d.communicator(), m);
             m.counted = true; // released when a receive takes it or its communicator closes
             storedMessages++;
+            shares.add(peer, 0, 1);
         }
         accept(m, d.offset(), d.payload());
         if (first) {
@@ -638,6 +665,7 @@ public final class Mailbox implements InboundHandler {
                     java.lang.foreign.ValueLayout.JAVA_BYTE)));
             m.storedBytes += len;
             storedBytes += len;
+            shares.add(m.src, len, 0);
         }
     }
 
@@ -701,10 +729,12 @@ public final class Mailbox implements InboundHandler {
         if (m.counted) {
             m.counted = false;
             storedMessages--;
+            shares.remove(m.src, 0, 1);
             changed.signalAll();
         }
         if (m.storedBytes > 0) {
             storedBytes -= m.storedBytes;
+            shares.remove(m.src, m.storedBytes, 0);
             m.storedBytes = 0;
             changed.signalAll();
         }

@@ -11,6 +11,8 @@ import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.EnrolmentMessage.RenewRequest;
+import io.nexar.internal.protocol.EnrolmentMessage.Renewed;
 import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
 import java.lang.foreign.MemorySegment;
 import java.net.Inet4Address;
@@ -40,6 +42,9 @@ import java.util.List;
  * ADMISSION      (0x47)  6 communicator i32 | 10 generation i32 | 14 count u32 | 18 count x worldRank i32
  *                        | newcomerCount u32 | newcomerCount x entry                       end of frame
  * SEED_PROOF     (0x48)  6 proof[32]                                                       38 end
+ * RENEW_REQUEST  (0x49)  6 proof[32] | 38 certLength u16 (m) | 40 cert[m] | csrLength u16 (n) | csr[n]
+ *                                                                                          end of frame
+ * RENEWED        (0x4A)  6 certCount u8 (k) | k x (certLength u16, cert DER)              end of frame
  *
  * entry   = rank i32 | idLength u8 | id | quic address | bulk address    (entries in increasing rank order)
  *
@@ -102,6 +107,10 @@ public final class EnrolmentCodec {
     public static final int POLL_PROOF_OFFSET = FRAME_HEADER_BYTES;
     /** GrowPoll: i32 most workers to admit; the proof covers the body from here to the end. */
     public static final int POLL_MAX_OFFSET = POLL_PROOF_OFFSET + PROOF_BYTES;
+    /** RenewRequest: the proof. */
+    public static final int RENEW_PROOF_OFFSET = FRAME_HEADER_BYTES;
+    /** RenewRequest: u16 certificate length; the proof covers the body from here to the end. */
+    public static final int RENEW_CERT_LENGTH_OFFSET = RENEW_PROOF_OFFSET + PROOF_BYTES;
     /** Most members a GROW_POLL or ADMISSION lists (the largest world, setting world.max.size). */
     public static final int MAX_MEMBERS = 65535;
     /** Smallest peer table entry: rank, a 1-byte id, an IPv4 QUIC address, no bulk address (14). */
@@ -133,19 +142,38 @@ public final class EnrolmentCodec {
             case JoinChallenge _ -> CHALLENGE_FRAME_BYTES;
             case JoinRequest r -> REQUEST_CSR_OFFSET + r.csr().length + addressSize(r.quicAddress())
                     + addressSize(r.bulkAddress());
-            case JoinAccepted a -> {
-                long size = ACCEPTED_ID_LENGTH_OFFSET + 1 + a.memberId().length() + 1;
-                for (byte[] c : a.certChain()) {
-                    size += 2 + c.length;
-                }
-                yield size;
-            }
+            case JoinAccepted a -> ACCEPTED_ID_LENGTH_OFFSET + 1 + a.memberId().length() + chainSize(a.certChain());
             case JoinRefused r -> REFUSED_REASON_OFFSET + r.reason().getBytes(StandardCharsets.UTF_8).length;
             case PeerTable t -> TABLE_ENTRIES_OFFSET + entriesSize(t.entries());
             case GrowPoll g -> POLL_MAX_OFFSET + 16L + 4L * g.members().length;
             case Admission a -> FRAME_HEADER_BYTES + 12L + 4L * a.members().length + 4 + entriesSize(a.newcomers());
             case SeedProof _ -> FRAME_HEADER_BYTES + PROOF_BYTES;
+            case RenewRequest r -> RENEW_CERT_LENGTH_OFFSET + 2L + r.certificate().length + 2 + r.csr().length;
+            case Renewed r -> FRAME_HEADER_BYTES + chainSize(r.certChain());
         };
+    }
+
+    /** A certificate count and the certificates, each with its u16 length. */
+    private static long chainSize(List<byte[]> chain) {
+        long size = 1;
+        for (byte[] c : chain) {
+            size += 2 + c.length;
+        }
+        return size;
+    }
+
+    /**
+     * The bytes a RENEW_REQUEST's proof covers: its body after the proof, as encoded.
+     *
+     * @param certificate the DER of the leaf to renew, at most 65535 bytes
+     * @param csr the DER of the CSR, at most 65535 bytes
+     * @return the certificate and the CSR, each after its u16 length
+     */
+    public static byte[] renewProofInput(byte[] certificate, byte[] csr) {
+        var b = java.nio.ByteBuffer.allocate(4 + certificate.length + csr.length)
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.putShort((short) certificate.length).put(certificate).putShort((short) csr.length).put(csr);
+        return b.array();
     }
 
     private static long entriesSize(List<PeerTable.Entry> entries) {
@@ -186,13 +214,13 @@ public final class EnrolmentCodec {
                 w.i32(a.worldSize());
                 w.u8(a.memberId().length());
                 w.bytes(a.memberId().getBytes(StandardCharsets.US_ASCII));
-                List<byte[]> chain = a.certChain();
-                w.u8(chain.size());
-                for (byte[] c : chain) {
-                    w.u16(c.length);
-                    w.bytes(c);
-                }
+                writeChain(w, a.certChain());
             }
+            case RenewRequest r -> {
+                w.bytes(r.proof());
+                w.bytes(renewProofInput(r.certificate(), r.csr()));
+            }
+            case Renewed r -> writeChain(w, r.certChain());
             case JoinRefused r -> {
                 byte[] text = r.reason().getBytes(StandardCharsets.UTF_8);
                 w.u8(r.code().code());
@@ -213,6 +241,14 @@ public final class EnrolmentCodec {
                 }
                 writeEntries(w, a.newcomers());
             }
+        }
+    }
+
+    private static void writeChain(EnrolmentCursor.Writer w, List<byte[]> chain) {
+        w.u8(chain.size());
+        for (byte[] c : chain) {
+            w.u16(c.length);
+            w.bytes(c);
         }
     }
 
@@ -259,13 +295,14 @@ public final class EnrolmentCodec {
                 int rank = r.i32();
                 int worldSize = r.i32();
                 String id = r.memberId();
-                int count = r.length(r.u8(), 1, MAX_CHAIN_CERTS, "certificate count");
-                var chain = new ArrayList<byte[]>(count);
-                for (int i = 0; i < count; i++) {
-                    chain.add(r.bytes(r.length(r.u16(), 1, MAX_CERT_BYTES, "certificate"), "certificate"));
-                }
-                yield new JoinAccepted(rank, worldSize, id, chain);
+                yield new JoinAccepted(rank, worldSize, id, chain(r));
             }
+            case RENEW_REQUEST -> {
+                byte[] proof = r.bytes(PROOF_BYTES, "proof");
+                byte[] cert = r.bytes(r.length(r.u16(), 1, MAX_CERT_BYTES, "certificate"), "certificate");
+                yield new RenewRequest(proof, cert, r.bytes(r.length(r.u16(), 1, MAX_CSR_BYTES, "CSR"), "CSR"));
+            }
+            case RENEWED -> new Renewed(chain(r));
             case JOIN_REFUSED -> {
                 int code = r.u8();
                 JoinRefusal refusal = JoinRefusal.fromCode(code);
@@ -280,6 +317,16 @@ public final class EnrolmentCodec {
         };
         r.requireEnd();
         return m;
+    }
+
+    /** A certificate count (1 to {@link #MAX_CHAIN_CERTS}), then that many certificates, each with its length. */
+    private static List<byte[]> chain(EnrolmentCursor.Reader r) {
+        int count = r.length(r.u8(), 1, MAX_CHAIN_CERTS, "certificate count");
+        var chain = new ArrayList<byte[]>(count);
+        for (int i = 0; i < count; i++) {
+            chain.add(r.bytes(r.length(r.u16(), 1, MAX_CERT_BYTES, "certificate"), "certificate"));
+        }
+        return chain;
     }
 
     /** A count, bounded by the bytes present before anything is allocated, then that many entries. */
@@ -341,16 +388,20 @@ public final class EnrolmentCodec {
                     yield "worldSize " + a.worldSize() + " is less than 1";
                 } else if (a.rank() < 0 || a.rank() >= a.worldSize()) {
                     yield "rank " + a.rank() + " is not in [0, " + a.worldSize() + ")";
-                } else if (a.certChain() == null || a.certChain().isEmpty()
-                        || a.certChain().size() > MAX_CHAIN_CERTS) {
-                    yield "certificate chain must have 1 to " + MAX_CHAIN_CERTS + " certificates";
                 }
-                for (byte[] c : a.certChain()) {
-                    if (c == null || c.length < 1 || c.length > MAX_CERT_BYTES) {
-                        yield "a certificate must have 1 to " + MAX_CERT_BYTES + " bytes";
-                    }
+                String c = chainProblem(a.certChain());
+                yield c != null ? c : memberIdProblem(a.memberId());
+            }
+            case Renewed r -> chainProblem(r.certChain());
+            case RenewRequest r -> {
+                if (r.proof() == null || r.proof().length != PROOF_BYTES) {
+                    yield "proof must have " + PROOF_BYTES + " bytes";
+                } else if (r.certificate() == null || r.certificate().length < 1
+                        || r.certificate().length > MAX_CERT_BYTES) {
+                    yield "certificate must have 1 to " + MAX_CERT_BYTES + " bytes";
                 }
-                yield memberIdProblem(a.memberId());
+                yield r.csr() == null || r.csr().length < 1 || r.csr().length > MAX_CSR_BYTES
+                        ? "CSR must have 1 to " + MAX_CSR_BYTES + " bytes" : null;
             }
             case JoinRefused r -> {
                 if (r.code() == null) {
@@ -388,6 +439,18 @@ public final class EnrolmentCodec {
                 yield entriesProblem(a.newcomers());
             }
         };
+    }
+
+    private static String chainProblem(List<byte[]> chain) {
+        if (chain == null || chain.isEmpty() || chain.size() > MAX_CHAIN_CERTS) {
+            return "certificate chain must have 1 to " + MAX_CHAIN_CERTS + " certificates";
+        }
+        for (byte[] c : chain) {
+            if (c == null || c.length < 1 || c.length > MAX_CERT_BYTES) {
+                return "a certificate must have 1 to " + MAX_CERT_BYTES + " bytes";
+            }
+        }
+        return null;
     }
 
     private static String membersProblem(int[] members, int generation) {

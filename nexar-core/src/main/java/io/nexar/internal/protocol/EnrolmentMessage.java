@@ -21,6 +21,9 @@ import java.util.Objects;
  *   elastic: a worker sends ELASTIC_JOIN_REQUEST instead of JOIN_REQUEST and waits; when rank 0 of the running
  *   cluster sends GROW_POLL (after its own JOIN_CHALLENGE), the seed admits the waiting workers: each gets
  *   JOIN_ACCEPTED, PEER_TABLE (the members and newcomers) and ADMISSION; rank 0 gets ADMISSION.
+ *
+ *   renewal: a member sends RENEW_REQUEST (after its own JOIN_CHALLENGE) with its current certificate and a CSR
+ *   for the same key; the seed answers RENEWED(chain) or JOIN_REFUSED.
  * </pre>
  *
  * Byte arrays are copied on construction; the records compare by content. {@link EnrolmentCodec} encodes and
@@ -29,7 +32,7 @@ import java.util.Objects;
 public sealed interface EnrolmentMessage extends Message permits EnrolmentMessage.JoinChallenge,
         EnrolmentMessage.JoinRequest, EnrolmentMessage.JoinAccepted, EnrolmentMessage.JoinRefused,
         EnrolmentMessage.PeerTable, EnrolmentMessage.GrowPoll, EnrolmentMessage.Admission,
-        EnrolmentMessage.SeedProof {
+        EnrolmentMessage.SeedProof, EnrolmentMessage.RenewRequest, EnrolmentMessage.Renewed {
 
     /**
      * The seed's proof of the join token to a worker that has no CA fingerprint to authenticate it by (a token-only
@@ -371,6 +374,116 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
         public String toString() {
             return "Admission[communicator=" + communicator + ", generation=" + generation + ", members="
                     + Arrays.toString(members) + ", newcomers=" + newcomers + "]";
+        }
+    }
+
+    /**
+     * A member's request to renew its certificate before it expires, sent in place of a JOIN_REQUEST after the
+     * seed's JOIN_CHALLENGE. The seed issues a certificate for the same member id and the same key, or refuses.
+     *
+     * @param proof {@code HMAC-SHA256(token, nonce || SHA-256(the body after the proof))}
+     * @param certificate the DER of the member's current leaf certificate (issued by the cluster CA, still valid)
+     * @param csr the DER of a PKCS#10 CSR for the same public key, signed with the member's private key
+     */
+    record RenewRequest(byte[] proof, byte[] certificate, byte[] csr) implements EnrolmentMessage {
+        public RenewRequest {
+            proof = copy(proof);
+            certificate = copy(certificate);
+            csr = copy(csr);
+        }
+
+        /** A copy of the proof. */
+        @Override
+        public byte[] proof() {
+            return copy(proof);
+        }
+
+        /** A copy of the current certificate's DER. */
+        @Override
+        public byte[] certificate() {
+            return copy(certificate);
+        }
+
+        /** A copy of the CSR's DER. */
+        @Override
+        public byte[] csr() {
+            return copy(csr);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.RENEW_REQUEST;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof RenewRequest r && Arrays.equals(proof, r.proof)
+                    && Arrays.equals(certificate, r.certificate) && Arrays.equals(csr, r.csr);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(Arrays.hashCode(proof), Arrays.hashCode(certificate), Arrays.hashCode(csr));
+        }
+
+        @Override
+        public String toString() {
+            return "RenewRequest[certificate=" + (certificate == null ? null : certificate.length + " bytes")
+                    + ", csr=" + (csr == null ? null : csr.length + " bytes") + "]";
+        }
+    }
+
+    /**
+     * The seed's answer to a {@link RenewRequest}: the renewed chain, leaf first (same member id, same key).
+     *
+     * @param certChain DER certificates, leaf first, ending with the cluster CA
+     */
+    record Renewed(List<byte[]> certChain) implements EnrolmentMessage {
+        public Renewed {
+            certChain = certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+        }
+
+        /** Copies of the certificates. */
+        @Override
+        public List<byte[]> certChain() {
+            return certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.RENEWED;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Renewed r) || (certChain == null) != (r.certChain == null)) {
+                return false;
+            } else if (certChain == null) {
+                return true;
+            }
+            if (certChain.size() != r.certChain.size()) {
+                return false;
+            }
+            for (int i = 0; i < certChain.size(); i++) {
+                if (!Arrays.equals(certChain.get(i), r.certChain.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public int hashCode() {
+            int h = 1;
+            for (byte[] c : certChain == null ? List.<byte[]>of() : certChain) {
+                h = 31 * h + Arrays.hashCode(c);
+            }
+            return h;
+        }
+
+        @Override
+        public String toString() {
+            return "Renewed[" + (certChain == null ? null : certChain.size() + " certificates") + "]";
         }
     }
 

@@ -152,6 +152,16 @@ public final class FrameDecoder {
         return filled;
     }
 
+    /**
+     * Size of the incomplete frame being assembled, length prefix included, once its prefix is in and checked; -1
+     * while its prefix is read and between frames.
+     *
+     * @return the frame's size in bytes, or -1
+     */
+    public int frameBytes() {
+        return frameSize;
+    }
+
     /** Current size of the accumulation buffer in bytes; it grows with the frames actually received. */
     public int bufferCapacity() {
         return buffer.length;

@@ -254,7 +254,7 @@ public final class MessageCodec {
             case PEER_DOWN -> RelayCodec.decodePeerDown(peer, frame);
             case RELAY -> RelayCodec.decodeRelay(peer, frame);
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
-                 GROW_POLL, ADMISSION, SEED_PROOF ->
+                 GROW_POLL, ADMISSION, SEED_PROOF, RENEW_REQUEST, RENEWED ->
                     EnrolmentCodec.decode(peer, type, frame);
         };
         String problem = problem(m);

@@ -50,7 +50,11 @@ public enum MessageType {
     /** {@link EnrolmentMessage.Admission}: the grown world, to the admitted workers and the polling member. */
     ADMISSION(0x47),
     /** {@link EnrolmentMessage.SeedProof}: the seed proves the token to a worker that pins no CA (token-only join). */
-    SEED_PROOF(0x48);
+    SEED_PROOF(0x48),
+    /** {@link EnrolmentMessage.RenewRequest}: a member asks the seed to renew its certificate for the same key. */
+    RENEW_REQUEST(0x49),
+    /** {@link EnrolmentMessage.Renewed}: the seed's answer to a RENEW_REQUEST, the renewed certificate chain. */
+    RENEWED(0x4A);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -93,7 +93,7 @@ final class RelayCodec {
         MessageType inner = MessageType.fromCode(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF);
         if (inner == null || inner == MessageType.HELLO || inner == MessageType.RELAY
                 || inner.code() >= MessageType.JOIN_CHALLENGE.code()
-                        && inner.code() <= MessageType.SEED_PROOF.code()) {
+                        && inner.code() <= MessageType.RENEWED.code()) {
             return "inner frame of type " + (inner == null ? hex(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF) : inner)
                     + " cannot be relayed";
         }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A member that sends empty collective chunks for operations that never come (issue 16): they take no bytes, so the
- * store bounds their number, and a sender with nothing held still gets in.
+ * store bounds their number, one sender fills at most half of it (its share), and a sender with nothing held still
+ * gets in.
  */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class EarlyStoreBoundTest {
@@ -26,15 +27,19 @@ class EarlyStoreBoundTest {
     }
 
     @Test
-    void shouldBoundTheNumberOfEarlyEmptyChunksPerStoreButLetEverySenderIn() {
+    void shouldBoundTheNumberOfEarlyEmptyChunksPerStoreAndPerSenderButLetEverySenderIn() {
         var engine = new CollectiveEngine(1024);
         long bound = EarlyStore.MIN_EARLY_CHUNKS;
-        for (long seq = 0; seq < bound; seq++) { // a communicator id nobody ever opens
+        long share = bound / 2;
+        for (long seq = 0; seq < share; seq++) { // a communicator id nobody ever opens
             assertThat(engine.onMessage(1, empty(77, seq))).as("chunk %d", seq).isEqualTo(Delivery.ACCEPTED);
         }
-        assertThat(engine.onMessage(1, empty(77, bound))).as("one more from the flooder").isEqualTo(Delivery.FULL);
-        assertThat(engine.onMessage(2, empty(0, 0))).as("another sender, none held").isEqualTo(Delivery.ACCEPTED);
-        assertThat(engine.onMessage(2, empty(0, 1))).as("its second, the store full").isEqualTo(Delivery.FULL);
+        assertThat(engine.onMessage(1, empty(77, share))).as("one more from the flooder").isEqualTo(Delivery.FULL);
+        for (long seq = 0; seq < share; seq++) { // the flooder took its half; another sender finds the other
+            assertThat(engine.onMessage(2, empty(0, seq))).as("rank 2's %d", seq).isEqualTo(Delivery.ACCEPTED);
+        }
+        assertThat(engine.onMessage(3, empty(0, 0))).as("a third sender, none held").isEqualTo(Delivery.ACCEPTED);
+        assertThat(engine.onMessage(3, empty(0, 1))).as("its second, the store full").isEqualTo(Delivery.FULL);
         assertThat(engine.storedBytes()).isZero();
     }
 }

@@ -60,10 +60,12 @@ class EarlyStoreTest {
 
     @Test
     void takesChunksUpToExactlyItsBound() {
-        assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 60))).isTrue();
-        assertThat(store.holdEarly(new OpKey(0, 1), 1, chunk(1, 40))).as("60 + 40 is the bound itself").isTrue();
+        assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 10))).isTrue();
+        assertThat(store.holdEarly(new OpKey(0, 0), 2, chunk(0, 50))).isTrue();
+        assertThat(store.holdEarly(new OpKey(0, 1), 1, chunk(1, 40))).as("10 + 40 is rank 1's share, 50 + 50 the"
+                + " bound itself").isTrue();
         assertThat(store.bytes()).isEqualTo(BOUND);
-        assertThat(store.holdEarly(new OpKey(0, 2), 1, chunk(2, 1))).as("one byte over the bound").isFalse();
+        assertThat(store.holdEarly(new OpKey(0, 2), 2, chunk(2, 1))).as("one byte over the bound").isFalse();
         assertThat(store.bytes()).isEqualTo(BOUND);
         assertThat(store.takeEarly(new OpKey(0, 2))).as("a refused chunk leaves nothing behind").isNull();
     }

@@ -56,34 +56,43 @@ class MailboxTest {
 
     @Test
     void shouldRefuseChunksBeyondTheBoundButTakeTheOldestMissingMessageThatOthersWaitFor() {
-        assertThat(mailbox.onMessage(1, data(0, 0, 500, 0, new byte[500]))).isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.onMessage(1, data(0, 0, 250, 0, new byte[250]))).isEqualTo(Delivery.ACCEPTED);
         // Message 2 overtook message 1 (another lane) and fits: it waits for message 1.
-        assertThat(mailbox.onMessage(1, data(0, 2, 500, 0, new byte[500]))).isEqualTo(Delivery.ACCEPTED);
-        // Store holds 1000 of 1024 bytes: message 3 does not fit and is not the oldest missing one (1 is).
+        assertThat(mailbox.onMessage(1, data(0, 2, 250, 0, new byte[250]))).isEqualTo(Delivery.ACCEPTED);
+        // Rank 1 holds 500 bytes of its 512-byte share (half the 1024-byte store): message 3 does not fit and is not
+        // the oldest missing one (1 is).
         assertThat(mailbox.onMessage(1, data(0, 3, 100, 0, new byte[100]))).isEqualTo(Delivery.FULL);
         // Message 1 is the oldest missing one and message 2 waits for it: taken, so lanes cannot deadlock.
         assertThat(mailbox.onMessage(1, data(0, 1, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
-        assertThat(mailbox.storedBytes()).isEqualTo(1100);
-        receive(0, new byte[500]);
         assertThat(mailbox.storedBytes()).isEqualTo(600);
+        receive(0, new byte[250]);
+        assertThat(mailbox.storedBytes()).isEqualTo(350);
         assertThat(mailbox.onMessage(1, data(0, 3, 100, 0, new byte[100]))).isEqualTo(Delivery.ACCEPTED);
     }
 
     @Test
     void shouldBoundTheNumberOfUnmatchedEmptyMessages() {
-        // Empty messages take no bytes; a sender flooding them is held back by the message bound (issue 16).
+        // Empty messages take no bytes; a sender flooding them is held back by the message bound (issue 16), and by
+        // its share of it (half), so that the other senders keep the rest.
         long bound = Mailbox.MIN_STORED_MESSAGES;
-        for (long seq = 0; seq < bound; seq++) {
+        long share = bound / 2;
+        for (long seq = 0; seq < share; seq++) {
             assertThat(mailbox.onMessage(1, data(9, seq, 0, 0))).as("message %d", seq).isEqualTo(Delivery.ACCEPTED);
         }
-        assertThat(mailbox.storedMessages()).isEqualTo(bound);
+        assertThat(mailbox.storedMessagesFrom(1)).isEqualTo(share);
         assertThat(mailbox.storedBytes()).isZero();
-        assertThat(mailbox.onMessage(1, data(9, bound, 0, 0))).as("one more").isEqualTo(Delivery.FULL);
+        assertThat(mailbox.onMessage(1, data(9, share, 0, 0))).as("one more").isEqualTo(Delivery.FULL);
+        for (long seq = 0; seq < share; seq++) { // another sender still finds its half
+            assertThat(mailbox.onMessage(2, data(9, seq, 0, 0))).as("rank 2's %d", seq).isEqualTo(Delivery.ACCEPTED);
+        }
+        assertThat(mailbox.storedMessages()).isEqualTo(bound);
+        assertThat(mailbox.onMessage(2, data(9, share, 0, 0))).as("the store is full").isEqualTo(Delivery.FULL);
         assertThat(receive(9, new byte[0])).isZero();
         assertThat(mailbox.storedMessages()).isEqualTo(bound - 1);
-        assertThat(mailbox.onMessage(1, data(9, bound, 0, 0))).as("after a receive").isEqualTo(Delivery.ACCEPTED);
-        assertThat(mailbox.onMessage(1, data(9, bound + 1, 0, 0))).isEqualTo(Delivery.FULL);
+        assertThat(mailbox.onMessage(1, data(9, share, 0, 0))).as("after a receive").isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.onMessage(1, data(9, share + 1, 0, 0))).isEqualTo(Delivery.FULL);
         mailbox.closeCommunicator(0, "closed by the test");
+        assertThat(mailbox.storedMessagesFrom(1)).isZero();
         assertThat(mailbox.storedMessages()).isZero();
     }
 
@@ -98,22 +107,23 @@ class MailboxTest {
             }
             accepted++;
         }
-        assertThat(accepted).as("messages taken into a 1024-byte store").isEqualTo(3);
-        assertThat(mailbox.storedBytes()).isEqualTo(900);
+        // one sender's share is half the 1024-byte store
+        assertThat(accepted).as("messages taken into a 512-byte share").isEqualTo(1);
+        assertThat(mailbox.storedBytes()).isEqualTo(300);
         // A receive from that sender is posted (for a later tag): the oldest missing message is taken after all.
         var b = new byte[300];
         var t = Thread.ofVirtual().start(() -> receive(7, b));
         // the transport retries the refused message until the receive is posted (nexar-core's tests cannot use the
         // testkit's Await: the testkit depends on this module)
         long start = System.nanoTime();
-        while (mailbox.onMessage(1, data(0, 3, 300, 0, new byte[300])) == Delivery.FULL) {
+        while (mailbox.onMessage(1, data(0, accepted, 300, 0, new byte[300])) == Delivery.FULL) {
             if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(5)) {
-                throw new AssertionError("rank 1's message 3 was still refused 5 s after a receive from rank 1 was"
-                        + " started (the receive of tag 7 never waited for it)");
+                throw new AssertionError("rank 1's message " + accepted + " was still refused 5 s after a receive"
+                        + " from rank 1 was started (the receive of tag 7 never waited for it)");
             }
             Thread.yield();
         }
-        assertThat(mailbox.onMessage(1, data(7, 4, 300, 0, new byte[300]))).isEqualTo(Delivery.ACCEPTED);
+        assertThat(mailbox.onMessage(1, data(7, accepted + 1, 300, 0, new byte[300]))).isEqualTo(Delivery.ACCEPTED);
         t.join(5000);
         assertThat(t.isAlive()).as("the receive of tag 7 is still waiting").isFalse();
         assertThat(b[0]).isZero();

@@ -16,6 +16,8 @@ import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.EnrolmentMessage.RenewRequest;
+import io.nexar.internal.protocol.EnrolmentMessage.Renewed;
 import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
 import java.io.IOException;
 import java.io.InputStream;
@@ -46,7 +48,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Golden bytes, round trips, truncations and corruptions of the enrolment messages (codes 0x40-0x48). Property tests
+ * Golden bytes, round trips, truncations and corruptions of the enrolment messages (codes 0x40-0x4A). Property tests
  * are seeded by jqwik, which prints the seed of every run.
  */
 class EnrolmentCodecTest {
@@ -62,6 +64,10 @@ class EnrolmentCodecTest {
                         bytes(IntStream.of(0x30, 2, 0xbb, 0xcc))))),
                 fixture("join-refused", new JoinRefused(JoinRefusal.BAD_TOKEN, "wrong token")),
                 fixture("seed-proof", new SeedProof(bytes(IntStream.range(0xc0, 0xe0)))),
+                fixture("renew-request", new RenewRequest(bytes(IntStream.range(0xe0, 0x100)),
+                        bytes(IntStream.of(0x30, 1, 0xaa)), bytes(IntStream.of(0x30, 2, 0xbb, 0xcc)))),
+                fixture("renewed", new Renewed(List.of(bytes(IntStream.of(0x30, 1, 0xaa)),
+                        bytes(IntStream.of(0x30, 2, 0xbb, 0xcc))))),
                 fixture("peer-table", new PeerTable(List.of(
                         new PeerTable.Entry(0, "a0", address("10.0.0.1", 7400), address("10.0.0.1", 7401)),
                         new PeerTable.Entry(1, "b1", address("2001:db8::5", 7400), null)))));
@@ -123,8 +129,9 @@ class EnrolmentCodecTest {
     @Timeout(10)
     void typeCodesAreInTheEnrolmentRange() {
         assertThat(List.of(MessageType.JOIN_CHALLENGE, MessageType.JOIN_REQUEST, MessageType.JOIN_ACCEPTED,
-                MessageType.JOIN_REFUSED, MessageType.PEER_TABLE, MessageType.SEED_PROOF)).extracting(MessageType::code)
-                .containsExactly(0x40, 0x41, 0x42, 0x43, 0x44, 0x48);
+                MessageType.JOIN_REFUSED, MessageType.PEER_TABLE, MessageType.SEED_PROOF, MessageType.RENEW_REQUEST,
+                MessageType.RENEWED)).extracting(MessageType::code)
+                .containsExactly(0x40, 0x41, 0x42, 0x43, 0x44, 0x48, 0x49, 0x4a);
         assertEquals(38, EnrolmentCodec.CHALLENGE_FRAME_BYTES);
         assertEquals(44, EnrolmentCodec.REQUEST_CSR_OFFSET);
         assertEquals(14, EnrolmentCodec.ACCEPTED_ID_LENGTH_OFFSET);
@@ -254,6 +261,10 @@ class EnrolmentCodecTest {
         return Stream.of(
                 Arguments.of(new JoinChallenge(new byte[31]), "nonce must have 32 bytes"),
                 Arguments.of(new SeedProof(new byte[33]), "proof must have 32 bytes"),
+                Arguments.of(new RenewRequest(new byte[31], new byte[1], new byte[1]), "proof must have 32 bytes"),
+                Arguments.of(new RenewRequest(p, new byte[0], new byte[1]), "certificate must have 1 to 8192 bytes"),
+                Arguments.of(new RenewRequest(p, new byte[1], new byte[8193]), "CSR must have 1 to 8192 bytes"),
+                Arguments.of(new Renewed(List.of()), "chain must have 1 to 4"),
                 Arguments.of(new JoinRequest(new byte[31], 0, new byte[1], a, null), "proof must have 32 bytes"),
                 Arguments.of(new JoinRequest(p, -2, new byte[1], a, null), "requestedRank -2"),
                 Arguments.of(new JoinRequest(p, 0, new byte[0], a, null), "CSR must have 1 to 8192 bytes"),

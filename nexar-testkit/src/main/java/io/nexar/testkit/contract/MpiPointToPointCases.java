@@ -322,8 +322,8 @@ public abstract class MpiPointToPointCases extends PointToPointBufferCases {
     @Test
     void shouldNotLetASendOvertakeAnEarlierIsendThroughAFullStore() {
         int size = 8 * 1024;
-        long bound = 16 * 1024;
-        try (var cluster = start(2, config().unexpectedMaxBytes(bound).chunkBytes(4096)
+        long bound = 16 * 1024; // the sender's share: half of the store
+        try (var cluster = start(2, config().unexpectedMaxBytes(2 * bound).chunkBytes(4096)
                 .p2pTimeout(Duration.ofSeconds(8)).build())) {
             var full = new CountDownLatch(1);
             cluster.run(c -> {

@@ -270,9 +270,10 @@ public abstract class PointToPointContract extends PointToPointFailureCases {
     void shouldBackPressureSendersInsteadOfDroppingWhenStoreIsFull() {
         int size = 16 * 1024;
         int messages = 40 + Math.toIntExact(transportBufferedBytes() / size);
-        long bound = 64 * 1024;
+        long store = 128 * 1024;
+        long bound = store / 2; // one sender's share of the store (the other half stays for the other senders)
         int chunk = 4096;
-        try (var cluster = start(2, config().unexpectedMaxBytes(bound).chunkBytes(chunk).build())) {
+        try (var cluster = start(2, config().unexpectedMaxBytes(store).chunkBytes(chunk).build())) {
             var progress = new java.util.concurrent.atomic.AtomicInteger();
             cluster.run(c -> {
                 if (c.rank() == 0) {

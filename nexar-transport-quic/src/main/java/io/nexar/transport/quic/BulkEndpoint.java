@@ -55,7 +55,7 @@ final class BulkEndpoint {
     private static final Lane[] TCP_LANES = {Lane.P2P, Lane.COLLECTIVE};
 
     private final QuicTransport transport;
-    private final MemberCredentials credentials;
+    private final CredentialSlot credentials;
     private final boolean tls;
     private final NettyIo io;
     /** The lanes' TLS engines (BoringSSL or the JDK's), or null for plain TCP. */
@@ -65,7 +65,7 @@ final class BulkEndpoint {
     private volatile boolean stopped;
     private ServerSocketChannel server;
 
-    private BulkEndpoint(QuicTransport transport, MemberCredentials credentials, boolean tls, NettyIo io) {
+    private BulkEndpoint(QuicTransport transport, CredentialSlot credentials, boolean tls, NettyIo io) {
         this.transport = transport;
         this.credentials = credentials;
         this.tls = tls;
@@ -77,7 +77,7 @@ final class BulkEndpoint {
      * Accepts on {@code server}, already bound ({@link Listeners}: bound once, before enrolment); {@code io} runs the
      * setup deadlines.
      */
-    static BulkEndpoint bind(QuicTransport transport, MemberCredentials credentials, BulkLaneOptions options,
+    static BulkEndpoint bind(QuicTransport transport, CredentialSlot credentials, BulkLaneOptions options,
                              NettyIo io, ServerSocketChannel server) {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
         var e = new BulkEndpoint(transport, credentials, tls, io);

@@ -140,7 +140,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     }
 
     LaneStream addLane(QuicStreamChannel s, Lane lane) {
-        var ls = new LaneStream(this, lane, s, transport.tuning().laneHighWaterBytes());
+        var ls = new LaneStream(this, lane, s, transport.tuning().laneHighWaterBytes(),
+                transport.config().heartbeatTimeout().toNanos());
         s.pipeline().addLast(ls);
         lanes.set(lane.ordinal(), ls);
         return ls;

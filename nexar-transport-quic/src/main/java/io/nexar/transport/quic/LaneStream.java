@@ -37,6 +37,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * sender soon waits) and offers the message again on a timer that backs off from 100 us to 2 ms. Once the message and
  * the kept input are delivered, reading resumes. Other lanes are not affected.
  *
+ * <p><b>Frame deadline</b> (event loop). Once the first byte of a frame is in, the rest must keep coming, as on the
+ * TCP bulk lane ({@link BulkReader}): a frame that receives no byte for {@code heartbeat.timeout}, or is not complete
+ * within {@code heartbeat.timeout} plus its size at {@link BulkReader#MIN_FRAME_BYTES_PER_SECOND}, fails the lane with
+ * a {@link io.nexar.ProtocolException} naming the peer, which is then reported failed. Without it, a member that sends
+ * a frame header and then stalls or trickles holds the lane (and whatever waits for it) while its heartbeats on the
+ * control lane keep it alive. Time while this lane holds a refused message (its own back-pressure) does not count.
+ *
  * <p><b>Sending</b> (any thread). {@link #send} encodes the message into a new buffer (so the caller's memory may be
  * reused when it returns) and writes it. Bytes written but not yet taken by quiche are counted; while they exceed the
  * high-water mark a sender waits, at most until its deadline. Quiche itself holds at most the peer's flow-control
@@ -64,6 +71,15 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private boolean inputDone;
     private boolean finishReported;
     private long retryNanos = FIRST_RETRY_NANOS;
+    /** Setting {@code heartbeat.timeout}: the frame deadline's base. */
+    private final long frameTimeoutNanos;
+    /** Frames decoded so far: a change tells a new frame from the one under way. */
+    private long framesDecoded;
+    private long framesAtBegin = -1;
+    /** When the first byte of the frame under way arrived, and the last one; -1 between frames. */
+    private long frameBegunNanos = -1;
+    private long frameByteNanos;
+    private io.netty.util.concurrent.ScheduledFuture<?> frameCheck;
 
     // ---- senders
     private final AtomicLong queuedBytes = new AtomicLong();
@@ -71,7 +87,9 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private final Condition room = lock.newCondition();
     private volatile int waiters;
 
-    LaneStream(LaneOwner connection, Lane lane, QuicStreamChannel channel, int highWaterBytes) {
+    LaneStream(LaneOwner connection, Lane lane, QuicStreamChannel channel, int highWaterBytes,
+               long frameTimeoutNanos) {
+        this.frameTimeoutNanos = frameTimeoutNanos;
         this.connection = connection;
         this.lane = lane;
         this.name = lane.name();
@@ -275,6 +293,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         try {
             decoder.feed(in, this::onFrame);
             buf.release();
+            noteFrameProgress();
             return true;
         } catch (RuntimeException e) {
             if (e == REFUSED) {
@@ -295,6 +314,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
             return;
         }
         connection.link().noteReceived(); // liveness is judged by what arrives, on every lane; start() had the link
+        framesDecoded++;
         if (!helloSeen) {
             helloSeen = true;
             connection.onHello(this, m);
@@ -310,6 +330,55 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
                 }
             }
         }
+    }
+
+    /** Bytes were fed: notes a frame under way (or none) and makes sure its deadline is watched. */
+    private void noteFrameProgress() {
+        if (decoder.bufferedBytes() == 0) {
+            frameBegunNanos = -1;
+            return;
+        }
+        long now = System.nanoTime();
+        if (frameBegunNanos < 0 || framesAtBegin != framesDecoded) {
+            frameBegunNanos = now;
+            framesAtBegin = framesDecoded;
+        }
+        frameByteNanos = now;
+        if (frameCheck == null) {
+            frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, frameTimeoutNanos,
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Fails the lane if the frame under way missed its deadline; otherwise looks again when it would. */
+    private void checkFrameDeadline() {
+        frameCheck = null;
+        if (frameBegunNanos < 0 || connection.isDone() || decoder == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (paused) { // our own back-pressure holds the input: the peer is not late
+            frameBegunNanos = now;
+            frameByteNanos = now;
+        }
+        int size = decoder.frameBytes();
+        long total = frameTimeoutNanos + TimeUnit.SECONDS.toNanos(size < 0 ? 4 : size)
+                / BulkReader.MIN_FRAME_BYTES_PER_SECOND;
+        long left = Math.min(frameByteNanos + frameTimeoutNanos, frameBegunNanos + total) - now;
+        if (left > 0) {
+            frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, left, TimeUnit.NANOSECONDS);
+            return;
+        }
+        String timeout = io.nexar.internal.config.Units.formatRounded(java.time.Duration.ofNanos(frameTimeoutNanos));
+        var e = connection.protocolError("sent " + decoder.bufferedBytes() + " bytes of a "
+                + (size < 0 ? "length prefix" : size + "-byte frame") + " on lane " + name + " in "
+                + TimeUnit.NANOSECONDS.toMillis(now - frameBegunNanos) + " ms and nothing for "
+                + TimeUnit.NANOSECONDS.toMillis(now - frameByteNanos) + " ms: a begun frame must arrive without a"
+                + " pause of heartbeat.timeout (" + timeout + ") and at "
+                + (BulkReader.MIN_FRAME_BYTES_PER_SECOND >> 10) + " KiB/s or more after that long");
+        frameBegunNanos = -1;
+        dropBacklog();
+        connection.laneFailed(this, e);
     }
 
     private void pause() {

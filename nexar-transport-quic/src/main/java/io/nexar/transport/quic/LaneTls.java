@@ -9,7 +9,6 @@ import io.netty.handler.ssl.SslProvider;
 import io.nexar.ConfigKey;
 import io.nexar.InvalidConfigurationException;
 import io.nexar.transport.quic.security.TlsMaterial;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -35,22 +34,24 @@ final class LaneTls {
     }
 
     private final Engine engine;
-    private final MemberCredentials credentials;
+    /** Read at each handshake (the key managers read it too): a renewed certificate serves every later lane. */
+    private final CredentialSlot credentials;
     private final SslContext nativeServer;
     private final SSLContext jdkServer;
 
-    private LaneTls(Engine engine, MemberCredentials credentials) throws SSLException {
+    private LaneTls(Engine engine, CredentialSlot credentials) throws SSLException {
         this.engine = engine;
         this.credentials = credentials;
         if (engine == Engine.BORINGSSL) {
-            nativeServer = SslContextBuilder.forServer(credentials.privateKey(), chain(credentials))
-                    .trustManager(TlsMaterial.trustManagerFactory(credentials.clusterCa()))
+            nativeServer = SslContextBuilder.forServer(TlsMaterial.keyManagerFactory(credentials))
+                    .trustManager(TlsMaterial.trustManagerFactory(credentials.get().clusterCa()))
                     .clientAuth(ClientAuth.REQUIRE).sslProvider(SslProvider.OPENSSL)
                     .protocols(TlsMaterial.TLS_VERSION).ciphers(CIPHERS).build();
             jdkServer = null;
         } else {
             nativeServer = null;
-            jdkServer = TlsMaterial.sslContext(credentials);
+            jdkServer = TlsMaterial.renewableSslContext(credentials,
+                    TlsMaterial.trustManagerFactory(credentials.get().clusterCa()));
         }
     }
 
@@ -61,6 +62,11 @@ final class LaneTls {
      * @throws InvalidConfigurationException if {@code boringssl} is asked for and its native library does not load
      */
     static LaneTls create(String setting, MemberCredentials credentials) {
+        return create(setting, CredentialSlot.fixed(credentials));
+    }
+
+    /** The lanes' TLS for this process, presenting the credentials {@code credentials} holds at each handshake. */
+    static LaneTls create(String setting, CredentialSlot credentials) {
         Engine e = choose(setting);
         try {
             return new LaneTls(e, credentials);
@@ -127,24 +133,22 @@ final class LaneTls {
     SSLEngine clientEngine(String expectedMemberId) {
         if (engine == Engine.BORINGSSL) {
             try {
-                return SslContextBuilder.forClient().keyManager(credentials.privateKey(), chain(credentials))
-                        .trustManager(TlsMaterial.trustManagerFactory(credentials.clusterCa(), expectedMemberId))
+                return SslContextBuilder.forClient().keyManager(TlsMaterial.keyManagerFactory(credentials))
+                        .trustManager(TlsMaterial.trustManagerFactory(credentials.get().clusterCa(),
+                                expectedMemberId))
                         .sslProvider(SslProvider.OPENSSL).protocols(TlsMaterial.TLS_VERSION).ciphers(CIPHERS).build()
                         .newEngine(UnpooledByteBufAllocator.DEFAULT);
             } catch (SSLException e) {
                 throw new IllegalStateException("cannot create a BoringSSL client context: " + e, e);
             }
         }
-        return jdkEngine(TlsMaterial.sslContext(credentials, expectedMemberId), false);
+        return jdkEngine(TlsMaterial.renewableSslContext(credentials,
+                TlsMaterial.trustManagerFactory(credentials.get().clusterCa(), expectedMemberId)), false);
     }
 
     private static SSLEngine jdkEngine(SSLContext context, boolean server) {
         SSLEngine e = TlsMaterial.engine(context, server);
         e.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
         return e;
-    }
-
-    private static X509Certificate[] chain(MemberCredentials credentials) {
-        return credentials.chain().toArray(X509Certificate[]::new);
     }
 }

@@ -17,6 +17,7 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.SegmentedDatagramPacketAllocator;
 import io.netty.handler.ssl.ClientAuth;
 import io.nexar.transport.quic.security.PeerVerifier;
+import io.nexar.transport.quic.security.TlsMaterial;
 import java.net.Socket;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
@@ -49,11 +50,11 @@ final class QuicCodecs {
     }
 
     /** The codec of the listening socket; {@code connection} makes the handler of each accepted connection. */
-    static ChannelHandler server(MemberCredentials credentials, PeerVerifier verifier, QuicTuning tuning,
+    static ChannelHandler server(CredentialSlot credentials, PeerVerifier verifier, QuicTuning tuning,
                                  SegmentedDatagramPacketAllocator segments, Supplier<Connection> connection) {
         var engines = new ConcurrentHashMap<SSLEngine, QuicChannel>();
-        QuicSslContext ssl = QuicSslContextBuilder.forServer(credentials.privateKey(), null,
-                        credentials.chain().toArray(X509Certificate[]::new))
+        // the key manager reads the slot at each handshake: a renewed certificate serves every later connection
+        QuicSslContext ssl = QuicSslContextBuilder.forServer(TlsMaterial.keyManagerFactory(credentials), null)
                 .trustManager(new PeerTrustManager(verifier, engines))
                 .clientAuth(ClientAuth.REQUIRE)
                 .applicationProtocols(QuicTuning.ALPN)
@@ -84,10 +85,10 @@ final class QuicCodecs {
      * The codec of the dialling socket (one socket for every connection this rank dials). Each dial sets
      * {@link Connection#KEY} on its channel before connecting, so the handshake knows whom it expects.
      */
-    static ChannelHandler client(MemberCredentials credentials, PeerVerifier verifier, QuicTuning tuning) {
+    static ChannelHandler client(CredentialSlot credentials, PeerVerifier verifier, QuicTuning tuning) {
         var engines = new ConcurrentHashMap<SSLEngine, QuicChannel>();
         QuicSslContext ssl = QuicSslContextBuilder.forClient()
-                .keyManager(credentials.privateKey(), null, credentials.chain().toArray(X509Certificate[]::new))
+                .keyManager(TlsMaterial.keyManagerFactory(credentials), null)
                 .trustManager(new PeerTrustManager(verifier, engines))
                 .endpointIdentificationAlgorithm(null) // identity = member id, checked by PeerTrustManager
                 .applicationProtocols(QuicTuning.ALPN)

@@ -49,7 +49,7 @@ final class QuicEndpoint {
      * Starts the event loops and binds the listening socket to {@code address} and the dialling socket to an
      * ephemeral port of the same host; everything is shut down again if that fails.
      */
-    static QuicEndpoint bind(QuicTransport transport, MemberCredentials credentials, InetSocketAddress address,
+    static QuicEndpoint bind(QuicTransport transport, CredentialSlot credentials, InetSocketAddress address,
                              QuicTuning tuning, BulkLaneOptions bulk, Duration closeTimeout) throws Exception {
         var io = new NettyIo("nexar-quic-r" + transport.rank(), tuning, transport.rank(), transport.worldSize());
         Listeners listeners;
@@ -67,7 +67,7 @@ final class QuicEndpoint {
      * rank, puts the QUIC server codec on the listening socket, binds the dialling socket to an ephemeral port of the
      * same host and starts the TCP lanes' listener; everything is shut down if that fails.
      */
-    static QuicEndpoint bind(QuicTransport transport, MemberCredentials credentials, Listeners listeners,
+    static QuicEndpoint bind(QuicTransport transport, CredentialSlot credentials, Listeners listeners,
                              QuicTuning tuning, BulkLaneOptions bulk, Duration closeTimeout) throws Exception {
         var e = new QuicEndpoint(transport, tuning, listeners.io());
         e.io.identify("nexar-quic-r" + transport.rank(), transport.rank(), transport.worldSize());

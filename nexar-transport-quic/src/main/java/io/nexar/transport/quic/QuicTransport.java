@@ -19,9 +19,7 @@ import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.PeerVerifier;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.time.Instant;
 import io.nexar.internal.transport.Newcomer;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,8 +89,12 @@ public final class QuicTransport implements Transport, Progress {
     private volatile PeerTable table;
     private volatile boolean heartbeatsPaused;
     private volatile QuicEndpoint endpoint;
-    /** The certificate-life warning scheduled at connect; cancelled at close. */
-    private volatile io.netty.util.concurrent.ScheduledFuture<?> certificateWarning;
+    /** This member's credentials as renewed ({@link CertificateRenewal}); every handshake reads them. */
+    private final CredentialSlot slot;
+    /** The seed to renew the certificate from, or null; set before connect. */
+    private volatile CertificateRenewal.Renewer renewer;
+    /** The certificate's renewal and warning, planned at connect; stopped at close. */
+    private volatile CertificateRenewal certificateRenewal;
     private boolean connectCalled;
 
     /**
@@ -143,6 +145,7 @@ public final class QuicTransport implements Transport, Progress {
         this.rank = rank;
         this.worldSize = worldSize;
         this.credentials = Objects.requireNonNull(credentials, "credentials");
+        this.slot = new CredentialSlot(credentials);
         this.config = Objects.requireNonNull(config, "config");
         this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
         this.handler = Objects.requireNonNull(handler, "handler");
@@ -177,8 +180,8 @@ public final class QuicTransport implements Transport, Progress {
         }
         try {
             endpoint = listeners != null
-                    ? QuicEndpoint.bind(this, credentials, listeners, tuning, bulkOptions, config.closeTimeout())
-                    : QuicEndpoint.bind(this, credentials, bindAddress, tuning, bulkOptions, config.closeTimeout());
+                    ? QuicEndpoint.bind(this, slot, listeners, tuning, bulkOptions, config.closeTimeout())
+                    : QuicEndpoint.bind(this, slot, bindAddress, tuning, bulkOptions, config.closeTimeout());
         } catch (Exception e) {
             closing.set(true);
             closed.complete(null);
@@ -270,28 +273,38 @@ public final class QuicTransport implements Transport, Progress {
     }
 
     /**
-     * Warns at WARN once 80% of this member's certificate's life has passed ({@link CertificateLife}). On the
-     * endpoint's event loop, cancelled at close: {@code CompletableFuture.delayedExecutor} (a JVM-wide timer) kept
-     * every closed transport, its connections and their buffers reachable until the warning's time, hours away.
+     * Renews this member's certificate from a seed before it expires ({@link CertificateRenewal}); call before
+     * {@link #connect}. Without it, the member only warns at 80% of its certificate's life.
+     *
+     * @param seed asks the seed for a renewed chain for the same key
+     */
+    void renewCertificatesWith(CertificateRenewal.Renewer seed) {
+        this.renewer = Objects.requireNonNull(seed, "seed");
+    }
+
+    /** This member's credentials now: the chain is the renewed one once a renewal succeeded. */
+    MemberCredentials currentCredentials() {
+        return slot.get();
+    }
+
+    /**
+     * Plans the certificate's renewal at two thirds of its life and the warning at 80% ({@link CertificateRenewal}).
+     * On the endpoint's event loop, cancelled at close: {@code CompletableFuture.delayedExecutor} (a JVM-wide timer)
+     * kept every closed transport, its connections and their buffers reachable until the warning's time, hours away.
      */
     private void watchCertificateLife() {
-        X509Certificate leaf = credentials.chain().getFirst();
-        Duration until = CertificateLife.untilWarning(leaf, Instant.now());
         QuicEndpoint e;
         synchronized (this) {
-            e = closing.get() ? null : endpoint;
+            e = closing.get() || certificateRenewal != null ? null : endpoint;
         }
         if (e == null) {
             return;
         }
-        try {
-            certificateWarning = e.scheduleOnce(() -> {
-                if (!closing.get()) {
-                    LOG.warn(CertificateLife.warning(rank, credentials.memberId(), leaf, Instant.now()));
-                }
-            }, until);
-        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-            LOG.debug("rank {}: event loops are stopping; no certificate warning scheduled", rank);
+        var renewal = new CertificateRenewal(rank, slot, renewer, e::scheduleOnce);
+        certificateRenewal = renewal;
+        renewal.start();
+        if (closing.get()) {
+            renewal.stop();
         }
     }
 
@@ -438,9 +451,9 @@ public final class QuicTransport implements Transport, Progress {
             return;
         }
         closedWhy = reason == GoodbyeReason.CLOSE ? "the transport was closed" : "this rank failed: " + detail;
-        var warning = certificateWarning;
-        if (warning != null) {
-            warning.cancel(false);
+        var renewal = certificateRenewal;
+        if (renewal != null) {
+            renewal.stop();
         }
         // Peers get most of close.timeout to read what we sent; stopping the event loops gets the rest.
         Duration total = config.closeTimeout();

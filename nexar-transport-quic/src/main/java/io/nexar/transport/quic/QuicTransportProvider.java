@@ -25,6 +25,7 @@ import io.nexar.spi.TransportProvider;
 import io.nexar.transport.quic.formation.Enrolment;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedPoll;
+import io.nexar.transport.quic.formation.SeedRenewal;
 import io.nexar.transport.quic.formation.SeedServer;
 import io.nexar.transport.quic.formation.WorkerEnrolment;
 import io.nexar.transport.quic.security.ClusterCa;
@@ -52,6 +53,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class QuicTransportProvider implements TransportProvider {
     private static final Logger LOG = LoggerFactory.getLogger(QuicTransportProvider.class);
+    /** Bound on the connection to the seed and each read of a certificate renewal. */
+    private static final Duration RENEWAL_TIMEOUT = Duration.ofSeconds(30);
 
 
     @Override
@@ -202,6 +205,11 @@ public final class QuicTransportProvider implements TransportProvider {
                 new CollectiveEngine(config.unexpectedMaxBytes()));
         var transport = new QuicTransport(enrolment.rank(), enrolment.worldSize(), enrolment.credentials(), config,
                 listeners, router, bulk);
+        JoinString js = JoinString.parse(joinString);
+        // a token-only enrolment authenticated the seed's CA: later polls and renewals pin it
+        String pinned = js.tokenOnly()
+                ? js.pinning(ClusterCa.fingerprint(enrolment.credentials().clusterCa())).format() : joinString;
+        transport.renewCertificatesWith(current -> SeedRenewal.renew(pinned, current, RENEWAL_TIMEOUT));
         Runnable onClose = () -> {
             String gaveUp = router.membership() == null ? null : router.membership().aborted();
             try (var mdc = LogContext.scope(transport.rank(), transport.worldSize(), 0)) {
@@ -247,10 +255,7 @@ public final class QuicTransportProvider implements TransportProvider {
             LOG.info("formed: world rank {} of {} is connected to every peer{}", world.rank(), world.worldSize(),
                     elastic ? " (joined the running cluster)" : "");
         }
-        JoinString js = JoinString.parse(joinString);
-        // a token-only enrolment authenticated the seed's CA: later polls pin it
-        world.admissions(new SeedAdmissions(js.tokenOnly()
-                ? js.pinning(ClusterCa.fingerprint(enrolment.credentials().clusterCa())).format() : joinString));
+        world.admissions(new SeedAdmissions(pinned));
         if (elastic) {
             try {
                 world.awaitAdmission();

@@ -97,10 +97,78 @@ class HostilePeerTest {
     }
 
     @Test
+    void shouldReportAMemberThatBeginsAQuicFrameAndStops() throws Exception {
+        var handlers = handlers(3);
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                BulkLaneOptions.off());
+        try {
+            // rank 0's QUIC point-to-point stream to rank 1: a length prefix of 1000 bytes, 10 of them, then silence
+            // while its heartbeats on the control stream go on
+            byte[] raw = ByteBuffer.allocate(14).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).put(new byte[10]).array();
+            long start = System.nanoTime();
+            QuicFaults.writeRaw(transports.get(0), 1, Lane.P2P, raw);
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol")
+                    .contains("rank 0 sent 14 bytes of a 1004-byte frame on lane " + Lane.P2P.name())
+                    .contains("heartbeat.timeout (1.5s)");
+            assertThat(ms).as("the heartbeat timeout, not more than margins beyond it")
+                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            exchange(transports, handlers, 1, 2);
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
+    void shouldReportAMemberThatTricklesAQuicFrame() throws Exception {
+        var handlers = handlers(3);
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                BulkLaneOptions.off());
+        Thread slow = null;
+        try {
+            // a 200-byte frame on the collective stream, one byte every 50 ms: never a pause of heartbeat.timeout,
+            // but 10 s for the frame
+            long start = System.nanoTime();
+            QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE,
+                    ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200).array());
+            slow = Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
+                        Thread.sleep(50); // the hostile peer's pace, not a wait for an event of the test
+                        QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE, new byte[] {1});
+                    }
+                } catch (Exception closed) {
+                    // rank 1 dropped the connection: the slow sender is done
+                }
+            });
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol").contains("rank 0 sent")
+                    .contains("of a 204-byte frame on lane " + Lane.COLLECTIVE.name()).contains("KiB/s");
+            assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
+                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            exchange(transports, handlers, 1, 2);
+        } finally {
+            if (slow != null) {
+                slow.interrupt();
+                slow.join();
+            }
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
     void shouldBoundTheUnexpectedMessagesOfAMemberThatFloodsEmptyMessages() throws Exception {
         long store = 64 << 10;
         int flood = 20_000;
-        int bound = 4096; // Mailbox.MIN_STORED_MESSAGES: a 64 KiB store bounds its messages by that
+        int bound = 4096 / 2; // Mailbox.MIN_STORED_MESSAGES (a 64 KiB store's) over SenderShare.DIVISOR
         var config = CONFIG.toBuilder().unexpectedMaxBytes(store).build();
         try (var cluster = QuicTestCluster.start(3, config, LOOPBACK)) {
             cluster.run(c -> {
@@ -121,19 +189,73 @@ class HostilePeerTest {
                         var mailbox = cluster.mailbox(2);
                         c.barrier(); // rank 0 wrote its whole flood: what rank 2 does not hold waits in TCP
                         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                        while (mailbox.storedMessages() < bound && System.nanoTime() < until) {
+                        while (mailbox.storedMessagesFrom(0) < bound && System.nanoTime() < until) {
                             Thread.onSpinWait();
                         }
                         System.out.println("rank 2 holds " + mailbox.storedMessages() + " unmatched messages ("
                                 + mailbox.storedBytes() + " bytes) while rank 0 floods " + flood);
-                        assertThat(mailbox.storedMessages()).as("the message bound holds")
-                                .isBetween((long) bound, bound + 2L);
+                        assertThat(mailbox.storedMessagesFrom(0)).as("the flooder's share of the message bound")
+                                .isEqualTo(bound);
                         var got = new byte[1000];
                         for (int i = 0; i < 10; i++) { // the well-behaved sender gets through the full store
                             assertThat(c.recv(1, 1, got)).isEqualTo(1000);
                             assertThat(got).isEqualTo(pattern(1000, i));
                         }
                         for (int i = 0; i < flood; i++) { // and nothing of the flood is lost either
+                            assertThat(c.recv(0, 99, new byte[0])).isZero();
+                        }
+                        assertThat(mailbox.storedMessages()).isZero();
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    @Test
+    void shouldKeepTheOtherHalfOfTheStoreForTheOtherSendersWhileAMemberFloods() throws Exception {
+        long store = 64 << 10;
+        int flood = 20_000;
+        long share = 4096 / 2; // Mailbox.MIN_STORED_MESSAGES over SenderShare.DIVISOR: one sender's share
+        int honest = 200;
+        var config = CONFIG.toBuilder().unexpectedMaxBytes(store).build();
+        try (var cluster = QuicTestCluster.start(3, config, LOOPBACK)) {
+            cluster.run(c -> {
+                switch (c.rank()) {
+                    case 0 -> { // the flooder: empty messages that rank 2 does not receive yet
+                        for (int i = 0; i < flood; i++) {
+                            c.send(2, 99, new byte[0]);
+                        }
+                        c.barrier();
+                        c.barrier();
+                    }
+                    case 1 -> { // sends only once the flood is written, and nobody receives its messages yet either
+                        c.barrier();
+                        for (int i = 0; i < honest; i++) {
+                            c.send(2, 1, pattern(100, i));
+                        }
+                        c.barrier();
+                    }
+                    default -> {
+                        var mailbox = cluster.mailbox(2);
+                        c.barrier(); // rank 0 wrote its flood
+                        c.barrier(); // rank 1 wrote its messages
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while ((mailbox.storedMessagesFrom(1) < honest || mailbox.storedMessagesFrom(0) < share)
+                                && System.nanoTime() < until) {
+                            Thread.onSpinWait();
+                        }
+                        System.out.println("rank 2 holds " + mailbox.storedMessagesFrom(0) + " unmatched messages of"
+                                + " the flooder (rank 0) and " + mailbox.storedMessagesFrom(1) + " of rank 1");
+                        assertThat(mailbox.storedMessagesFrom(0)).as("the flooder's share").isEqualTo(share);
+                        assertThat(mailbox.storedMessagesFrom(1)).as("rank 1's messages, none received yet")
+                                .isEqualTo(honest);
+                        var got = new byte[100];
+                        for (int i = 0; i < honest; i++) {
+                            assertThat(c.recv(1, 1, got)).isEqualTo(100);
+                            assertThat(got).isEqualTo(pattern(100, i));
+                        }
+                        for (int i = 0; i < flood; i++) { // nothing of the flood is lost
                             assertThat(c.recv(0, 99, new byte[0])).isZero();
                         }
                         assertThat(mailbox.storedMessages()).isZero();

@@ -10,6 +10,8 @@ import io.nexar.internal.protocol.EnrolmentMessage.JoinChallenge;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRefused;
 import io.nexar.internal.protocol.EnrolmentMessage.JoinRequest;
 import io.nexar.internal.protocol.EnrolmentMessage.PeerTable;
+import io.nexar.internal.protocol.EnrolmentMessage.RenewRequest;
+import io.nexar.internal.protocol.EnrolmentMessage.Renewed;
 import io.nexar.internal.protocol.EnrolmentMessage.SeedProof;
 import io.nexar.internal.protocol.JoinRefusal;
 import io.nexar.internal.protocol.Message;
@@ -54,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *
  * An ELASTIC_JOIN_REQUEST waits instead for a member's GROW_POLL and then gets JOIN_ACCEPTED + PEER_TABLE (members
  * and newcomers) + ADMISSION. A GROW_POLL (in place of the request, from rank 0 of the running cluster, proving the
- * token over its body) is answered with ADMISSION or JOIN_REFUSED.
+ * token over its body) is answered with ADMISSION or JOIN_REFUSED. A RENEW_REQUEST (a member renewing its certificate
+ * for the same key, {@link SeedRenewal}) is answered with RENEWED or JOIN_REFUSED.
  *
  * A refusal closes this connection only; the seed keeps accepting.
  */
@@ -116,6 +119,20 @@ final class SeedConnection implements Runnable {
         Message m = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
         if (m instanceof GrowPoll poll) {
             answerPoll(out, poll, nonce);
+            return;
+        }
+        if (m instanceof RenewRequest renewal) {
+            switch (SeedRenewal.answer(seed.options(), renewal, nonce)) {
+                case Renewed r -> {
+                    proven = true;
+                    LOG.info("seed renewed a member certificate for {} from {}",
+                            Units.formatRounded(seed.options().certValidity()), remote);
+                    FrameIo.write(out, r);
+                    socket.setSoTimeout(CLOSE_WAIT_MILLIS);
+                }
+                case Refused r -> refuse(out, r);
+                default -> throw new IllegalStateException("unexpected renewal answer");
+            }
             return;
         }
         if (!(m instanceof JoinRequest request)) {

@@ -5,6 +5,7 @@ import java.net.Socket;
 import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
@@ -12,17 +13,20 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * Presents one member's chain and key, in both TLS roles, whatever issuers the peer asks for. The JDK's own key
  * managers silently present no certificate when the peer's {@code certificate_authorities} do not match; this one
  * always presents the member's certificate so that the peer, not us, decides and reports why it refuses.
+ *
+ * <p>It reads the member's credentials at every handshake, so a renewed certificate (the same key, a new chain) is
+ * presented by every connection made after the renewal; connections already open keep the one they were made with.
  */
 final class MemberKeyManager extends X509ExtendedKeyManager {
 
     static final String ALIAS = "member";
 
     private final PrivateKey key;
-    private final X509Certificate[] chain;
+    private final Supplier<MemberCredentials> credentials;
 
-    MemberKeyManager(MemberCredentials credentials) {
-        this.key = credentials.privateKey();
-        this.chain = credentials.chain().toArray(X509Certificate[]::new);
+    MemberKeyManager(Supplier<MemberCredentials> credentials) {
+        this.key = credentials.get().privateKey();
+        this.credentials = credentials;
     }
 
     /** Whether this member's key can serve a TLS key type: "EC", "RSA", "RSASSA-PSS", or Netty's "EC_EC" forms. */
@@ -80,11 +84,11 @@ final class MemberKeyManager extends X509ExtendedKeyManager {
 
     @Override
     public X509Certificate[] getCertificateChain(String alias) {
-        return ALIAS.equals(alias) ? chain.clone() : null;
+        return ALIAS.equals(alias) ? credentials.get().chain().toArray(X509Certificate[]::new) : null;
     }
 
     @Override
     public PrivateKey getPrivateKey(String alias) {
-        return ALIAS.equals(alias) ? key : null;
+        return ALIAS.equals(alias) ? credentials.get().privateKey() : null;
     }
 }

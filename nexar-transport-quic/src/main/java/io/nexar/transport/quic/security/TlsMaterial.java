@@ -6,6 +6,7 @@ import java.security.KeyStore;
 import java.security.Provider;
 import java.security.cert.X509Certificate;
 import java.util.Objects;
+import java.util.function.Supplier;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.KeyManagerFactorySpi;
@@ -42,6 +43,18 @@ public final class TlsMaterial {
      * certificate at all.
      */
     public static KeyManagerFactory keyManagerFactory(MemberCredentials credentials) {
+        Objects.requireNonNull(credentials, "credentials");
+        return keyManagerFactory(() -> credentials);
+    }
+
+    /**
+     * A key manager factory that presents, at each handshake, the chain and key {@code credentials} gives then: a
+     * member whose certificate was renewed presents the new one in every later handshake.
+     *
+     * @param credentials the member's current credentials (the same private key and member id at every call)
+     * @return a factory whose one key manager reads {@code credentials} at every handshake
+     */
+    public static KeyManagerFactory keyManagerFactory(Supplier<MemberCredentials> credentials) {
         Objects.requireNonNull(credentials, "credentials");
         KeyManager manager = new MemberKeyManager(credentials);
         return new KeyManagerFactory(new KeyManagerFactorySpi() {
@@ -90,6 +103,17 @@ public final class TlsMaterial {
 
     /** A TLS 1.3 context from explicit key and trust material (either may be null: no key, or no trust). */
     public static SSLContext sslContext(MemberCredentials credentials, TrustManagerFactory trust) {
+        return renewableSslContext(credentials == null ? null : () -> credentials, trust);
+    }
+
+    /**
+     * A TLS 1.3 context presenting the credentials {@code credentials} gives at each handshake (null: no key).
+     *
+     * @param credentials the member's current credentials, or null
+     * @param trust the trust material, or null
+     * @return a new context
+     */
+    public static SSLContext renewableSslContext(Supplier<MemberCredentials> credentials, TrustManagerFactory trust) {
         try {
             SSLContext context = SSLContext.getInstance(TLS_VERSION);
             KeyManager[] keys = credentials == null ? null : keyManagerFactory(credentials).getKeyManagers();
