@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * length prefixes checked before any allocation, one reused frame buffer, back-pressure by not reading the socket.
  * <b>Sending</b> (any thread, see {@link BulkWriter}):
  * {@link #send} returns once its frame is in output buffers, at most at its deadline. Memory per connection: the frame
- * buffer, two output buffers ({@link BulkSocket#OUT_BYTES} each) and the kernel's socket buffers.
+ * buffer, two output buffers ({@link BulkOutput#OUT_BYTES} each) and the kernel's socket buffers.
  *
  * <p><b>Failure and end.</b> After setup, a protocol error or a failed read or write loses the peer, like on QUIC: a
  * message may be half-written, and nexar does not resend. {@link #finishOutput} (this rank leaves) sends the frames
@@ -365,7 +365,7 @@ final class BulkConnection {
      * no frame is accepted after it. A bulk lane that ends without it counts as cut.
      */
     void writeNow(Message goodbye) {
-        writer.writeNow(goodbye);
+        writer.queueGoodbye(goodbye);
     }
 
     /** See {@link BulkReader#tryPoll}: a waiting caller reads this connection itself, if nobody else does. */
