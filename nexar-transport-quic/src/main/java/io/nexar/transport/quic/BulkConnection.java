@@ -39,11 +39,11 @@ import org.slf4j.LoggerFactory;
  * keeps using QUIC ({@link #setUp} completes either way, formation never fails because of the bulk lane).
  *
  * <p><b>Receiving</b> (see {@link BulkReader}): a caller waiting for a message of this lane reads the socket itself
- * for up to {@code poll.window} ({@link #tryPoll}, through {@link QuicTransport#poll}), else the reader thread does;
+ * for up to {@code poll.window} ({@link #tryPoll}, through {@link PeerLinks#poll}), else the reader thread does;
  * length prefixes checked before any allocation, one reused frame buffer, back-pressure by not reading the socket.
  * <b>Sending</b> (any thread, see {@link BulkWriter}):
  * {@link #send} returns once its frame is in output buffers, at most at its deadline. Memory per connection: the frame
- * buffer, two output buffers ({@link BulkSocket#OUT_BYTES} each) and the kernel's socket buffers.
+ * buffer, two output buffers ({@link BulkOutput#OUT_BYTES} each) and the kernel's socket buffers.
  *
  * <p><b>Failure and end.</b> After setup, a protocol error or a failed read or write loses the peer, like on QUIC: a
  * message may be half-written, and nexar does not resend. {@link #finishOutput} (this rank leaves) sends the frames
@@ -144,14 +144,14 @@ final class BulkConnection {
 
     /** The transport's poll window ({@code poll.window}): how long a blocked sender reads its lane itself. */
     long pollWindowNanos() {
-        return transport.pollNanos();
+        return transport.links().pollNanos();
     }
 
-    /** A sender waiting for this socket reads its lane's connections meanwhile ({@link BulkWriter#sendDirect}). */
+    /** A sender waiting for this socket reads its lane's connections meanwhile ({@link SenderWrites#writeFrom}). */
     void pollOwnLane() {
         Lane l = lane;
         if (l != null) {
-            transport.poll(l);
+            transport.links().poll(l);
         }
     }
 
@@ -159,7 +159,7 @@ final class BulkConnection {
     void handBackOwnLane() {
         Lane l = lane;
         if (l != null) {
-            transport.handBack(l);
+            transport.links().handBack(l);
         }
     }
 
@@ -365,7 +365,7 @@ final class BulkConnection {
      * no frame is accepted after it. A bulk lane that ends without it counts as cut.
      */
     void writeNow(Message goodbye) {
-        writer.writeNow(goodbye);
+        writer.queueGoodbye(goodbye);
     }
 
     /** See {@link BulkReader#tryPoll}: a waiting caller reads this connection itself, if nobody else does. */

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The receiving side of a {@link BulkConnection}: reads, decrypts and decodes frames and delivers them, driven by
  * whichever thread holds its turn: a caller waiting for a message of this lane ({@link #tryPoll}, through
- * {@link QuicTransport#poll}), or else the connection's reader thread ({@link #run}).
+ * {@link PeerLinks#poll}), or else the connection's reader thread ({@link #run}).
  *
  * <pre>
  *   caller waiting in a collective or a recv         reader thread

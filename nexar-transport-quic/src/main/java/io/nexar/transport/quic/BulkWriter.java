@@ -22,18 +22,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * are taken whole, in queue order, so concurrent senders never interleave. A sender waits at most until its deadline:
  * a frame not started by then is withdrawn ({@link OperationTimeoutException}), a frame already started is copied and
  * finished by the writer, as a queued frame would be on QUIC. On plain TCP a frame of at least
- * {@link #DIRECT_MIN_BYTES} in direct memory skips the output buffers: its sender waits for the socket's write turn
- * and writes it from where it lies ({@link #sendDirect}), one copy fewer per byte. Memory: the output buffers
- * ({@link BulkSocket#OUT_BYTES} each) and, for a frame finished by the writer, a copy of its rest.
+ * {@link SenderWrites#DIRECT_MIN_BYTES} in direct memory skips the output buffers: its sender waits for the socket's
+ * write turn and writes it from where it lies ({@link #sendDirect}), one copy fewer per byte. Memory: the output
+ * buffers ({@link BulkOutput#OUT_BYTES} each) and, for a frame finished by the writer, a copy of its rest.
  *
- * <p>Threading: all state is guarded by one lock; the writer holds no lock while writing.
+ * <p>Threading: all state is guarded by one lock, held by nobody while writing to the socket. One thread at a time
+ * writes ({@code writing}): the writer thread, or a sender writing its own frame (a small one that fit one output
+ * buffer with nothing queued, {@link #writeOwn}; a large direct one, {@link #sendDirect}). The socket-level halves of
+ * the senders' own writes, and their errors, are static helpers in {@link SenderWrites}.
  */
 final class BulkWriter {
-    /** Plain TCP frames at least this large, in direct memory, are written from where they lie ({@link #sendDirect}). */
-    static final long DIRECT_MIN_BYTES = 64 << 10;
-
     private final BulkConnection owner;
-    private final BulkSocket socket;
+    private final BulkOutput output;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Senders wait on this one (their turn, a free output buffer). */
@@ -49,7 +49,7 @@ final class BulkWriter {
     private boolean writing;
     /** What is left of a frame whose sender went at its deadline; the writer finishes it. */
     private ByteBuffer[] detached;
-    /** The Goodbye to write after the frames sent so far, before close_notify (see {@link #writeNow}). */
+    /** The Goodbye to write after the frames sent so far, before close_notify (see {@link #queueGoodbye}). */
     private ByteBuffer[] goodbye;
     private long queuedBytes;
     private int detachedFrames;
@@ -60,9 +60,9 @@ final class BulkWriter {
 
     BulkWriter(BulkConnection owner, BulkSocket socket) {
         this.owner = owner;
-        this.socket = socket;
-        free.add(socket.newOutBuffer());
-        free.add(socket.newOutBuffer());
+        this.output = socket.output();
+        free.add(output.newOutBuffer());
+        free.add(output.newOutBuffer());
     }
 
     /**
@@ -73,9 +73,9 @@ final class BulkWriter {
         ByteBuffer[] srcs = BulkFrames.frameOf(hello);
         srcs[0].put(WireFormat.FLAGS_OFFSET, (byte) flags);
         ByteBuffer out = free.peek();
-        while (BulkSocket.hasRemaining(srcs)) {
-            socket.fill(srcs, out);
-            socket.flush(out);
+        while (BulkOutput.hasRemaining(srcs)) {
+            output.fill(srcs, out);
+            output.flush(out);
         }
     }
 
@@ -100,7 +100,7 @@ final class BulkWriter {
         } finally {
             lock.unlock();
         }
-        if (bytes >= DIRECT_MIN_BYTES && socket.isPlain() && allDirect(srcs)) {
+        if (SenderWrites.direct(srcs, bytes, output)) {
             boolean handedOver = false;
             try {
                 handedOver = sendDirect(srcs, bytes, deadline, context);
@@ -112,7 +112,7 @@ final class BulkWriter {
         boolean handedOver = false;
         try {
             boolean started = false;
-            while (BulkSocket.hasRemaining(srcs)) {
+            while (BulkOutput.hasRemaining(srcs)) {
                 ByteBuffer out = takeFree(deadline, context, started);
                 if (out == null) { // the deadline passed mid-frame: the writer finishes it from a copy
                     handOver(srcs);
@@ -120,12 +120,12 @@ final class BulkWriter {
                     return;
                 }
                 try {
-                    socket.fill(srcs, out);
+                    output.fill(srcs, out);
                 } catch (IOException | RuntimeException e) {
                     giveBack(out, false);
-                    throw writeFailure(e, context);
+                    throw SenderWrites.writeFailure(owner, e, context);
                 }
-                if (!started && !BulkSocket.hasRemaining(srcs) && claimSocket()) {
+                if (!started && !BulkOutput.hasRemaining(srcs) && claimSocket()) {
                     writeOwn(out, context); // the whole frame in one buffer and nothing queued: write it here
                 } else {
                     giveBack(out, true);
@@ -176,10 +176,10 @@ final class BulkWriter {
         }
         boolean all;
         try {
-            all = writeFrom(srcs, deadline.deadlineNanos());
+            all = SenderWrites.writeFrom(owner, output, srcs, deadline.deadlineNanos());
         } catch (IOException | RuntimeException e) {
             signal(() -> writing = false);
-            throw writeFailure(e, context);
+            throw SenderWrites.writeFailure(owner, e, context);
         }
         if (all) {
             signal(() -> {
@@ -190,41 +190,10 @@ final class BulkWriter {
         }
         if (BulkFrames.remaining(srcs) == bytes) { // nothing written: withdraw the frame
             signal(() -> writing = false);
-            throw tooSlow(deadline, context);
+            throw SenderWrites.tooSlow(owner, deadline, context);
         }
         handOver(srcs);
         signal(() -> writing = false);
-        return true;
-    }
-
-    /**
-     * Writes {@code srcs} to the socket until all is written or the deadline passes. While the socket is full, the
-     * sender does what it would do waiting for a message: it reads this lane's connections itself (its peer may be
-     * blocked writing to it just the same: a ring's ranks all send and receive at once), yielding its core between
-     * tries, for the poll window since the last progress; then it hands the lane back to the reader threads and waits
-     * for the socket.
-     */
-    private boolean writeFrom(ByteBuffer[] srcs, long deadlineNanos) throws IOException {
-        long window = owner.pollWindowNanos();
-        long idleSince = System.nanoTime();
-        while (BulkSocket.hasRemaining(srcs)) {
-            if (socket.writeSome(srcs) > 0) {
-                idleSince = System.nanoTime();
-                continue;
-            }
-            long now = System.nanoTime();
-            long left = deadlineNanos - now;
-            if (left <= 0) {
-                return false;
-            }
-            if (now - idleSince < window) {
-                owner.pollOwnLane();
-                Thread.yield();
-            } else {
-                owner.handBackOwnLane();
-                socket.awaitWritable(left);
-            }
-        }
         return true;
     }
 
@@ -237,42 +206,14 @@ final class BulkWriter {
     private void awaitChange(Deadline deadline, ErrorContext context) {
         long left = deadline.remainingNanos();
         if (left <= 0) {
-            throw tooSlow(deadline, context);
+            throw SenderWrites.tooSlow(owner, deadline, context);
         }
         try {
             changed.awaitNanos(left);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw interrupted(context);
+            throw SenderWrites.interrupted(owner, context);
         }
-    }
-
-    /** A write to the socket failed: the peer is lost (its link learns why) and the sender's call fails. */
-    private PeerFailedException writeFailure(Exception e, ErrorContext context) {
-        owner.writeFailed(e);
-        int peer = owner.link().peer;
-        return new PeerFailedException(context.withPeer(peer), "cannot complete: writing rank " + peer
-                + "'s bulk lane failed: " + e, e);
-    }
-
-    private OperationTimeoutException tooSlow(Deadline deadline, ErrorContext context) {
-        int peer = owner.link().peer;
-        return new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
-                + " to take more data on its bulk lane (is it posting receives?)");
-    }
-
-    private OperationCancelledException interrupted(ErrorContext context) {
-        return new OperationCancelledException(context.withPeer(owner.link().peer), "was interrupted while waiting for rank "
-                + owner.link().peer + " to take more data");
-    }
-
-    private static boolean allDirect(ByteBuffer[] srcs) {
-        for (ByteBuffer b : srcs) {
-            if (!b.isDirect()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /**
@@ -294,7 +235,7 @@ final class BulkWriter {
                     if (started) {
                         return null;
                     }
-                    throw tooSlow(deadline, context);
+                    throw SenderWrites.tooSlow(owner, deadline, context);
                 }
                 try {
                     changed.awaitNanos(left);
@@ -303,7 +244,7 @@ final class BulkWriter {
                     if (started) {
                         return null;
                     }
-                    throw interrupted(context);
+                    throw SenderWrites.interrupted(owner, context);
                 }
             }
             return free.poll();
@@ -336,13 +277,13 @@ final class BulkWriter {
     private void writeOwn(ByteBuffer out, ErrorContext context) {
         boolean all;
         try {
-            all = socket.writeNow(out);
+            all = output.tryWrite(out);
         } catch (IOException | RuntimeException e) {
             signal(() -> {
                 writing = false;
                 free.add(out.clear());
             });
-            throw writeFailure(e, context);
+            throw SenderWrites.writeFailure(owner, e, context);
         }
         signal(() -> {
             writing = false;
@@ -363,11 +304,7 @@ final class BulkWriter {
 
     /** Copies what is left of a frame, so its sender may go, and has the writer finish it (the frame stays busy). */
     private void handOver(ByteBuffer[] srcs) {
-        ByteBuffer[] copy = new ByteBuffer[srcs.length];
-        for (int i = 0; i < srcs.length; i++) {
-            copy[i] = ByteBuffer.allocate(srcs[i].remaining());
-            copy[i].put(srcs[i].duplicate()).flip();
-        }
+        ByteBuffer[] copy = SenderWrites.copyOfRest(srcs);
         signal(() -> {
             detached = copy;
             detachedFrames++;
@@ -415,21 +352,21 @@ final class BulkWriter {
                     } else {
                         frameBusy = true; // until the key update is sent, or forever once finishing
                         finish = finishRequested;
-                        fill = BulkSocket.NOTHING;
+                        fill = BulkOutput.NOTHING;
                     }
                 }
             } finally {
                 lock.unlock();
             }
             if (finish) {
-                socket.finishOutput(out);
+                output.finishOutput(out);
                 return;
             }
             if (fill != null) {
-                socket.fill(fill, out);
+                output.fill(fill, out);
             }
-            socket.flush(out);
-            boolean frameDone = fill != null && !BulkSocket.hasRemaining(fill);
+            output.flush(out);
+            boolean frameDone = fill != null && !BulkOutput.hasRemaining(fill);
             signal(() -> {
                 writing = false;
                 free.add(out);
@@ -448,11 +385,11 @@ final class BulkWriter {
 
     /** A Goodbye is queued and not yet written; under lock. */
     private boolean goodbyeLeft() {
-        return goodbye != null && BulkSocket.hasRemaining(goodbye);
+        return goodbye != null && BulkOutput.hasRemaining(goodbye);
     }
 
-    /** See {@link BulkConnection#writeNow}. */
-    void writeNow(Message goodbye) {
+    /** See {@link BulkConnection#writeNow}: queues the Goodbye for the writer thread, without waiting. */
+    void queueGoodbye(Message goodbye) {
         ByteBuffer[] frame = BulkFrames.frameOf(goodbye);
         signal(() -> this.goodbye = frame);
     }
@@ -483,7 +420,7 @@ final class BulkWriter {
     /** True if the writer thread has something to do (or must see a close); under lock. */
     private boolean writerHasWork() {
         return owner.isClosed() || !writing && (!full.isEmpty() || detached != null
-                || !frameBusy && (finishRequested || goodbyeLeft() || socket.wrapWanted()));
+                || !frameBusy && (finishRequested || goodbyeLeft() || output.wrapWanted()));
     }
 
     /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */

@@ -25,8 +25,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -50,16 +48,16 @@ import org.slf4j.LoggerFactory;
  * thread: it copies the message into a direct buffer and waits (bounded by the deadline) only while its lane has too
  * much queued; see {@link LaneStream}. {@link #connect} and {@link #close()} block the caller and must not run on an
  * event loop. Each TCP lane connection ({@link BulkConnection}) has a reader and a writer platform thread
- * ({@code nexar-bulk-r<rank>-p<peer>-<lane>-rx}, {@code -tx}); as a {@link Progress}, this transport lets a thread
- * that waits for a message read its own lane's connections for up to {@code poll.window} before the reader thread
- * takes over, so a small message goes from the socket to its receive without a thread hand-off.
+ * ({@code nexar-bulk-r<rank>-p<peer>-<lane>-rx}, {@code -tx}); a thread that waits for a message reads its own lane's
+ * connections for up to {@code poll.window} before the reader thread takes over, so a small message goes from the
+ * socket to its receive without a thread hand-off (the {@link Progress} of the links, {@link PeerLinks}).
  *
  * <p>Failure: a connection that closes, times out, is reset or breaks the protocol marks its peer down once: the
  * handler's {@link InboundHandler#onPeerDown} is called and sends to that peer throw
  * {@link io.nexar.PeerFailedException}. A peer that closes normally is reported only after every message it sent
  * before its Goodbye was delivered. The handler is not closed by this transport: its owner closes it.
  */
-public final class QuicTransport implements Transport, Progress {
+public final class QuicTransport implements Transport {
     private static final Logger LOG = LoggerFactory.getLogger(QuicTransport.class);
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -75,18 +73,12 @@ public final class QuicTransport implements Transport, Progress {
     private final BulkLaneOptions bulkOptions;
     private final PeerVerifier verifier;
     private final long incarnation = RANDOM.nextLong();
-    private final long bulkThreshold;
-    /** Setting {@code poll.window}: how long a waiting caller reads the TCP lanes itself (0 without TCP lanes). */
-    private final long pollNanos;
-    /** Replaced (never modified in place once connected) when a growth adds ranks; null for ranks that are absent. */
-    private volatile PeerLink[] links;
+    /** The links, the peer table and the refused attempts; replaced whole under this transport's monitor. */
+    private final PeerLinks links;
     private final Loopback loopback;
-    private final CompletableFuture<PeerTable> tableFuture = new CompletableFuture<>();
-    private final List<String> refusals = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closing = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile String closedWhy;
-    private volatile PeerTable table;
     private volatile boolean heartbeatsPaused;
     private volatile QuicEndpoint endpoint;
     /** This member's credentials as renewed ({@link CertificateRenewal}); every handshake reads them. */
@@ -98,8 +90,8 @@ public final class QuicTransport implements Transport, Progress {
     private boolean connectCalled;
 
     /**
-     * Creates the transport with the default bulk lane ({@link BulkLaneOptions#defaults()}: TLS over TCP for
-     * messages of 1 MiB or more, with peers whose table entry has a bulk address); nothing is bound or started until
+     * Creates the transport with the default bulk lane ({@link BulkLaneOptions#defaults()}: TLS over TCP for every
+     * message, with peers whose table entry has a bulk address); nothing is bound or started until
      * {@link #bind()}.
      *
      * @param rank this rank
@@ -153,16 +145,12 @@ public final class QuicTransport implements Transport, Progress {
         this.tuning = QuicTuning.forBindAddress(bindAddress.getAddress()).withHeartbeatTimeout(
                 config.heartbeatTimeout());
         this.verifier = new PeerVerifier(credentials.clusterCa());
-        this.bulkThreshold = bulk.mode() == BulkLaneOptions.Mode.OFF ? Long.MAX_VALUE : bulk.thresholdBytes();
-        var all = new PeerLink[worldSize];
-        for (int p = 0; p < worldSize; p++) {
-            all[p] = p == rank ? null : new PeerLink(p, handler, bulkThreshold);
-        }
-        this.links = all;
+        long bulkThreshold = bulk.mode() == BulkLaneOptions.Mode.OFF ? Long.MAX_VALUE : bulk.thresholdBytes();
+        long pollNanos = bulk.mode() == BulkLaneOptions.Mode.OFF ? 0 : config.pollWindow().toNanos();
+        this.links = new PeerLinks(rank, worldSize, handler, bulkThreshold, pollNanos);
         this.loopback = new Loopback(rank, handler, config.maxFrameBytes());
-        this.pollNanos = bulk.mode() == BulkLaneOptions.Mode.OFF ? 0 : config.pollWindow().toNanos();
         if (handler instanceof InboundRouter router) { // its receive sides poll this transport's TCP lanes
-            router.drivenBy(this);
+            router.drivenBy(links);
         }
     }
 
@@ -250,15 +238,11 @@ public final class QuicTransport implements Transport, Progress {
             connectCalled = true;
             t = sparse ? PeerTable.sparse(peers, rank, worldSize, credentials.memberId())
                     : PeerTable.of(peers, rank, worldSize, credentials.memberId());
-            all = links.clone();
-            for (int p = 0; p < worldSize; p++) {
-                all[p] = t.get(p) == null ? null : all[p];
-            }
-            links = all;
-            table = t;
+            all = links.keepListed(t, worldSize);
+            links.publish(t);
         }
-        tableFuture.complete(t);
-        List<PeerLink> dialled = dialHigher(all, t, deadline);
+        links.tableKnown(t);
+        List<PeerLink> dialled = links.dialHigher(endpoint, all, t, deadline);
         // Each connection heartbeats (and watches its peer's) from the moment it is ready, not once every link and
         // bulk lane is: on a lossy link the others can take seconds (QUIC or SYN retransmits), and a peer whose own
         // formation finished earlier already counts our silence.
@@ -322,9 +306,10 @@ public final class QuicTransport implements Transport, Progress {
         for (Newcomer n : newcomers) {
             infos.add(PeerDescriptor.decode(n));
         }
-        PeerLink[] added = new PeerLink[newcomers.size()];
+        PeerLink[] added;
         PeerTable t;
         synchronized (this) {
+            PeerTable table = links.table();
             if (closing.get() || table == null) {
                 throw new CommunicatorClosedException(context(-1), "failed: cannot admit workers: the transport is "
                         + (closing.get() ? "closed" : "not connected"));
@@ -334,33 +319,15 @@ public final class QuicTransport implements Transport, Progress {
                 size = Math.max(size, p.rank() + 1);
             }
             t = table.with(infos, size, rank, credentials.memberId());
-            PeerLink[] grown = java.util.Arrays.copyOf(links, size);
-            for (int i = 0; i < infos.size(); i++) {
-                int p = infos.get(i).rank();
-                added[i] = new PeerLink(p, handler, bulkThreshold);
-                grown[p] = added[i];
-            }
-            links = grown; // before the table: whoever finds a rank in the table finds its link
+            added = links.grow(infos, size); // the links before the table: see PeerLinks
             worldSize = size;
-            table = t;
+            links.publish(t);
         }
-        List<PeerLink> dialled = dialHigher(added, t, deadline);
+        List<PeerLink> dialled = links.dialHigher(endpoint, added, t, deadline);
         Formation.await(this, added, deadline);
         endpoint.connectBulk(dialled, t, deadline);
         LOG.info("grow: rank {}: connected to world ranks {} admitted into the running cluster", rank,
                 infos.stream().map(PeerInfo::rank).toList());
-    }
-
-    /** Dials the links of {@code all} to ranks above this one (the lower rank dials); returns them. */
-    private List<PeerLink> dialHigher(PeerLink[] all, PeerTable t, Deadline deadline) {
-        var out = new ArrayList<PeerLink>();
-        for (PeerLink l : all) {
-            if (l != null && l.peer > rank) {
-                endpoint.dial(l, t.get(l.peer).quicAddress(), deadline);
-                out.add(l);
-            }
-        }
-        return out;
     }
 
     @Override
@@ -380,7 +347,7 @@ public final class QuicTransport implements Transport, Progress {
 
     @Override
     public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
-        PeerLink[] all = links;
+        PeerLink[] all = links.all();
         Objects.checkIndex(peer, all.length);
         if (closing.get()) {
             throw new CommunicatorClosedException(context, "failed: " + closedWhy);
@@ -403,9 +370,9 @@ public final class QuicTransport implements Transport, Progress {
      */
     @Override
     public void exclude(int peer, String why) {
-        PeerLink[] all = links;
+        PeerLink[] all = links.all();
         Objects.checkIndex(peer, all.length);
-        PeerTable t = table;
+        PeerTable t = links.table();
         PeerInfo info = t == null || peer >= t.size() ? null : t.get(peer);
         if (info != null && peer != rank) {
             verifier.revoke(info.memberId(), "rank " + peer + " " + why);
@@ -467,12 +434,8 @@ public final class QuicTransport implements Transport, Progress {
             listeners.close(); // never taken over: release the ports and their event loops
         }
         try {
-            tableFuture.complete(null);
-            for (PeerLink l : links) {
-                if (l != null) {
-                    l.down("is unreachable (this rank closed its transport)", null, false);
-                }
-            }
+            links.tableKnown(null);
+            links.downAll("is unreachable (this rank closed its transport)");
             if (e != null) {
                 e.leaveAll(reason, detail, Deadline.after(total.minus(forLoops)));
             }
@@ -517,26 +480,30 @@ public final class QuicTransport implements Transport, Progress {
 
     /** Runs {@code action} on {@code loop} once the peer table is known (with null if the transport closed first). */
     void whenTableKnown(EventLoop loop, Consumer<PeerTable> action) {
-        tableFuture.whenComplete((t, e) -> Connection.execute(loop, rank, () -> action.accept(e == null ? t : null)));
+        links.whenTableKnown(loop, action);
     }
 
     void recordRefusal(String why) {
-        refusals.add(why);
+        links.recordRefusal(why);
         LOG.warn("rank {}: {}", rank, why);
     }
 
     List<String> refusals() {
-        return List.copyOf(refusals);
+        return links.refusals();
     }
 
     /** The link of {@code peer}, or null for this rank, an absent rank or one out of range. */
     PeerLink link(int peer) {
-        PeerLink[] all = links;
-        return peer >= 0 && peer < all.length ? all[peer] : null;
+        return links.link(peer);
     }
 
     PeerTable table() {
-        return table;
+        return links.table();
+    }
+
+    /** The links; as a {@link Progress}, waiting callers read their own lanes' TCP connections through it. */
+    PeerLinks links() {
+        return links;
     }
 
     PeerVerifier verifier() {
@@ -545,54 +512,6 @@ public final class QuicTransport implements Transport, Progress {
 
     QuicTuning tuning() {
         return tuning;
-    }
-
-    // ------------------------------------------------------------------ Progress: callers read their own lanes
-
-    @Override
-    public boolean poll(Lane lane) {
-        long now = System.nanoTime();
-        boolean any = false;
-        for (PeerLink l : links) {
-            BulkConnection b = l == null ? null : l.bulk(lane);
-            if (b != null && b.isReady() && !b.isClosed()) {
-                any |= b.tryPoll(now);
-            }
-        }
-        return any;
-    }
-
-    @Override
-    public boolean poll(Lane lane, int worldPeer) {
-        long now = System.nanoTime();
-        boolean any = false;
-        PeerLink[] all = links;
-        for (int r = 0; r < all.length; r++) {
-            BulkConnection b = all[r] == null ? null : all[r].bulk(lane);
-            if (b != null && b.isReady() && !b.isClosed()) {
-                if (r == worldPeer) {
-                    any = b.tryPoll(now);
-                } else {
-                    b.drive(now);
-                }
-            }
-        }
-        return any;
-    }
-
-    @Override
-    public void handBack(Lane lane) {
-        for (PeerLink l : links) {
-            BulkConnection b = l == null ? null : l.bulk(lane);
-            if (b != null) {
-                b.handBack();
-            }
-        }
-    }
-
-    @Override
-    public long pollNanos() {
-        return pollNanos;
     }
 
     /** This transport's settings. */

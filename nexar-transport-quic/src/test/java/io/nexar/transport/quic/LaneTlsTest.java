@@ -116,9 +116,9 @@ class LaneTlsTest {
             }
             // as on a lane, the dialer speaks first (its HELLO): a server engine may end its handshake only when
             // the first record after the client's Finished arrives
-            ByteBuffer out = client.newOutBuffer();
-            client.fill(new ByteBuffer[] {ByteBuffer.wrap(HELLO)}, out);
-            client.flush(out);
+            ByteBuffer out = client.output().newOutBuffer();
+            client.output().fill(new ByteBuffer[] {ByteBuffer.wrap(HELLO)}, out);
+            client.output().flush(out);
             serverSide.get(20, TimeUnit.SECONDS);
             ByteBuffer hello = ByteBuffer.allocate(HELLO.length);
             assertThat(server.readFully(hello, true)).isTrue();
@@ -129,11 +129,12 @@ class LaneTlsTest {
         byte[] send(BulkSocket from, BulkSocket to, byte[] data) throws Exception {
             var writing = CompletableFuture.runAsync(() -> {
                 try {
-                    ByteBuffer out = from.newOutBuffer();
+                    BulkOutput output = from.output();
+                    ByteBuffer out = output.newOutBuffer();
                     ByteBuffer[] srcs = {ByteBuffer.wrap(data)};
-                    while (BulkSocket.hasRemaining(srcs)) {
-                        from.fill(srcs, out);
-                        from.flush(out);
+                    while (BulkOutput.hasRemaining(srcs)) {
+                        output.fill(srcs, out);
+                        output.flush(out);
                     }
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
