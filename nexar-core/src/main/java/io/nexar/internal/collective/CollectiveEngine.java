@@ -37,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Store ({@link EarlyStore}, bounded; a chunk that does not fit is refused with {@link Delivery#FULL} and the
  * sender waits). Chunks of finished operations are dropped, after a check: one for an operation that succeeded here
  * proves a mismatch ({@link EngineFailures#lateChunk}); everything an operation held is released when it ends
- * (inventory W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
+ * (docs/design.md W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
  *
  * <p>Threading: one lock guards all state, never held across I/O. A small chunk is copied or reduced into its user
  * buffer under it; a chunk of at least {@link OpState#UNLOCKED_BYTES} with it released (its bytes claimed before and
