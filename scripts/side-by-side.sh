@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13's side-by-side run: nexar bench for every target row, then Open MPI over TCP (../shared/bench/peers and
+# Issue 13's side-by-side run: nexar bench for every target row, then Open MPI over TCP (scripts/peers: run_mpi.sh with mpi_coll.c, and
 # scripts/peers/mpi_big.c) in the same session, then one table: row, nexar, Open MPI, ratio (time nexar / time Open
 # MPI), target, met. Takes about 10 minutes on the 2-core machine; run it on a quiet machine (nothing else building or
 # testing), from anywhere. Usage: scripts/side-by-side.sh > sbs.log
@@ -36,7 +36,7 @@ run ag-big-4 --np 4 --op allgather --sizes 67108864 --iters 20 --warmup 10
 run rs-big-4 --np 4 --op reducescatter --sizes 67108864 --iters 20 --warmup 10
 run ar-big-plain-4 --np 4 --bulk tcp-plain --op allreduce --sizes 67108864 --iters 20 --warmup 10
 echo "### Open MPI"
-RANKS="2 4" MODES=tcp OPS=allreduce,bcast,barrier TARGET_S=1 bash ../shared/bench/peers/run_mpi.sh 1 2>&1 \
+RANKS="2 4" MODES=tcp OPS=allreduce,bcast,barrier TARGET_S=1 bash scripts/peers/run_mpi.sh 1 2>&1 \
     | grep -E "^RESULT|^# mpi" | tee "$out/mpi.txt"
 mpicc -O2 -Wall -o "$out/mpi_big" scripts/peers/mpi_big.c \
     && timeout 900 mpirun --allow-run-as-root --oversubscribe -np 4 --mca oob_tcp_if_include lo --mca pml ob1 \

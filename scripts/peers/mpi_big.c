@@ -1,6 +1,6 @@
 /*
  * mpi_big.c - the Open MPI side of scripts/side-by-side.sh for the 64 MiB rows that
- * ../shared/bench/peers/mpi_coll.c does not measure: allgather with a 64 MiB output and
+ * scripts/peers/mpi_coll.c does not measure: allgather with a 64 MiB output and
  * reduce-scatter (MPI_Reduce_scatter_block) with a 64 MiB input, float32, MPI_SUM.
  *
  * Method (as mpi_coll.c for large sizes): 3 warm-up calls, then S samples of one call after
