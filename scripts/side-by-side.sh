@@ -82,7 +82,7 @@ rows = [  # (label, op, bytes, ranks, plain, target ratio)
 def fmt(us):
     return "-" if us is None else ("%.1f us" % us if us < 1000 else "%.2f ms" % (us / 1000))
 print()
-# last column: CPU time of all nexar ranks together per call (bench's cpu_us_per_call), which moves little with load
+# last column: CPU time of all nexar ranks together per call (bench's cpu_us_per_call)
 print("| row | nexar | Open MPI TCP | ratio | target | met | nexar CPU per call |")
 print("|---|---:|---:|---:|---:|---|---:|")
 for label, op, size, ranks, plain, target in rows:

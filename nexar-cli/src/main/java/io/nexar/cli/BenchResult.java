@@ -25,8 +25,8 @@ import java.util.Locale;
  *                              engine selects for it, or {@link #UNMEASURED}; reported for {@code allreduce-compressed}
  * @param cpuUsPerCall CPU time per call of all ranks' JVMs together (every thread: callers, lane readers and writers,
  *                     the QUIC event loops, the JIT and the collector), in microseconds, over the timed calls; or
- *                     {@link #UNMEASURED} (-1) when not measured. Unlike the times, it moves little with load on the
- *                     machine, and it is what the JVM's TLS floor study reports as {@code cpu_ms_per_op}
+ *                     {@link #UNMEASURED} (-1) when not measured; what the JVM's TLS floor study reports as
+ *                     {@code cpu_ms_per_op}
  */
 record BenchResult(String op, long sizeBytes, long count, String type, String redop, String algorithm,
                    double medianUs, double minUs, double maxUs, double algbwGBps, double busbwGBps, double maxErr,
