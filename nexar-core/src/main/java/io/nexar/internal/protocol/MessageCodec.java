@@ -36,6 +36,7 @@ import java.util.Objects;
  * RPC_CANCEL       | requestId u64 |
  * RELAY            | origin i32 | destination i32 | hops u8 | hopLimit u8 | reserved u16 | inner frame ... |
  * PEER_DOWN        | rank i32 | detail length u16 | detail (UTF-8) |
+ * QUIESCE          | phase u8 (1 closed, 2 release) |
  * JOIN_* (0x40-0x48), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
@@ -91,6 +92,7 @@ public final class MessageCodec {
             case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
             case Message.Relay r -> RELAY_FRAME_OFFSET + r.frame().byteSize();
             case Message.PeerDown d -> PEER_DOWN_DETAIL_OFFSET + utf8Length(d.detail());
+            case Message.Quiesce _ -> QUIESCE_FRAME_BYTES;
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -193,6 +195,8 @@ public final class MessageCodec {
                 dst.set(SHORT_LE, PEER_DOWN_DETAIL_LENGTH_OFFSET, (short) text.length);
                 MemorySegment.copy(text, 0, dst, BYTE, PEER_DOWN_DETAIL_OFFSET, text.length);
             }
+            case Message.Quiesce q -> dst.set(BYTE, QUIESCE_PHASE_OFFSET,
+                    (byte) (q.release() ? QUIESCE_RELEASE : QUIESCE_CLOSED));
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return written;
@@ -273,6 +277,15 @@ public final class MessageCodec {
                 requireSize(peer, type, frame, PEER_DOWN_DETAIL_OFFSET + textBytes, true);
                 yield new Message.PeerDown(frame.get(INT_LE, PEER_DOWN_RANK_OFFSET),
                         utf8(peer, "PEER_DOWN detail", frame, PEER_DOWN_DETAIL_OFFSET, textBytes));
+            }
+            case QUIESCE -> {
+                requireSize(peer, type, frame, QUIESCE_FRAME_BYTES, true);
+                int phase = frame.get(BYTE, QUIESCE_PHASE_OFFSET) & 0xFF;
+                if (phase != QUIESCE_CLOSED && phase != QUIESCE_RELEASE) {
+                    throw error(peer, "invalid QUIESCE from " + source(peer) + ": phase " + hex(phase)
+                            + " is neither " + QUIESCE_CLOSED + " (closed) nor " + QUIESCE_RELEASE + " (release)");
+                }
+                yield new Message.Quiesce(phase == QUIESCE_RELEASE);
             }
             case RELAY -> {
                 requireSize(peer, type, frame, RELAY_FRAME_OFFSET, false);
@@ -499,6 +512,7 @@ public final class MessageCodec {
             case Message.RpcResponse r -> RpcFrameCodec.problem(r);
             case Message.RpcCancel _ -> null;
             case Message.Relay r -> relayProblem(r);
+            case Message.Quiesce _ -> null;
             case Message.PeerDown d -> {
                 if (d.rank() < 0) {
                     yield "rank " + d.rank() + " is negative";

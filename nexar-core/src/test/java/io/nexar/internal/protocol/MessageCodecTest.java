@@ -73,7 +73,8 @@ class MessageCodecTest {
                         MemorySegment.ofArray(new byte[0]))),
                 fixture("rpc-cancel", new Message.RpcCancel(9)),
                 fixture("relay", new Message.Relay(0, 2, 1, 5, segment(0x0a, 0, 0, 0, 0x32, 0, 9, 0, 0, 0, 0, 0, 0, 0))),
-                fixture("peer-down", new Message.PeerDown(3, "gone")));
+                fixture("peer-down", new Message.PeerDown(3, "gone")),
+                fixture("quiesce", new Message.Quiesce(true)));
     }
 
     static Fixture fixture(String name) {
