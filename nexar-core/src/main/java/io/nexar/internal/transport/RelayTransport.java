@@ -44,6 +44,9 @@ public final class RelayTransport implements Transport {
     private volatile AtomicIntegerArray linksUsed;
     private final RelayQueue queue;
     private final CloseTree closeTree;
+    /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Decoded> decoded =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** Completed once the underlying transport's links (bulk lanes included) are all formed. */
     private final java.util.concurrent.CompletableFuture<Void> linksFormed =
             new java.util.concurrent.CompletableFuture<>();
@@ -192,7 +195,11 @@ public final class RelayTransport implements Transport {
                     from, v);
         }
         if (v == Verdict.DELIVER) {
-            return router.onMessage(envelope.origin(), inner(envelope));
+            Delivery d = router.onMessage(envelope.origin(), decodedOnce(from, envelope));
+            if (d != Delivery.FULL) {
+                forget(from, envelope);
+            }
+            return d;
         }
         if (v == Verdict.DROP) {
             return Delivery.ACCEPTED;
@@ -215,7 +222,11 @@ public final class RelayTransport implements Transport {
     boolean deliverRelayWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
         Verdict v = check(from, envelope);
         if (v == Verdict.DELIVER) {
-            return router.deliverWaiting(envelope.origin(), inner(envelope), deadlineNanos);
+            boolean taken = router.deliverWaiting(envelope.origin(), decodedOnce(from, envelope), deadlineNanos);
+            if (taken) {
+                forget(from, envelope);
+            }
+            return taken;
         }
         if (v == Verdict.DROP) {
             return true;
@@ -306,6 +317,40 @@ public final class RelayTransport implements Transport {
     /** {@return how many relayed frames this rank dropped (failed source check or hop limit)} */
     public long droppedFrames() {
         return dropped.get();
+    }
+
+    /**
+     * The inner message of an envelope for this rank, decoded once per envelope: a transport offers an envelope that
+     * was refused ({@code FULL}) again, the same object, and the receive sides recognise a message they deferred by
+     * its identity ({@code Deferrals}); a fresh decode at each offer looked like a new chunk every time, so a deferred
+     * relayed chunk was never stored and its paused lane (which also carries the neighbour's own frames) stayed paused.
+     */
+    private Message decodedOnce(int from, Message.Relay envelope) {
+        long key = decodedKey(from, envelope);
+        Decoded d = decoded.get(key);
+        if (d != null && d.envelope() == envelope) {
+            return d.inner();
+        }
+        Message inner = inner(envelope);
+        decoded.put(key, new Decoded(envelope, inner));
+        return inner;
+    }
+
+    private void forget(int from, Message.Relay envelope) {
+        long key = decodedKey(from, envelope);
+        Decoded d = decoded.get(key);
+        if (d != null && d.envelope() == envelope) {
+            decoded.remove(key, d);
+        }
+    }
+
+    /** One entry per neighbour and lane: each lane's reader offers its own refused envelope again. */
+    private static long decodedKey(int from, Message.Relay envelope) {
+        return (long) from * Lane.values().length + laneOf(envelope).ordinal();
+    }
+
+    /** An envelope and its decoded inner message (a view of the envelope's frame, valid as long as it is). */
+    private record Decoded(Message.Relay envelope, Message inner) {
     }
 
     private Message inner(Message.Relay envelope) {
