@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  */
 public sealed interface Message permits Message.Hello, Message.Data, Message.Heartbeat, Message.Goodbye,
         Message.Collective, Message.CollectiveAbort, Message.Agree, Message.Status, Message.RpcRequest,
-        Message.RpcResponse, Message.RpcCancel, Message.Relay, Message.PeerDown,
+        Message.RpcResponse, Message.RpcCancel, Message.Relay, Message.PeerDown, Message.Quiesce,
         EnrolmentMessage /* the seed/worker enrolment records, in their own file */ {
 
     /** This message's type code. */
@@ -242,6 +242,21 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
         @Override
         public MessageType type() {
             return MessageType.PEER_DOWN;
+        }
+    }
+
+    /**
+     * One step of the close of a sparse world (docs/protocol.md 4.10), sent to a neighbour only, never relayed: on a
+     * tree of neighbour links rooted at rank 0, a rank tells its parent once it and every rank below it closed
+     * ({@code release} false), and rank 0 then tells every rank, down the tree, that all ranks closed and nobody
+     * needs a relay any more ({@code release} true).
+     *
+     * @param release false going up the tree (closed), true going down (every rank closed)
+     */
+    record Quiesce(boolean release) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.QUIESCE;
         }
     }
 }

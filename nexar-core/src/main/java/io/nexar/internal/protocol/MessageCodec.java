@@ -36,6 +36,7 @@ import java.util.Objects;
  * RPC_CANCEL       | requestId u64 |
  * RELAY            | origin i32 | destination i32 | hops u8 | hopLimit u8 | reserved u16 | inner frame ... |
  * PEER_DOWN        | rank i32 | detail length u16 | detail (UTF-8) |
+ * QUIESCE          | phase u8 (1 closed, 2 release) |
  * JOIN_* (0x40-0x48), PEER_TABLE | enrolment bodies: layouts and rules in {@link EnrolmentCodec}
  * </pre>
  *
@@ -91,6 +92,7 @@ public final class MessageCodec {
             case Message.RpcCancel _ -> RPC_CANCEL_FRAME_BYTES;
             case Message.Relay r -> RelayCodec.size(r);
             case Message.PeerDown d -> RelayCodec.size(d);
+            case Message.Quiesce _ -> QUIESCE_FRAME_BYTES;
             case EnrolmentMessage e -> EnrolmentCodec.encodedSize(e);
         };
     }
@@ -181,6 +183,8 @@ public final class MessageCodec {
             case Message.RpcCancel c -> dst.set(LONG_LE, RPC_CANCEL_ID_OFFSET, c.requestId());
             case Message.Relay r -> RelayCodec.encode(r, dst);
             case Message.PeerDown d -> RelayCodec.encode(d, dst);
+            case Message.Quiesce q -> dst.set(BYTE, QUIESCE_PHASE_OFFSET,
+                    (byte) (q.release() ? QUIESCE_RELEASE : QUIESCE_CLOSED));
             case EnrolmentMessage e -> EnrolmentCodec.encodeBody(e, dst);
         }
         return written;
@@ -253,6 +257,15 @@ public final class MessageCodec {
             case RPC_CANCEL -> RpcFrameCodec.decodeCancel(peer, frame);
             case PEER_DOWN -> RelayCodec.decodePeerDown(peer, frame);
             case RELAY -> RelayCodec.decodeRelay(peer, frame);
+            case QUIESCE -> {
+                requireSize(peer, type, frame, QUIESCE_FRAME_BYTES, true);
+                int phase = frame.get(BYTE, QUIESCE_PHASE_OFFSET) & 0xFF;
+                if (phase != QUIESCE_CLOSED && phase != QUIESCE_RELEASE) {
+                    throw error(peer, "invalid QUIESCE from " + source(peer) + ": phase " + hex(phase)
+                            + " is neither " + QUIESCE_CLOSED + " (closed) nor " + QUIESCE_RELEASE + " (release)");
+                }
+                yield new Message.Quiesce(phase == QUIESCE_RELEASE);
+            }
             case JOIN_CHALLENGE, JOIN_REQUEST, JOIN_ACCEPTED, JOIN_REFUSED, PEER_TABLE, ELASTIC_JOIN_REQUEST,
                  GROW_POLL, ADMISSION, SEED_PROOF, RENEW_REQUEST, RENEWED ->
                     EnrolmentCodec.decode(peer, type, frame);
@@ -438,6 +451,7 @@ public final class MessageCodec {
             case Message.RpcCancel _ -> null;
             case Message.Relay r -> RelayCodec.problem(r);
             case Message.PeerDown d -> RelayCodec.problem(d);
+            case Message.Quiesce _ -> null;
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
     }

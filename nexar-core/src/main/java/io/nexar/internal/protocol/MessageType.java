@@ -19,6 +19,8 @@ public enum MessageType {
     RELAY(0x14),
     /** {@link Message.PeerDown}: the sender lost its link to a rank (sparse topologies: tells the non-neighbours). */
     PEER_DOWN(0x15),
+    /** {@link Message.Quiesce}: a step of the close of a sparse world, between neighbours only. */
+    QUIESCE(0x16),
     /** {@link Message.Heartbeat}: liveness signal. */
     HEARTBEAT(0x20),
     /** {@link Message.Status}: a hang report's question "what are you doing?" or its answer. */

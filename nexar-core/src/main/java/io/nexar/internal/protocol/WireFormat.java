@@ -72,7 +72,7 @@ import java.nio.ByteOrder;
 public final class WireFormat {
 
     /** The protocol version this node speaks; a Hello with any other version is refused. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     /**
      * The first four body bytes of every Hello: the ASCII characters {@code N X A R} in wire order, which is
@@ -319,4 +319,15 @@ public final class WireFormat {
     public static final int PEER_DOWN_DETAIL_LENGTH_OFFSET = PEER_DOWN_RANK_OFFSET + 4;
     /** Peer down: the detail (why, as the sender saw it), to the end of the frame. */
     public static final int PEER_DOWN_DETAIL_OFFSET = PEER_DOWN_DETAIL_LENGTH_OFFSET + 2;
+
+    // ---------------------------------------------------------------- QUIESCE (0x16)
+
+    /** Quiesce: u8 phase, {@link #QUIESCE_CLOSED} or {@link #QUIESCE_RELEASE}. */
+    public static final int QUIESCE_PHASE_OFFSET = FRAME_HEADER_BYTES;
+    /** Size of a whole QUIESCE frame. */
+    public static final int QUIESCE_FRAME_BYTES = QUIESCE_PHASE_OFFSET + 1;
+    /** Quiesce phase: the sender and every rank below it in the close tree closed (to the parent). */
+    public static final int QUIESCE_CLOSED = 1;
+    /** Quiesce phase: every rank closed; stop relaying (to the children). */
+    public static final int QUIESCE_RELEASE = 2;
 }

@@ -135,6 +135,7 @@ public final class InboundRouter implements InboundHandler {
             }
             case Message.Relay r -> relayOf(peer).onRelay(peer, r);
             case Message.PeerDown d -> relayOf(peer).onPeerDownReported(peer, d);
+            case Message.Quiesce q -> relayOf(peer).onQuiesce(peer, q);
             default -> mailbox.onMessage(peer, message);
         };
     }
@@ -155,6 +156,7 @@ public final class InboundRouter implements InboundHandler {
             }
             case Message.Relay r -> relayOf(peer).deliverRelayWaiting(peer, r, deadlineNanos);
             case Message.PeerDown d -> relayOf(peer).onPeerDownReported(peer, d) == Delivery.ACCEPTED;
+            case Message.Quiesce q -> relayOf(peer).onQuiesce(peer, q) == Delivery.ACCEPTED;
             default -> mailbox.deliverWaiting(peer, message, deadlineNanos);
         };
     }
@@ -163,7 +165,7 @@ public final class InboundRouter implements InboundHandler {
         RelayTransport r = relay;
         if (r == null) {
             throw new io.nexar.ProtocolException(io.nexar.ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
-                    "failed: rank " + peer + " sent a RELAY or PEER_DOWN frame, but this process runs"
+                    "failed: rank " + peer + " sent a RELAY, PEER_DOWN or QUIESCE frame, but this process runs"
                             + " topology=full-mesh");
         }
         return r;

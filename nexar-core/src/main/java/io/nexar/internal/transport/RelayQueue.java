@@ -3,6 +3,8 @@ package io.nexar.internal.transport;
 import io.nexar.internal.protocol.Message;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The frames a relay holds for their next hops, on transports whose receiving thread cannot wait for the next link
@@ -20,7 +22,7 @@ final class RelayQueue {
     private record Held(Message.Relay envelope, Lane lane) {
     }
 
-    private static final System.Logger LOG = System.getLogger(RelayQueue.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RelayQueue.class);
     private final int rank;
     private final long maxBytes;
     private final Forwarder forwarder;
@@ -82,8 +84,8 @@ final class RelayQueue {
                 forwarder.forward(next.envelope(), next.lane());
             } catch (RuntimeException e) {
                 // the origin learns of it through failure detection or its own timeout
-                LOG.log(System.Logger.Level.WARNING, () -> "rank " + rank + " dropped a relayed frame from rank "
-                        + next.envelope().origin() + " to rank " + next.envelope().destination() + ": " + e);
+                LOG.warn("rank {} dropped a relayed frame from rank {} to rank {}: {}", rank, next.envelope().origin(),
+                        next.envelope().destination(), e.toString());
             }
             synchronized (this) {
                 held.poll();
@@ -92,11 +94,17 @@ final class RelayQueue {
         }
     }
 
-    /** Drops what is held and stops the thread. Idempotent. */
-    synchronized void close() {
+    /**
+     * Drops what is held and stops the thread. Idempotent.
+     *
+     * @return how many frames were dropped
+     */
+    synchronized int close() {
         closed = true;
+        int dropped = held.size();
         held.clear();
         heldBytes = 0;
         notifyAll();
+        return dropped;
     }
 }

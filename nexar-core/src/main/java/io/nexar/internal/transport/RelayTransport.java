@@ -17,6 +17,8 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link Transport} for a sparse topology ({@code topology=k-regular:K} or {@code hypercube}): messages to a
@@ -41,9 +43,16 @@ public final class RelayTransport implements Transport {
     /** Which peers the underlying transport was asked to reach (tests check they are neighbours). */
     private volatile AtomicIntegerArray linksUsed;
     private final RelayQueue queue;
+    private final CloseTree closeTree;
+    /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Decoded> decoded =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Completed once the underlying transport's links (bulk lanes included) are all formed. */
+    private final java.util.concurrent.CompletableFuture<Void> linksFormed =
+            new java.util.concurrent.CompletableFuture<>();
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
-    private static final System.Logger LOG = System.getLogger(RelayTransport.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
 
     private RelayTransport(Transport links, InboundRouter router, NexarConfig config, NeighbourGraph graph) {
         this.links = links;
@@ -55,6 +64,7 @@ public final class RelayTransport implements Transport {
         this.hopLimit = Math.min(255, Math.max(1, graph.worldSize() - 1));
         this.linksUsed = new AtomicIntegerArray(graph.worldSize());
         this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
+        this.closeTree = CloseTree.of(graph, links.rank());
     }
 
     /**
@@ -141,6 +151,11 @@ public final class RelayTransport implements Transport {
                         + " cannot be reached from rank " + rank() + ": every route to it passes a failed rank");
             }
             try {
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("rank {} sends a relayed frame ({} bytes, hop {}) from rank {} to rank {} to rank {}"
+                            + " on lane {}", rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(),
+                            destination, next, lane);
+                }
                 direct(next, lane, envelope, deadline, context);
                 return;
             } catch (PeerFailedException e) {
@@ -174,8 +189,17 @@ public final class RelayTransport implements Transport {
      */
     Delivery onRelay(int from, Message.Relay envelope) {
         Verdict v = check(from, envelope);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("rank {} got a relayed frame ({} bytes, hop {}) from rank {} to rank {} from neighbour {}: {}",
+                    rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(), envelope.destination(),
+                    from, v);
+        }
         if (v == Verdict.DELIVER) {
-            return router.onMessage(envelope.origin(), inner(envelope));
+            Delivery d = router.onMessage(envelope.origin(), decodedOnce(from, envelope));
+            if (d != Delivery.FULL) {
+                forget(from, envelope);
+            }
+            return d;
         }
         if (v == Verdict.DROP) {
             return Delivery.ACCEPTED;
@@ -198,7 +222,11 @@ public final class RelayTransport implements Transport {
     boolean deliverRelayWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
         Verdict v = check(from, envelope);
         if (v == Verdict.DELIVER) {
-            return router.deliverWaiting(envelope.origin(), inner(envelope), deadlineNanos);
+            boolean taken = router.deliverWaiting(envelope.origin(), decodedOnce(from, envelope), deadlineNanos);
+            if (taken) {
+                forget(from, envelope);
+            }
+            return taken;
         }
         if (v == Verdict.DROP) {
             return true;
@@ -213,9 +241,33 @@ public final class RelayTransport implements Transport {
         }
     }
 
-    /** Forwards one queued envelope (a copy) on the relay queue's thread. */
+    /**
+     * The underlying transport formed every link (on a network transport: {@code connect} returned): frames queued
+     * for other ranks are forwarded from now on. A neighbour that formed first may relay through this rank while it
+     * still connects its other links; those frames wait in the relay queue (bounded) until this call, since a link
+     * that is not formed yet cannot take them, and one whose TCP lanes are not set up yet would carry them on
+     * another path than the frames after them (out of order).
+     */
+    public void linksFormed() {
+        linksFormed.complete(null);
+    }
+
+    /** Forwards one queued envelope (a copy) on the relay queue's thread, once the links are formed. */
     private void forwardQueued(Message.Relay envelope, Lane lane) {
-        forward(envelope, lane, Deadline.after(forwardTimeout), relayContext(envelope));
+        Deadline deadline = Deadline.after(forwardTimeout);
+        if (!linksFormed.isDone()) {
+            try {
+                linksFormed.get(deadline.remainingNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                throw new OperationTimeoutException(relayContext(envelope), forwardTimeout, "rank " + rank()
+                        + "'s own links to form, to forward a frame from rank " + envelope.origin());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new io.nexar.CommunicatorClosedException(relayContext(envelope), "failed: interrupted while"
+                        + " waiting for this rank's links to form");
+            }
+        }
+        forward(envelope, lane, deadline, relayContext(envelope));
     }
 
     private ErrorContext relayContext(Message.Relay envelope) {
@@ -257,8 +309,8 @@ public final class RelayTransport implements Transport {
 
     private Verdict drop(int from, Message.Relay envelope, String why) {
         dropped.incrementAndGet();
-        LOG.log(System.Logger.Level.WARNING, () -> "rank " + rank() + " dropped a frame relayed by rank " + from
-                + " from rank " + envelope.origin() + " to rank " + envelope.destination() + ": it " + why);
+        LOG.warn("rank {} dropped a frame relayed by rank {} from rank {} to rank {}: it {}", rank(), from,
+                envelope.origin(), envelope.destination(), why);
         return Verdict.DROP;
     }
 
@@ -267,9 +319,43 @@ public final class RelayTransport implements Transport {
         return dropped.get();
     }
 
+    /**
+     * The inner message of an envelope for this rank, decoded once per envelope: a transport offers an envelope that
+     * was refused ({@code FULL}) again, the same object, and the receive sides recognise a message they deferred by
+     * its identity ({@code Deferrals}); a fresh decode at each offer looked like a new chunk every time, so a deferred
+     * relayed chunk was never stored and its paused lane (which also carries the neighbour's own frames) stayed paused.
+     */
+    private Message decodedOnce(int from, Message.Relay envelope) {
+        long key = decodedKey(from, envelope);
+        Decoded d = decoded.get(key);
+        if (d != null && d.envelope() == envelope) {
+            return d.inner();
+        }
+        Message inner = inner(envelope);
+        decoded.put(key, new Decoded(envelope, inner));
+        return inner;
+    }
+
+    private void forget(int from, Message.Relay envelope) {
+        long key = decodedKey(from, envelope);
+        Decoded d = decoded.get(key);
+        if (d != null && d.envelope() == envelope) {
+            decoded.remove(key, d);
+        }
+    }
+
+    /** One entry per neighbour and lane: each lane's reader offers its own refused envelope again. */
+    private static long decodedKey(int from, Message.Relay envelope) {
+        return (long) from * Lane.values().length + laneOf(envelope).ordinal();
+    }
+
+    /** An envelope and its decoded inner message (a view of the envelope's frame, valid as long as it is). */
+    private record Decoded(Message.Relay envelope, Message inner) {
+    }
+
     private Message inner(Message.Relay envelope) {
         Message inner = MessageCodec.decode(envelope.origin(), envelope.frame(), maxFrameBytes);
-        if (inner instanceof Message.Relay || inner instanceof Message.Hello
+        if (inner instanceof Message.Relay || inner instanceof Message.Hello || inner instanceof Message.Quiesce
                 || inner.type().code() >= MessageType.JOIN_CHALLENGE.code()) {
             throw violation(envelope.origin(), "relayed a " + inner.type() + " frame, which never travels in a relay");
         }
@@ -312,7 +398,8 @@ public final class RelayTransport implements Transport {
             news = !table.isDead(peer);
             markDead(peer);
         }
-        if (news && table.graph().adjacent(rank(), peer) && !closed) {
+        closeTree.onPeerDown(peer);
+        if (news && table.graph().adjacent(rank(), peer) && !closed && !closeTree.released()) {
             var report = new Message.PeerDown(peer, clip(why));
             Thread.ofVirtual().name("nexar-peer-down-r" + rank() + "-p" + peer).start(() -> tellOthers(report));
         }
@@ -327,8 +414,8 @@ public final class RelayTransport implements Transport {
                 send(other, Lane.CONTROL, report, Deadline.after(forwardTimeout), new ErrorContext(
                         io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, other));
             } catch (RuntimeException e) { // it is down or unreachable too: its own neighbours tell the rest
-                LOG.log(System.Logger.Level.DEBUG, () -> "rank " + rank() + " could not tell rank " + report.rank()
-                        + "'s failure to a non-neighbour: " + e);
+                LOG.debug("rank {} could not tell rank {}'s failure to non-neighbour rank {}: {}", rank(),
+                        report.rank(), other, e.toString());
             }
         }
     }
@@ -390,10 +477,80 @@ public final class RelayTransport implements Transport {
                 + table.graph().topology() + " (only with full-mesh)");
     }
 
+    /**
+     * This rank closes its world communicator: keeps relaying for the others until every rank has closed (or the
+     * deadline passes, or this rank's parent in the close tree goes down), as {@link CloseTree} describes. Call it
+     * before {@link #stopRelaying()} on a rank that leaves normally, where each rank closes in its own process; ranks
+     * that close one after another on one thread (a test cluster in one JVM) must not call it.
+     *
+     * @param deadline how long to wait for the other ranks at most
+     * @return true if every rank closed; false if this rank leaves without knowing that (logged at WARN)
+     */
+    public boolean quiesce(Deadline deadline) {
+        CloseTree.Outcome outcome;
+        try {
+            outcome = closeTree.await(this::sendQuiesce, deadline.deadlineNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("rank {} was interrupted while it waited for the other ranks to close; it stops relaying for"
+                    + " them now", rank());
+            return false;
+        }
+        switch (outcome) {
+            case RELEASED -> LOG.debug("rank {}: every rank closed; it stops relaying", rank());
+            case PARENT_DOWN -> LOG.warn("rank {} stops relaying before every rank closed: rank {}, its link towards"
+                    + " rank 0 in the close tree, went down", rank(), closeTree.parent());
+            case TIMED_OUT -> LOG.warn("rank {} stops relaying before every rank closed: {} passed while it waited for"
+                    + " {}", rank(), io.nexar.internal.config.Units.formatRounded(deadline.timeout()),
+                    closeTree.openChildren().isEmpty() ? "rank " + closeTree.parent() + " to release it"
+                            : "ranks " + closeTree.openChildren() + " (or ranks behind them) to close");
+        }
+        return outcome == CloseTree.Outcome.RELEASED;
+    }
+
+    /** {@return the longest a rank waits in {@link #quiesce} for the others by default: the longer operation timeout} */
+    public Duration quiesceTimeout() {
+        return forwardTimeout;
+    }
+
+    private boolean sendQuiesce(int neighbour, boolean release) {
+        try {
+            direct(neighbour, Lane.CONTROL, new Message.Quiesce(release), Deadline.after(forwardTimeout),
+                    new ErrorContext(io.nexar.Operation.CLOSE, rank(), worldSize(), -1, -1, -1, neighbour));
+            return true;
+        } catch (RuntimeException e) {
+            LOG.debug("rank {} could not send QUIESCE ({}) to rank {}: {}", rank(), release ? "release" : "closed",
+                    neighbour, e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * A QUIESCE frame arrived from neighbour {@code from} (never relayed: {@link #inner} refuses it).
+     *
+     * @param from the neighbour
+     * @param q the frame
+     * @return {@link Delivery#ACCEPTED}
+     * @throws ProtocolException if {@code from} is not this rank's child (closed) or parent (release) in the tree
+     */
+    Delivery onQuiesce(int from, Message.Quiesce q) {
+        boolean fits = q.release() ? closeTree.onRelease(from) : closeTree.onClosed(from);
+        if (!fits) {
+            throw violation(from, "sent QUIESCE (" + (q.release() ? "release" : "closed") + ") but is not rank "
+                    + rank() + "'s " + (q.release() ? "parent" : "child") + " in the close tree of "
+                    + table.graph().topology());
+        }
+        LOG.debug("rank {} got QUIESCE ({}) from rank {}", rank(), q.release() ? "release" : "closed", from);
+        return Delivery.ACCEPTED;
+    }
+
     /** Stops forwarding for others (drops what the relay queue holds); for an owner that closes the links itself. */
     public void stopRelaying() {
         closed = true;
-        queue.close();
+        long held = queue.close();
+        if (held > 0) {
+            LOG.debug("rank {} stops relaying and drops {} frames it held for other ranks", rank(), held);
+        }
     }
 
     @Override

@@ -73,7 +73,8 @@ class MessageCodecTest {
                         MemorySegment.ofArray(new byte[0]))),
                 fixture("rpc-cancel", new Message.RpcCancel(9)),
                 fixture("relay", new Message.Relay(0, 2, 1, 5, segment(0x0a, 0, 0, 0, 0x32, 0, 9, 0, 0, 0, 0, 0, 0, 0))),
-                fixture("peer-down", new Message.PeerDown(3, "gone")));
+                fixture("peer-down", new Message.PeerDown(3, "gone")),
+                fixture("quiesce", new Message.Quiesce(true)));
     }
 
     static Fixture fixture(String name) {
@@ -336,7 +337,7 @@ class MessageCodecTest {
                 corrupt("hello", 4, new int[] {0x2a}, "decode (peer 3) unknown message type 0x2a from rank 3"),
                 corrupt("heartbeat", 4, new int[] {0xff}, "unknown message type 0xff from rank 3"),
                 corrupt("hello", 10, new int[] {7},
-                        "unsupported protocol version 7 from rank 3 (this node speaks 3)"),
+                        "unsupported protocol version 7 from rank 3 (this node speaks 4)"),
                 corrupt("hello", 6, new int[] {'M'}, "bad magic 0x5241584d in HELLO from rank 3"),
                 corrupt("hello", 5, new int[] {0x01}, "HELLO from rank 3 has flags 0x01, expected 0x00"),
                 corrupt("data", 5, new int[] {0x80}, "DATA from rank 3 has flags 0x80"),
@@ -381,9 +382,9 @@ class MessageCodecTest {
     void aFutureHelloWithALongerBodyIsAVersionMismatch() {
         byte[] hello = Arrays.copyOf(fixture("hello").bytes(), 40);
         hello[0] = 36;
-        hello[10] = 4;
+        hello[10] = 5;
         assertThatThrownBy(() -> decode(hello)).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("unsupported protocol version 4 from rank 3 (this node speaks 3)");
+                .hasMessageContaining("unsupported protocol version 5 from rank 3 (this node speaks 4)");
     }
 
     @Test

@@ -3,13 +3,11 @@ package io.nexar.transport.quic;
 import io.netty.handler.codec.quic.Quic;
 import io.nexar.ClusterFormationException;
 import io.nexar.Communicator;
-import io.nexar.ConfigKey;
 import io.nexar.ErrorContext;
 import io.nexar.InvalidConfigurationException;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
 import io.nexar.SeedlessLaunch;
-import io.nexar.Topology;
 import io.nexar.internal.cluster.Admissions;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.comm.TransportCommunicator;
@@ -168,13 +166,6 @@ public final class QuicTransportProvider implements TransportProvider {
             throw new IllegalArgumentException("a worker joining a running cluster (join.elastic) cannot request a"
                     + " rank; it gets the next free one");
         }
-        if (!config.topology().equals(Topology.FULL_MESH)) {
-            // Relaying across processes joined through a seed does not work yet: collectives and RPC between
-            // non-neighbours time out (in-process and single-JVM QUIC clusters pass every contract). Refused rather
-            // than left to time out (issue 15).
-            throw new InvalidConfigurationException(ConfigKey.TOPOLOGY.key(), config.topology().toString(),
-                    "full-mesh for processes that join through a seed (sparse topologies run in-process only for now)");
-        }
         NetworkSettings net = NetworkSettings.of(config, join);
         BulkLaneOptions bulk = bulkOptions(config);
         // bound once here and kept: enrolment publishes their ports, the transport takes them over
@@ -241,8 +232,18 @@ public final class QuicTransportProvider implements TransportProvider {
                 // attached before connecting, since neighbours that formed first relay to this rank at once
                 Transport relaying = RelayTransport.over(transport, router, config);
                 transport.connect(enrolment.peers(), deadline);
+                if (relaying instanceof RelayTransport r) {
+                    r.linksFormed();
+                }
                 world = TransportCommunicator.world(relaying, router, config, relaying == transport ? onClose : () -> {
-                    ((RelayTransport) relaying).stopRelaying();
+                    var relay = (RelayTransport) relaying;
+                    if (router.membership() == null || router.membership().aborted() == null) {
+                        // the other ranks may still need this one as a relay: wait until every rank closed
+                        try (var mdc = LogContext.scope(transport.rank(), transport.worldSize(), 0)) {
+                            relay.quiesce(Deadline.after(relay.quiesceTimeout()));
+                        }
+                    }
+                    relay.stopRelaying();
                     onClose.run();
                 });
             }

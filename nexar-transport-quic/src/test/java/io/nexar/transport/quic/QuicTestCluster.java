@@ -100,14 +100,15 @@ final class QuicTestCluster implements TestCluster {
                                     IntFunction<MemberCredentials> credentials, IntFunction<InboundHandler> handlers,
                                     BulkLaneOptions bulk) {
         var transports = new ArrayList<QuicTransport>();
+        var relays = new ArrayList<io.nexar.internal.transport.Transport>();
         var peers = new ArrayList<PeerInfo>();
         for (int r = 0; r < worldSize; r++) {
             MemberCredentials c = credentials.apply(r);
             InboundHandler handler = handlers.apply(r);
             var t = new QuicTransport(r, worldSize, c, config, new InetSocketAddress(host, 0), handler, bulk);
-            if (handler instanceof InboundRouter router) { // sparse topology: relays ready before any neighbour sends
-                io.nexar.internal.transport.RelayTransport.over(t, router, config);
-            }
+            // sparse topology: relays ready before any neighbour sends
+            relays.add(handler instanceof InboundRouter router
+                    ? io.nexar.internal.transport.RelayTransport.over(t, router, config) : t);
             transports.add(t);
             peers.add(new PeerInfo(r, "m" + r, t.bind(), t.bulkAddress()));
         }
@@ -119,6 +120,9 @@ final class QuicTestCluster implements TestCluster {
             threads.add(Thread.ofVirtual().name("form-rank-" + r).start(() -> {
                 try {
                     transports.get(rank).connect(peers, deadline);
+                    if (relays.get(rank) instanceof io.nexar.internal.transport.RelayTransport relay) {
+                        relay.linksFormed(); // queued relayed frames go on from now on
+                    }
                 } catch (RuntimeException e) {
                     errors.set(rank, e);
                 }

@@ -1,0 +1,45 @@
+package io.nexar.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * kill -9 of a relay hop in a sparse topology across real processes (issue 15): six JVMs on a ring
+ * ({@code NEXAR_TOPOLOGY=k-regular:2}: rank 1 links to ranks 0 and 2 only, and relays between them), a stream of
+ * allreduces ({@link RecoveryChild}), rank 1 killed once it runs. Every survivor, its neighbours and the ranks that only
+ * hear of the failure through others alike, must fail naming rank 1, the rank that died, not a relay that carried the
+ * news.
+ */
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class SparseKillTest {
+
+    @Test
+    void shouldNameTheKilledRelayOnEverySurvivor() throws Exception {
+        long[] killedAt = {0};
+        var cli = new CliProcess(Map.of("NEXAR_TOPOLOGY", "k-regular:2", "NEXAR_RECOVERY_POLICY", "abort",
+                "NEXAR_HEARTBEAT_INTERVAL", "500ms", "NEXAR_HEARTBEAT_TIMEOUT", "5s"), (c, line) -> {
+                    if (killedAt[0] == 0 && line.startsWith("[rank 1] iteration 5 ")) {
+                        killedAt[0] = c.kill(1);
+                    }
+                }, "launch", "-n", "6", RecoveryChild.class.getName(), "100000");
+        try {
+            assertThat(cli.await()).isEqualTo(1);
+            assertThat(killedAt[0]).as("rank 1 was killed").isPositive();
+            assertThat(cli.any("WRONG")).as("every result checked").isFalse();
+            for (int r : new int[] {0, 2, 3, 4, 5}) {
+                var failed = cli.first("^\\[rank " + r + "\\] failed at \\d+: ", killedAt[0]);
+                System.out.println("test> rank " + r + " after " + TimeUnit.NANOSECONDS.toMillis(failed.nanos()
+                        - killedAt[0]) + " ms: " + failed.text());
+                // "cannot complete: rank 1 ended its bulk lane ..." on its neighbours 0 and 2, the same with
+                // "(reported by world rank 0)" (or 2) on ranks 3, 4 and 5, which hold no link to it
+                assertThat(failed.text()).as("rank %d names the killed rank", r).contains("cannot complete: rank 1 ");
+            }
+        } finally {
+            cli.destroy();
+        }
+    }
+}
