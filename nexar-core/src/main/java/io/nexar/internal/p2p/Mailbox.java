@@ -13,10 +13,8 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.SenderShare;
-import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.util.Deadline;
-import io.nexar.internal.util.Futures;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,10 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -52,7 +46,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * a blocking probe may take a message from that sender (a wildcard source counts for every sender), so that
  * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
  * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
- * The number of unmatched messages is bounded too ({@link #maxStoredMessages}), with the same exceptions: empty
+ * The number of unmatched messages is bounded too ({@link UnexpectedStore}), with the same exceptions: empty
  * messages take no bytes, and a member flooding them would otherwise grow the store's records without end. No sender
  * may hold more than half of either bound ({@link SenderShare}), with the same exceptions: a flooding member fills its
  * half and the other senders keep theirs.
@@ -62,45 +56,37 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
  * that timed out never sees a late write) and never across I/O or a blocking wait on another object.
+ *
+ * <p>The mailbox owns all its tables ({@link PairState} per pair, the {@link Matcher}, the {@link UnexpectedStore}'s
+ * counts); two stateless helpers work on them under its lock: {@link MailboxFailures} (how receives fail or end other
+ * than by completing) and {@link MailboxWaits} (waits and probes). The chunk path (post, arrival, bind) stays here.
  */
 public final class Mailbox implements InboundHandler {
-    private final long maxStoredBytes;
-    private final ReentrantLock lock = new ReentrantLock();
+    // The tables below are package-private for MailboxFailures and MailboxWaits, which use them under the lock.
+    final ReentrantLock lock = new ReentrantLock();
     /** Where a receive that waits longer than {@code hang.report.after} reports; null for none. */
-    private volatile HangReports hangs;
-    private final Condition changed = lock.newCondition();
-    private final Map<PairKey, PairState> pairs = new HashMap<>();
-    private final Matcher matcher = new Matcher();
+    volatile HangReports hangs;
+    final Condition changed = lock.newCondition();
+    final Map<PairState.Key, PairState> pairs = new HashMap<>();
+    final Matcher matcher = new Matcher();
     /** Blocking probes waiting, as (communicator, world source or ANY): their senders may exceed the store bound. */
-    private final List<int[]> probes = new ArrayList<>();
-    private final Map<Integer, String> downPeers = new HashMap<>();
+    final List<int[]> probes = new ArrayList<>();
+    final Map<Integer, String> downPeers = new HashMap<>();
     /** Communicators closed on this process (sub-communicators; the world closes the whole mailbox). */
-    private final Map<Integer, String> closedComms = new HashMap<>();
-    private long storedBytes;
-    /** Bound of the number of unmatched messages: one per {@link #BYTES_PER_MESSAGE} of the store, at least 4096. */
-    private final long maxStoredMessages;
-    private long storedMessages;
-    /** What each sender holds of the store: at most half (see the class comment). */
-    private final SenderShare shares;
-    private boolean closed;
-    private String closedReason;
+    final Map<Integer, String> closedComms = new HashMap<>();
+    /** The accounting of unmatched messages: bytes, records and each sender's share, with their bounds. */
+    final UnexpectedStore store;
+    boolean closed;
+    String closedReason;
     /** Set by {@link #abortAll}: receives posted later fail at once with it. */
-    private String abortedDetail;
+    String abortedDetail;
     /** Who reads the transport while a receive waits (see {@link Progress}). */
-    private volatile Progress progress = Progress.NONE;
+    volatile Progress progress = Progress.NONE;
 
     /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
     public Mailbox(long maxStoredBytes) {
-        this.maxStoredBytes = maxStoredBytes;
-        this.maxStoredMessages = Math.max(MIN_STORED_MESSAGES, maxStoredBytes / BYTES_PER_MESSAGE);
-        this.shares = new SenderShare("unexpected messages", "its point-to-point lane to this rank waits until they"
-                + " are received", maxStoredBytes, maxStoredMessages);
+        this.store = new UnexpectedStore(maxStoredBytes, changed);
     }
-
-    /** About what the records of one unmatched message cost the heap; the message bound is the byte bound over it. */
-    static final long BYTES_PER_MESSAGE = 256;
-    /** The message bound of a small store. */
-    static final long MIN_STORED_MESSAGES = 4096;
 
     /**
      * Receives the next message of (communicator, world rank {@code worldSrc}, tag) into {@code buffer}. Messages are
@@ -130,7 +116,7 @@ public final class Mailbox implements InboundHandler {
         var r = new PendingReceive(context, communicator, worldSrc, tag, members, buffer);
         lock.lock();
         try {
-            refuseIfClosed(communicator, context);
+            MailboxFailures.refuseIfClosed(this, communicator, context);
             InboundMessage m = matcher.take(r);
             if (m != null) {
                 bind(r, m, pair(communicator, m.src));
@@ -149,19 +135,6 @@ public final class Mailbox implements InboundHandler {
         return r;
     }
 
-    private void refuseIfClosed(int communicator, ErrorContext context) {
-        if (closed) {
-            throw new CommunicatorClosedException(context, "failed: " + closedReason);
-        }
-        String gone = closedComms.get(communicator);
-        if (gone != null) {
-            throw new CommunicatorClosedException(context, "failed: " + gone);
-        }
-        if (abortedDetail != null) { // the communicator's own check may have run just before the abort
-            throw new PeerFailedException(context, abortedDetail);
-        }
-    }
-
     /**
      * Cancels {@code r} unless it ended: it fails with {@link OperationCancelledException}; a message it was bound to
      * loses the rest of its bytes, one it was not yet bound to stays for the next receive.
@@ -169,16 +142,7 @@ public final class Mailbox implements InboundHandler {
      * @return true if this call ended it
      */
     public boolean cancel(PendingReceive r) {
-        lock.lock();
-        try {
-            if (r.result.isDone()) {
-                return false;
-            }
-            abandon(r);
-            return r.result.completeExceptionally(new OperationCancelledException(r.context, "was cancelled"));
-        } finally {
-            lock.unlock();
-        }
+        return MailboxFailures.cancel(this, r);
     }
 
     /**
@@ -192,13 +156,7 @@ public final class Mailbox implements InboundHandler {
      * @throws CommunicatorClosedException if the mailbox or the communicator is closed
      */
     public Status iprobe(int communicator, int worldSrc, int tag, int[] members, ErrorContext context) {
-        lock.lock();
-        try {
-            refuseIfClosed(communicator, context);
-            return statusOf(matcher.peek(communicator, worldSrc, tag), members);
-        } finally {
-            lock.unlock();
-        }
+        return MailboxWaits.iprobe(this, communicator, worldSrc, tag, members, context);
     }
 
     /**
@@ -214,80 +172,12 @@ public final class Mailbox implements InboundHandler {
      */
     public Status probe(int communicator, int worldSrc, int tag, int[] members, Deadline deadline,
                         ErrorContext context) {
-        String what = worldSrc == PendingReceive.ANY ? "any rank" : "rank " + context.peer();
-        int[] waiting = {communicator, worldSrc};
-        lock.lock();
-        try {
-            probes.add(waiting);
-            changed.signalAll(); // a sender refused for lack of room may be taken now
-        } finally {
-            lock.unlock();
-        }
-        try {
-            progress.pollUntil(Lane.P2P, () -> {
-                lock.lock();
-                try {
-                    return matcher.peek(communicator, worldSrc, tag) != null;
-                } finally {
-                    lock.unlock();
-                }
-            }, deadline.deadlineNanos(), worldSrc);
-            lock.lock();
-            try {
-                while (true) {
-                    refuseIfClosed(communicator, context);
-                    InboundMessage m = matcher.peek(communicator, worldSrc, tag);
-                    if (m != null) {
-                        return statusOf(m, members);
-                    }
-                    String down = worldSrc == PendingReceive.ANY ? null : downPeers.get(worldSrc);
-                    if (down != null) {
-                        throw new PeerFailedException(context, "cannot complete: " + what + " " + down);
-                    }
-                    long left = deadline.remainingNanos();
-                    if (left <= 0) {
-                        throw new OperationTimeoutException(context, deadline.timeout(), what);
-                    }
-                    changed.awaitNanos(left);
-                }
-            } finally {
-                lock.unlock();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new OperationCancelledException(context, "was interrupted while waiting for " + what);
-        } finally {
-            lock.lock();
-            try {
-                probes.remove(waiting);
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    private static Status statusOf(InboundMessage m, int[] members) {
-        return m == null ? null : new Status(PendingReceive.rankIn(members, m.src), m.tag, m.totalBytes);
+        return MailboxWaits.probe(this, communicator, worldSrc, tag, members, deadline, context);
     }
 
     /** Fails {@code r} with {@link OperationTimeoutException} if it has not ended and {@code deadline} passed. */
     public void expire(PendingReceive r, Deadline deadline) {
-        if (r.result.isDone() || !deadline.expired()) {
-            return;
-        }
-        lock.lock();
-        try {
-            if (!r.result.isDone()) {
-                String got = r.bound == null ? ""
-                        : " (received " + r.bound.receivedBytes + " of " + r.bound.totalBytes + " bytes)";
-                abandon(r);
-                String report = r.hangReport;
-                r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
-                        r.source() + got + (report == null ? "" : "; " + report)));
-            }
-        } finally {
-            lock.unlock();
-        }
+        MailboxWaits.expire(this, r, deadline);
     }
 
     /** Receives poll {@code p} for their messages before they sleep. Set once, before any receive. */
@@ -306,67 +196,7 @@ public final class Mailbox implements InboundHandler {
      * @throws NexarException what the receive failed with, never a wrapper
      */
     public Status await(PendingReceive r, Deadline deadline, Deadline waitLimit) {
-        boolean limited = waitLimit != null && waitLimit.deadlineNanos() - deadline.deadlineNanos() < 0;
-        Deadline until = limited ? waitLimit : deadline;
-        try {
-            progress.pollUntil(Lane.P2P, r.result::isDone, until.deadlineNanos(), r.worldSrc);
-            if (!limited) {
-                awaitOrReport(r, deadline);
-            }
-            return r.result.get(Math.max(0, until.remainingNanos()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            if (limited) {
-                throw new OperationTimeoutException(r.context, waitLimit.timeout(), r.source()
-                        + " (the wait ended; the receive is still pending)");
-            }
-            expire(r, deadline);
-            return await(r, deadline, null);
-        } catch (InterruptedException e) {
-            lock.lock();
-            try {
-                if (!r.result.isDone()) {
-                    abandon(r);
-                    r.result.completeExceptionally(new OperationCancelledException(r.context,
-                            "was interrupted while waiting for " + r.source()));
-                }
-            } finally {
-                lock.unlock();
-            }
-            Thread.currentThread().interrupt();
-            return Futures.join(r.result); // the OperationCancelledException itself, not a CompletionException
-        } catch (ExecutionException e) {
-            throw Futures.unwrap(e);
-        }
-    }
-
-    /**
-     * Waits for {@code r} until {@code hang.report.after} passed since it was posted, and then, if it is still not
-     * done and its deadline is further away, starts a hang report (docs/failure-model.md "Hang reports").
-     */
-    private void awaitOrReport(PendingReceive r, Deadline deadline) throws InterruptedException, ExecutionException {
-        var h = hangs;
-        long after = h == null ? 0 : h.afterNanos();
-        if (after <= 0) {
-            return;
-        }
-        long toReport = r.postedNanos + after - System.nanoTime();
-        if (toReport >= deadline.remainingNanos()) {
-            return;
-        }
-        try {
-            r.result.get(Math.max(0, toReport), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            var waiting = new TreeSet<Integer>();
-            String doing;
-            lock.lock();
-            try {
-                doing = r.describe(System.nanoTime(), waiting);
-            } finally {
-                lock.unlock();
-            }
-            int[] awaited = r.worldSrc == PendingReceive.ANY ? new int[0] : new int[] {r.worldSrc};
-            h.stalled(doing, awaited, "", report -> r.hangReport = report);
-        }
+        return MailboxWaits.await(this, r, deadline, waitLimit);
     }
 
     /** The hang reports this receive side reports to, or null. */
@@ -381,28 +211,7 @@ public final class Mailbox implements InboundHandler {
 
     /** Lines describing the receives posted on this process, for a hang report; adds the world ranks they await. */
     public void describe(List<String> lines, Set<Integer> waitingFor) {
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor)));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to. */
-    private void abandon(PendingReceive r) {
-        InboundMessage m = r.bound;
-        if (m == null) {
-            matcher.unpost(r);
-            return;
-        }
-        m.boundTo = null;
-        r.bound = null;
-        m.discard = true;
-        if (m.complete()) {
-            pair(r.communicator, m.src).active.remove(m.seq);
-        }
+        MailboxWaits.describe(this, lines, waitingFor);
     }
 
     @Override
@@ -412,7 +221,7 @@ public final class Mailbox implements InboundHandler {
             return switch (message) {
                 case Message.Data d -> onData(peer, d);
                 case Message.Goodbye g -> {
-                    markDown(peer, g.reason().describe(g.detail()));
+                    MailboxFailures.markDown(this, peer, g.reason().describe(g.detail()));
                     yield Delivery.ACCEPTED;
                 }
                 case Message.Heartbeat h -> Delivery.ACCEPTED;
@@ -448,12 +257,7 @@ public final class Mailbox implements InboundHandler {
 
     @Override
     public void onPeerDown(int peer, String why, Throwable cause) {
-        lock.lock();
-        try {
-            markDown(peer, why);
-        } finally {
-            lock.unlock();
-        }
+        MailboxFailures.peerDown(this, peer, why);
     }
 
     /**
@@ -463,44 +267,12 @@ public final class Mailbox implements InboundHandler {
      * @param why completes "cannot complete: ...", for example {@code world rank 2 failed (...)}
      */
     public void abortAll(String why) {
-        lock.lock();
-        try {
-            String detail = "cannot complete: " + why;
-            abortedDetail = detail;
-            failReceives((comm, src) -> true, r -> new PeerFailedException(r.context, detail));
-        } finally {
-            lock.unlock();
-        }
+        MailboxFailures.abortAll(this, why);
     }
 
     /** Fails every pending receive and refuses new ones. Idempotent. */
     public void close(String reason) {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            closedReason = reason;
-            matcher.forEachPosted(r -> r.result.completeExceptionally(
-                    new CommunicatorClosedException(r.context, "failed: " + reason)));
-            for (PairState p : pairs.values()) {
-                for (InboundMessage m : p.active.values()) {
-                    if (m.boundTo != null) {
-                        m.boundTo.result.completeExceptionally(
-                                new CommunicatorClosedException(m.boundTo.context, "failed: " + reason));
-                    }
-                }
-            }
-            matcher.clear();
-            pairs.clear();
-            storedBytes = 0;
-            storedMessages = 0;
-            shares.clear();
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        MailboxFailures.close(this, reason);
     }
 
     /**
@@ -508,32 +280,7 @@ public final class Mailbox implements InboundHandler {
      * messages. Other communicators are untouched. Idempotent.
      */
     public void closeCommunicator(int communicator, String reason) {
-        lock.lock();
-        try {
-            if (closed || closedComms.putIfAbsent(communicator, reason) != null) {
-                return;
-            }
-            matcher.unpostIf(r -> r.communicator == communicator, r -> r.result.completeExceptionally(
-                    new CommunicatorClosedException(r.context, "failed: " + reason)));
-            for (var it = pairs.entrySet().iterator(); it.hasNext(); ) {
-                var p = it.next();
-                if (p.getKey().communicator != communicator) {
-                    continue;
-                }
-                for (InboundMessage m : p.getValue().active.values()) {
-                    if (m.boundTo != null) {
-                        m.boundTo.result.completeExceptionally(
-                                new CommunicatorClosedException(m.boundTo.context, "failed: " + reason));
-                    }
-                    releaseStored(m);
-                }
-                it.remove();
-            }
-            matcher.dropUnmatched(communicator);
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        MailboxFailures.closeCommunicator(this, communicator, reason);
     }
 
     /**
@@ -544,7 +291,7 @@ public final class Mailbox implements InboundHandler {
     public long storedMessages() {
         lock.lock();
         try {
-            return storedMessages;
+            return store.storedMessages();
         } finally {
             lock.unlock();
         }
@@ -559,7 +306,7 @@ public final class Mailbox implements InboundHandler {
     public long storedMessagesFrom(int sender) {
         lock.lock();
         try {
-            return shares.records(sender);
+            return store.storedMessagesFrom(sender);
         } finally {
             lock.unlock();
         }
@@ -569,7 +316,7 @@ public final class Mailbox implements InboundHandler {
     public long storedBytes() {
         lock.lock();
         try {
-            return storedBytes;
+            return store.storedBytes();
         } finally {
             lock.unlock();
         }
@@ -591,9 +338,8 @@ public final class Mailbox implements InboundHandler {
             if (d.offset() != 0) {
                 throw protocol(peer, "started message " + d.messageSeq() + " at offset " + d.offset());
             }
-            if ((len > 0 && !fits(len) || storedMessages >= maxStoredMessages || !shares.admits(peer, len, 1))
-                    && !neededNow(pair, d, peer)) {
-                shares.refused(peer, len, 1);
+            if (!store.admitsFirst(peer, len) && !neededNow(pair, d, peer)) {
+                store.refused(peer, len, 1);
                 return Delivery.FULL;
             }
             m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
@@ -601,8 +347,8 @@ public final class Mailbox implements InboundHandler {
             if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
                 throw protocol(peer, "changed the size or tag of message " + m.seq + " mid-way");
             }
-            if (m.boundTo == null && !m.discard && len > 0 && (!fits(len) || !shares.admits(peer, len, 0))) {
-                shares.refused(peer, len, 0);
+            if (m.boundTo == null && !m.discard && len > 0 && !store.admitsMore(peer, len)) {
+                store.refused(peer, len, 0);
                 return Delivery.FULL;
             }
         }
@@ -613,9 +359,7 @@ public final class Mailbox implements InboundHandler {
         if (first) {
             pair.active.put(m.seq, m);
             matcher.keep(d.communicator(), m);
-            m.counted = true; // released when a receive takes it or its communicator closes
-            storedMessages++;
-            shares.add(peer, 0, 1);
+            store.count(m); // released when a receive takes it or its communicator closes
         }
         accept(m, d.offset(), d.payload());
         if (first) {
@@ -648,10 +392,6 @@ public final class Mailbox implements InboundHandler {
         return matcher.awaits(d.communicator(), peer);
     }
 
-    private boolean fits(long len) {
-        return storedBytes == 0 || storedBytes + len <= maxStoredBytes;
-    }
-
     private void accept(InboundMessage m, long offset, MemorySegment payload) {
         long len = payload.byteSize();
         m.receivedBytes += len;
@@ -663,9 +403,7 @@ public final class Mailbox implements InboundHandler {
         } else {
             m.stored.add(new InboundMessage.StoredChunk(offset, payload.toArray(
                     java.lang.foreign.ValueLayout.JAVA_BYTE)));
-            m.storedBytes += len;
-            storedBytes += len;
-            shares.add(m.src, len, 0);
+            store.addBytes(m, len);
         }
     }
 
@@ -702,7 +440,7 @@ public final class Mailbox implements InboundHandler {
     }
 
     private void bind(PendingReceive r, InboundMessage m, PairState pair) {
-        releaseStored(m);
+        store.release(m);
         if (m.totalBytes > r.buffer.byteSize()) {
             m.discard = true;
             m.stored.clear();
@@ -720,23 +458,8 @@ public final class Mailbox implements InboundHandler {
         finishIfComplete(pair, m);
         String down = downPeers.get(m.src);
         if (down != null && !m.complete()) {
-            abandon(r);
+            MailboxFailures.abandon(this, r);
             r.result.completeExceptionally(r.peerFailed(m.src, down));
-        }
-    }
-
-    private void releaseStored(InboundMessage m) {
-        if (m.counted) {
-            m.counted = false;
-            storedMessages--;
-            shares.remove(m.src, 0, 1);
-            changed.signalAll();
-        }
-        if (m.storedBytes > 0) {
-            storedBytes -= m.storedBytes;
-            shares.remove(m.src, m.storedBytes, 0);
-            m.storedBytes = 0;
-            changed.signalAll();
         }
     }
 
@@ -756,13 +479,6 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
-    private void markDown(int peer, String why) {
-        if (downPeers.putIfAbsent(peer, why) != null) {
-            return;
-        }
-        failReceives((comm, src) -> src == peer, r -> r.peerFailed(peer, why));
-    }
-
     /**
      * Fails the pending receives of {@code communicator}, which its members abandoned (an automatic recovery rebuilt
      * it under a new id); its later messages are never matched.
@@ -770,46 +486,7 @@ public final class Mailbox implements InboundHandler {
      * @param why completes "cannot complete: ..."
      */
     public void failCommunicator(int communicator, String why) {
-        lock.lock();
-        try {
-            failReceives((comm, src) -> comm == communicator,
-                    r -> new PeerFailedException(r.context, "cannot complete: " + why));
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Selects receives by (communicator, world source rank). */
-    @FunctionalInterface
-    private interface ReceiveFilter {
-        boolean test(int communicator, int src);
-    }
-
-    /**
-     * Fails the pending receives that {@code sources} accepts with {@code error}: those still
-     * waiting to be matched, and those bound to a message that is not complete (the rest of that message is
-     * dropped, never written into the caller's buffer). Under the lock.
-     */
-    private void failReceives(ReceiveFilter sources,
-                              java.util.function.Function<PendingReceive, ? extends RuntimeException> error) {
-        // a receive from any source is not failed by one source's loss: another member (or this rank) may still send
-        matcher.unpostIf(r -> sources.test(r.communicator, r.worldSrc),
-                r -> r.result.completeExceptionally(error.apply(r)));
-        for (var p : pairs.entrySet()) {
-            if (!sources.test(p.getKey().communicator, p.getKey().src)) {
-                continue;
-            }
-            for (InboundMessage m : p.getValue().active.values()) {
-                if (m.boundTo != null && !m.complete()) {
-                    PendingReceive r = m.boundTo;
-                    m.boundTo = null;
-                    r.bound = null;
-                    m.discard = true;
-                    r.result.completeExceptionally(error.apply(r));
-                }
-            }
-        }
-        changed.signalAll();
+        MailboxFailures.failCommunicator(this, communicator, why);
     }
 
     private static ProtocolException protocol(int peer, String what) {
@@ -817,20 +494,7 @@ public final class Mailbox implements InboundHandler {
                 "failed: rank " + peer + " " + what);
     }
 
-    private PairState pair(int communicator, int src) {
-        return pairs.computeIfAbsent(new PairKey(communicator, src), k -> new PairState());
-    }
-
-    private record PairKey(int communicator, int src) {
-    }
-
-    /** Arrival bookkeeping of one (communicator, sender). */
-    private static final class PairState {
-        /** Every message with a lower sequence number has started to arrive. */
-        long contiguous;
-        /** Sequence numbers above {@link #contiguous} that have started to arrive. */
-        final TreeSet<Long> ahead = new TreeSet<>();
-        /** Messages still arriving or still unmatched, by sequence number. */
-        final Map<Long, InboundMessage> active = new HashMap<>();
+    PairState pair(int communicator, int src) {
+        return pairs.computeIfAbsent(new PairState.Key(communicator, src), k -> new PairState());
     }
 }

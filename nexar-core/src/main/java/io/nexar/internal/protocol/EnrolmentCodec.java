@@ -19,7 +19,6 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 
@@ -53,6 +52,10 @@ import java.util.List;
  *
  * <p>Every variable-length field is checked against its maximum and against the bytes left in the frame before
  * anything is allocated for it, and a count of entries is checked against the smallest possible entry size.
+ *
+ * <p>This class dispatches by type and holds the join family (JOIN_*, SEED_PROOF, PEER_TABLE) and the parts the
+ * families share (chains, peer table entries, addresses, member ids); {@link GrowthCodec} holds GROW_POLL and
+ * ADMISSION, {@link RenewalCodec} RENEW_REQUEST and RENEWED. Stateless.
  */
 public final class EnrolmentCodec {
 
@@ -145,16 +148,16 @@ public final class EnrolmentCodec {
             case JoinAccepted a -> ACCEPTED_ID_LENGTH_OFFSET + 1 + a.memberId().length() + chainSize(a.certChain());
             case JoinRefused r -> REFUSED_REASON_OFFSET + r.reason().getBytes(StandardCharsets.UTF_8).length;
             case PeerTable t -> TABLE_ENTRIES_OFFSET + entriesSize(t.entries());
-            case GrowPoll g -> POLL_MAX_OFFSET + 16L + 4L * g.members().length;
-            case Admission a -> FRAME_HEADER_BYTES + 12L + 4L * a.members().length + 4 + entriesSize(a.newcomers());
+            case GrowPoll g -> GrowthCodec.size(g);
+            case Admission a -> GrowthCodec.size(a);
             case SeedProof _ -> FRAME_HEADER_BYTES + PROOF_BYTES;
-            case RenewRequest r -> RENEW_CERT_LENGTH_OFFSET + 2L + r.certificate().length + 2 + r.csr().length;
-            case Renewed r -> FRAME_HEADER_BYTES + chainSize(r.certChain());
+            case RenewRequest r -> RenewalCodec.size(r);
+            case Renewed r -> RenewalCodec.size(r);
         };
     }
 
     /** A certificate count and the certificates, each with its u16 length. */
-    private static long chainSize(List<byte[]> chain) {
+    static long chainSize(List<byte[]> chain) {
         long size = 1;
         for (byte[] c : chain) {
             size += 2 + c.length;
@@ -176,7 +179,7 @@ public final class EnrolmentCodec {
         return b.array();
     }
 
-    private static long entriesSize(List<PeerTable.Entry> entries) {
+    static long entriesSize(List<PeerTable.Entry> entries) {
         long size = 0;
         for (PeerTable.Entry e : entries) {
             size += 4 + 1 + e.memberId().length() + addressSize(e.quicAddress()) + addressSize(e.bulkAddress());
@@ -216,11 +219,8 @@ public final class EnrolmentCodec {
                 w.bytes(a.memberId().getBytes(StandardCharsets.US_ASCII));
                 writeChain(w, a.certChain());
             }
-            case RenewRequest r -> {
-                w.bytes(r.proof());
-                w.bytes(renewProofInput(r.certificate(), r.csr()));
-            }
-            case Renewed r -> writeChain(w, r.certChain());
+            case RenewRequest r -> RenewalCodec.encode(r, w);
+            case Renewed r -> RenewalCodec.encode(r, w);
             case JoinRefused r -> {
                 byte[] text = r.reason().getBytes(StandardCharsets.UTF_8);
                 w.u8(r.code().code());
@@ -228,23 +228,12 @@ public final class EnrolmentCodec {
                 w.bytes(text);
             }
             case PeerTable t -> writeEntries(w, t.entries());
-            case GrowPoll g -> {
-                w.bytes(g.proof());
-                w.bytes(pollProofInput(g.max(), g.communicator(), g.generation(), g.members()));
-            }
-            case Admission a -> {
-                w.i32(a.communicator());
-                w.i32(a.generation());
-                w.i32(a.members().length);
-                for (int member : a.members()) {
-                    w.i32(member);
-                }
-                writeEntries(w, a.newcomers());
-            }
+            case GrowPoll g -> GrowthCodec.encode(g, w);
+            case Admission a -> GrowthCodec.encode(a, w);
         }
     }
 
-    private static void writeChain(EnrolmentCursor.Writer w, List<byte[]> chain) {
+    static void writeChain(EnrolmentCursor.Writer w, List<byte[]> chain) {
         w.u8(chain.size());
         for (byte[] c : chain) {
             w.u16(c.length);
@@ -252,7 +241,7 @@ public final class EnrolmentCodec {
         }
     }
 
-    private static void writeEntries(EnrolmentCursor.Writer w, List<PeerTable.Entry> entries) {
+    static void writeEntries(EnrolmentCursor.Writer w, List<PeerTable.Entry> entries) {
         w.i32(entries.size());
         for (PeerTable.Entry e : entries) {
             w.i32(e.rank());
@@ -278,31 +267,16 @@ public final class EnrolmentCodec {
                 yield new JoinRequest(proof, rank, csr, r.address("QUIC address"), r.address("bulk address"),
                         type == MessageType.ELASTIC_JOIN_REQUEST);
             }
-            case GROW_POLL -> {
-                byte[] proof = r.bytes(PROOF_BYTES, "proof");
-                int max = r.i32();
-                int communicator = r.i32();
-                int generation = r.i32();
-                yield new GrowPoll(proof, max, communicator, generation, ranks(r, peer, type));
-            }
-            case ADMISSION -> {
-                int communicator = r.i32();
-                int generation = r.i32();
-                int[] members = ranks(r, peer, type);
-                yield new Admission(communicator, generation, members, entries(r, peer, type, 0));
-            }
+            case GROW_POLL -> GrowthCodec.decodePoll(r, peer, type);
+            case ADMISSION -> GrowthCodec.decodeAdmission(r, peer, type);
             case JOIN_ACCEPTED -> {
                 int rank = r.i32();
                 int worldSize = r.i32();
                 String id = r.memberId();
                 yield new JoinAccepted(rank, worldSize, id, chain(r));
             }
-            case RENEW_REQUEST -> {
-                byte[] proof = r.bytes(PROOF_BYTES, "proof");
-                byte[] cert = r.bytes(r.length(r.u16(), 1, MAX_CERT_BYTES, "certificate"), "certificate");
-                yield new RenewRequest(proof, cert, r.bytes(r.length(r.u16(), 1, MAX_CSR_BYTES, "CSR"), "CSR"));
-            }
-            case RENEWED -> new Renewed(chain(r));
+            case RENEW_REQUEST -> RenewalCodec.decodeRequest(r);
+            case RENEWED -> RenewalCodec.decodeRenewed(r);
             case JOIN_REFUSED -> {
                 int code = r.u8();
                 JoinRefusal refusal = JoinRefusal.fromCode(code);
@@ -320,7 +294,7 @@ public final class EnrolmentCodec {
     }
 
     /** A certificate count (1 to {@link #MAX_CHAIN_CERTS}), then that many certificates, each with its length. */
-    private static List<byte[]> chain(EnrolmentCursor.Reader r) {
+    static List<byte[]> chain(EnrolmentCursor.Reader r) {
         int count = r.length(r.u8(), 1, MAX_CHAIN_CERTS, "certificate count");
         var chain = new ArrayList<byte[]>(count);
         for (int i = 0; i < count; i++) {
@@ -330,7 +304,7 @@ public final class EnrolmentCodec {
     }
 
     /** A count, bounded by the bytes present before anything is allocated, then that many entries. */
-    private static List<PeerTable.Entry> entries(EnrolmentCursor.Reader r, int peer, MessageType type, int min) {
+    static List<PeerTable.Entry> entries(EnrolmentCursor.Reader r, int peer, MessageType type, int min) {
         long count = Integer.toUnsignedLong(r.i32());
         if (count < min || count > r.remaining() / MIN_TABLE_ENTRY_BYTES) {
             throw MessageCodec.error(peer, type + " from " + MessageCodec.source(peer) + " claims "
@@ -343,20 +317,6 @@ public final class EnrolmentCodec {
                     r.address("bulk address")));
         }
         return entries;
-    }
-
-    /** A count of world ranks (1 to {@link #MAX_MEMBERS}, bounded by the bytes present), then the ranks. */
-    private static int[] ranks(EnrolmentCursor.Reader r, int peer, MessageType type) {
-        long count = Integer.toUnsignedLong(r.i32());
-        if (count < 1 || count > MAX_MEMBERS || count > r.remaining() / 4) {
-            throw MessageCodec.error(peer, type + " from " + MessageCodec.source(peer) + " claims " + count
-                    + " members; its " + r.remaining() + " remaining bytes hold at most " + r.remaining() / 4);
-        }
-        int[] out = new int[(int) count];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = r.i32();
-        }
-        return out;
     }
 
     // ---------------------------------------------------------------- validation
@@ -392,17 +352,8 @@ public final class EnrolmentCodec {
                 String c = chainProblem(a.certChain());
                 yield c != null ? c : memberIdProblem(a.memberId());
             }
-            case Renewed r -> chainProblem(r.certChain());
-            case RenewRequest r -> {
-                if (r.proof() == null || r.proof().length != PROOF_BYTES) {
-                    yield "proof must have " + PROOF_BYTES + " bytes";
-                } else if (r.certificate() == null || r.certificate().length < 1
-                        || r.certificate().length > MAX_CERT_BYTES) {
-                    yield "certificate must have 1 to " + MAX_CERT_BYTES + " bytes";
-                }
-                yield r.csr() == null || r.csr().length < 1 || r.csr().length > MAX_CSR_BYTES
-                        ? "CSR must have 1 to " + MAX_CSR_BYTES + " bytes" : null;
-            }
+            case Renewed r -> RenewalCodec.problem(r);
+            case RenewRequest r -> RenewalCodec.problem(r);
             case JoinRefused r -> {
                 if (r.code() == null) {
                     yield "code is null";
@@ -417,31 +368,12 @@ public final class EnrolmentCodec {
             }
             case PeerTable t -> t.entries() == null || t.entries().isEmpty() ? "peer table has no entries"
                     : entriesProblem(t.entries());
-            case GrowPoll g -> {
-                if (g.proof() == null || g.proof().length != PROOF_BYTES) {
-                    yield "proof must have " + PROOF_BYTES + " bytes";
-                } else if (g.max() < 1) {
-                    yield "max " + g.max() + " is less than 1";
-                }
-                yield membersProblem(g.members(), g.generation());
-            }
-            case Admission a -> {
-                String p = membersProblem(a.members(), a.generation());
-                if (p != null || a.newcomers() == null) {
-                    yield p != null ? p : "newcomers is null";
-                }
-                int highest = Arrays.stream(a.members()).max().orElse(-1);
-                if (!a.newcomers().isEmpty() && a.newcomers().getFirst() != null
-                        && a.newcomers().getFirst().rank() <= highest) {
-                    yield "newcomer rank " + a.newcomers().getFirst().rank() + " is not above every member's ("
-                            + highest + ")";
-                }
-                yield entriesProblem(a.newcomers());
-            }
+            case GrowPoll g -> GrowthCodec.problem(g);
+            case Admission a -> GrowthCodec.problem(a);
         };
     }
 
-    private static String chainProblem(List<byte[]> chain) {
+    static String chainProblem(List<byte[]> chain) {
         if (chain == null || chain.isEmpty() || chain.size() > MAX_CHAIN_CERTS) {
             return "certificate chain must have 1 to " + MAX_CHAIN_CERTS + " certificates";
         }
@@ -453,23 +385,8 @@ public final class EnrolmentCodec {
         return null;
     }
 
-    private static String membersProblem(int[] members, int generation) {
-        if (members == null || members.length < 1 || members.length > MAX_MEMBERS) {
-            return "members must list 1 to " + MAX_MEMBERS + " world ranks";
-        } else if (generation < 1) {
-            return "generation " + generation + " is less than 1";
-        }
-        var seen = new HashSet<Integer>();
-        for (int m : members) {
-            if (m < 0 || !seen.add(m)) {
-                return "member world rank " + m + " is negative or listed twice";
-            }
-        }
-        return null;
-    }
-
     /** Entries in strictly increasing rank order (a sparse table after failures or growth), distinct ids. */
-    private static String entriesProblem(List<PeerTable.Entry> entries) {
+    static String entriesProblem(List<PeerTable.Entry> entries) {
         var ids = new HashSet<String>();
         int previous = -1;
         for (int i = 0; i < entries.size(); i++) {

@@ -74,7 +74,7 @@ class MailboxTest {
     void shouldBoundTheNumberOfUnmatchedEmptyMessages() {
         // Empty messages take no bytes; a sender flooding them is held back by the message bound (issue 16), and by
         // its share of it (half), so that the other senders keep the rest.
-        long bound = Mailbox.MIN_STORED_MESSAGES;
+        long bound = UnexpectedStore.MIN_STORED_MESSAGES;
         long share = bound / 2;
         for (long seq = 0; seq < share; seq++) {
             assertThat(mailbox.onMessage(1, data(9, seq, 0, 0))).as("message %d", seq).isEqualTo(Delivery.ACCEPTED);

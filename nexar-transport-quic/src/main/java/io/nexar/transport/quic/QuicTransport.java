@@ -6,7 +6,6 @@ import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
-import io.nexar.internal.config.Units;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
@@ -19,9 +18,7 @@ import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.security.PeerVerifier;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import java.time.Duration;
 import io.nexar.internal.transport.Newcomer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -56,38 +53,44 @@ import org.slf4j.LoggerFactory;
  * handler's {@link InboundHandler#onPeerDown} is called and sends to that peer throw
  * {@link io.nexar.PeerFailedException}. A peer that closes normally is reported only after every message it sent
  * before its Goodbye was delivered. The handler is not closed by this transport: its owner closes it.
+ *
+ * <p>This class holds the state and the send path; {@link QuicLifecycle} binds, connects, admits newcomers, plans the
+ * certificate's renewal and shuts down, on this transport's fields.
  */
 public final class QuicTransport implements Transport {
     private static final Logger LOG = LoggerFactory.getLogger(QuicTransport.class);
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private final int rank;
-    private volatile int worldSize;
-    private final MemberCredentials credentials;
-    private final NexarConfig config;
-    private final InetSocketAddress bindAddress;
+    // The fields below are package-private for QuicLifecycle, which binds, connects, grows and shuts down this
+    // transport (under its monitor where noted there).
+    final int rank;
+    volatile int worldSize;
+    final MemberCredentials credentials;
+    final NexarConfig config;
+    final InetSocketAddress bindAddress;
     /** Listeners bound before enrolment, taken over by {@link #bind()}; null when bind() binds bindAddress itself. */
-    private final Listeners listeners;
+    final Listeners listeners;
     private final InboundHandler handler;
-    private final QuicTuning tuning;
-    private final BulkLaneOptions bulkOptions;
+    final QuicTuning tuning;
+    final BulkLaneOptions bulkOptions;
     private final PeerVerifier verifier;
     private final long incarnation = RANDOM.nextLong();
     /** The links, the peer table and the refused attempts; replaced whole under this transport's monitor. */
-    private final PeerLinks links;
+    final PeerLinks links;
     private final Loopback loopback;
-    private final AtomicBoolean closing = new AtomicBoolean();
-    private final CompletableFuture<Void> closed = new CompletableFuture<>();
-    private volatile String closedWhy;
+    final AtomicBoolean closing = new AtomicBoolean();
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
+    volatile String closedWhy;
     private volatile boolean heartbeatsPaused;
-    private volatile QuicEndpoint endpoint;
+    volatile QuicEndpoint endpoint;
     /** This member's credentials as renewed ({@link CertificateRenewal}); every handshake reads them. */
-    private final CredentialSlot slot;
+    final CredentialSlot slot;
     /** The seed to renew the certificate from, or null; set before connect. */
-    private volatile CertificateRenewal.Renewer renewer;
+    volatile CertificateRenewal.Renewer renewer;
     /** The certificate's renewal and warning, planned at connect; stopped at close. */
-    private volatile CertificateRenewal certificateRenewal;
-    private boolean connectCalled;
+    volatile CertificateRenewal certificateRenewal;
+    /** Set by the first connect; under this transport's monitor. */
+    boolean connectCalled;
 
     /**
      * Creates the transport with the default bulk lane ({@link BulkLaneOptions#defaults()}: TLS over TCP for every
@@ -163,24 +166,7 @@ public final class QuicTransport implements Transport {
      * @throws IllegalStateException if called twice or after close
      */
     public synchronized InetSocketAddress bind() {
-        if (endpoint != null || closing.get()) {
-            throw new IllegalStateException("bind() may be called once, before close()");
-        }
-        try {
-            endpoint = listeners != null
-                    ? QuicEndpoint.bind(this, slot, listeners, tuning, bulkOptions, config.closeTimeout())
-                    : QuicEndpoint.bind(this, slot, bindAddress, tuning, bulkOptions, config.closeTimeout());
-        } catch (Exception e) {
-            closing.set(true);
-            closed.complete(null);
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            throw new ClusterFormationException(context(-1), "failed: cannot bind UDP " + Texts.format(bindAddress)
-                    + ": " + e, e);
-        }
-        LOG.debug("rank {} listens on QUIC {} ({})", rank, Texts.format(endpoint.localAddress()), endpoint.describe());
-        return endpoint.localAddress();
+        return QuicLifecycle.bind(this);
     }
 
     /** The bound QUIC address, or null before {@link #bind()}. */
@@ -212,10 +198,10 @@ public final class QuicTransport implements Transport {
     public void connect(List<PeerInfo> peers, Deadline deadline) {
         var graph = io.nexar.internal.topology.NeighbourGraph.of(config.topology(), worldSize);
         if (graph.fullMesh()) {
-            connect(peers, deadline, false);
+            QuicLifecycle.connect(this, peers, deadline, false);
         } else { // a sparse topology: links to the neighbours only, the rest through relays (RelayTransport)
-            connect(peers.stream().filter(p -> p.rank() == rank || graph.adjacent(rank, p.rank())).toList(),
-                    deadline, true);
+            QuicLifecycle.connect(this, peers.stream().filter(p -> p.rank() == rank
+                    || graph.adjacent(rank, p.rank())).toList(), deadline, true);
         }
     }
 
@@ -224,36 +210,7 @@ public final class QuicTransport implements Transport {
      * members and the newcomers only; ranks missing from it (members that failed or left) get no link.
      */
     public void connectAdmitted(List<PeerInfo> peers, Deadline deadline) {
-        connect(peers, deadline, true);
-    }
-
-    private void connect(List<PeerInfo> peers, Deadline deadline, boolean sparse) {
-        assertNotEventLoop();
-        PeerTable t;
-        PeerLink[] all;
-        synchronized (this) {
-            if (endpoint == null || connectCalled || closing.get()) {
-                throw new IllegalStateException("connect() may be called once, after bind() and before close()");
-            }
-            connectCalled = true;
-            t = sparse ? PeerTable.sparse(peers, rank, worldSize, credentials.memberId())
-                    : PeerTable.of(peers, rank, worldSize, credentials.memberId());
-            all = links.keepListed(t, worldSize);
-            links.publish(t);
-        }
-        links.tableKnown(t);
-        List<PeerLink> dialled = links.dialHigher(endpoint, all, t, deadline);
-        // Each connection heartbeats (and watches its peer's) from the moment it is ready, not once every link and
-        // bulk lane is: on a lossy link the others can take seconds (QUIC or SYN retransmits), and a peer whose own
-        // formation finished earlier already counts our silence.
-        synchronized (this) {
-            if (!closing.get()) {
-                endpoint.startHeartbeats(config.heartbeatInterval(), config.heartbeatTimeout());
-            }
-        }
-        Formation.await(this, all, deadline, config.heartbeatTimeout());
-        endpoint.connectBulk(dialled, t, deadline);
-        watchCertificateLife();
+        QuicLifecycle.connect(this, peers, deadline, true);
     }
 
     /**
@@ -272,27 +229,6 @@ public final class QuicTransport implements Transport {
     }
 
     /**
-     * Plans the certificate's renewal at two thirds of its life and the warning at 80% ({@link CertificateRenewal}).
-     * On the endpoint's event loop, cancelled at close: {@code CompletableFuture.delayedExecutor} (a JVM-wide timer)
-     * kept every closed transport, its connections and their buffers reachable until the warning's time, hours away.
-     */
-    private void watchCertificateLife() {
-        QuicEndpoint e;
-        synchronized (this) {
-            e = closing.get() || certificateRenewal != null ? null : endpoint;
-        }
-        if (e == null) {
-            return;
-        }
-        var renewal = new CertificateRenewal(rank, slot, renewer, e::scheduleOnce);
-        certificateRenewal = renewal;
-        renewal.start();
-        if (closing.get()) {
-            renewal.stop();
-        }
-    }
-
-    /**
      * Connects to workers admitted into the running cluster: adds their links and table entries, dials them (they
      * have higher ranks than every member) and waits until each link is ready, then sets up their bulk lanes.
      *
@@ -301,33 +237,7 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public void admit(List<Newcomer> newcomers, Deadline deadline) {
-        assertNotEventLoop();
-        var infos = new ArrayList<PeerInfo>(newcomers.size());
-        for (Newcomer n : newcomers) {
-            infos.add(PeerDescriptor.decode(n));
-        }
-        PeerLink[] added;
-        PeerTable t;
-        synchronized (this) {
-            PeerTable table = links.table();
-            if (closing.get() || table == null) {
-                throw new CommunicatorClosedException(context(-1), "failed: cannot admit workers: the transport is "
-                        + (closing.get() ? "closed" : "not connected"));
-            }
-            int size = worldSize;
-            for (PeerInfo p : infos) {
-                size = Math.max(size, p.rank() + 1);
-            }
-            t = table.with(infos, size, rank, credentials.memberId());
-            added = links.grow(infos, size); // the links before the table: see PeerLinks
-            worldSize = size;
-            links.publish(t);
-        }
-        List<PeerLink> dialled = links.dialHigher(endpoint, added, t, deadline);
-        Formation.await(this, added, deadline);
-        endpoint.connectBulk(dialled, t, deadline);
-        LOG.info("grow: rank {}: connected to world ranks {} admitted into the running cluster", rank,
-                infos.stream().map(PeerInfo::rank).toList());
+        QuicLifecycle.admit(this, newcomers, deadline);
     }
 
     @Override
@@ -391,7 +301,7 @@ public final class QuicTransport implements Transport {
     /** Closes normally: peers see this rank leave once they have read everything it sent. Idempotent. */
     @Override
     public void close() {
-        shutDown(GoodbyeReason.CLOSE, "it closed its communicator");
+        QuicLifecycle.shutDown(this, GoodbyeReason.CLOSE, "it closed its communicator");
     }
 
     /**
@@ -399,7 +309,7 @@ public final class QuicTransport implements Transport {
      * healthy link takes milliseconds. Idempotent (the first close or fail wins).
      */
     public void fail(Throwable cause) {
-        shutDown(GoodbyeReason.FAILURE, String.valueOf(cause));
+        QuicLifecycle.shutDown(this, GoodbyeReason.FAILURE, String.valueOf(cause));
     }
 
     /**
@@ -408,48 +318,7 @@ public final class QuicTransport implements Transport {
      * caused it, so their errors point at the real culprit. Idempotent (the first close or fail wins).
      */
     public void failAfter(String why) {
-        shutDown(GoodbyeReason.FAILURE, "gave up: " + why);
-    }
-
-    private void shutDown(GoodbyeReason reason, String detail) {
-        assertNotEventLoop();
-        if (!closing.compareAndSet(false, true)) {
-            closed.join();
-            return;
-        }
-        closedWhy = reason == GoodbyeReason.CLOSE ? "the transport was closed" : "this rank failed: " + detail;
-        var renewal = certificateRenewal;
-        if (renewal != null) {
-            renewal.stop();
-        }
-        // Peers get most of close.timeout to read what we sent; stopping the event loops gets the rest.
-        Duration total = config.closeTimeout();
-        Duration forLoops = total.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? total.dividedBy(4)
-                : Duration.ofSeconds(1);
-        QuicEndpoint e;
-        synchronized (this) {
-            e = endpoint;
-        }
-        if (e == null && listeners != null) {
-            listeners.close(); // never taken over: release the ports and their event loops
-        }
-        try {
-            links.tableKnown(null);
-            links.downAll("is unreachable (this rank closed its transport)");
-            if (e != null) {
-                e.leaveAll(reason, detail, Deadline.after(total.minus(forLoops)));
-            }
-        } finally {
-            try {
-                if (e != null && !e.shutdown(forLoops)) {
-                    LOG.warn("rank {}: QUIC event loops did not stop within {}", rank, Units.formatRounded(total));
-                }
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-            } finally {
-                closed.complete(null);
-            }
-        }
+        QuicLifecycle.shutDown(this, GoodbyeReason.FAILURE, "gave up: " + why);
     }
 
     /**
@@ -539,7 +408,7 @@ public final class QuicTransport implements Transport {
         return new ErrorContext(Operation.FORMATION, rank, worldSize, -1, -1, -1, peer);
     }
 
-    private void assertNotEventLoop() {
+    void assertNotEventLoop() {
         QuicEndpoint e = endpoint;
         if (e != null && e.inEventLoop()) {
             throw new IllegalStateException("blocking transport call on its own event loop");

@@ -168,7 +168,7 @@ class HostilePeerTest {
     void shouldBoundTheUnexpectedMessagesOfAMemberThatFloodsEmptyMessages() throws Exception {
         long store = 64 << 10;
         int flood = 20_000;
-        int bound = 4096 / 2; // Mailbox.MIN_STORED_MESSAGES (a 64 KiB store's) over SenderShare.DIVISOR
+        int bound = 4096 / 2; // UnexpectedStore.MIN_STORED_MESSAGES (a 64 KiB store's) over SenderShare.DIVISOR
         var config = CONFIG.toBuilder().unexpectedMaxBytes(store).build();
         try (var cluster = QuicTestCluster.start(3, config, LOOPBACK)) {
             cluster.run(c -> {
@@ -216,7 +216,7 @@ class HostilePeerTest {
     void shouldKeepTheOtherHalfOfTheStoreForTheOtherSendersWhileAMemberFloods() throws Exception {
         long store = 64 << 10;
         int flood = 20_000;
-        long share = 4096 / 2; // Mailbox.MIN_STORED_MESSAGES over SenderShare.DIVISOR: one sender's share
+        long share = 4096 / 2; // UnexpectedStore.MIN_STORED_MESSAGES over SenderShare.DIVISOR: one sender's share
         int honest = 200;
         var config = CONFIG.toBuilder().unexpectedMaxBytes(store).build();
         try (var cluster = QuicTestCluster.start(3, config, LOOPBACK)) {
