@@ -24,7 +24,7 @@ for f in "$golden"/*.hex; do
     hex2bin "$f" > "$core/messageCodec/golden-$name"
     hex2bin "$f" > "$core/frameDecoder/golden-$name"
     case $name in
-        join-*|peer-table|elastic-*|grow-*|admission*)
+        join-*|peer-table|elastic-*|grow-*|admission*|renew-*|renewed)
             hex2bin "$f" > "$core/enrolmentCodec/golden-$name"
             hex2bin "$f" > "$stream/golden-$name" ;;
     esac
