@@ -34,23 +34,24 @@ import org.slf4j.LoggerFactory;
  * frame while the dead set is unchanged, and each link keeps order per lane, so frames arrive in the order sent.
  */
 public final class RelayTransport implements Transport {
+    // package-private fields and methods below are also used by RelayNotices (failure notices and the close tree)
     private final Transport links;
-    private final InboundRouter router;
+    final InboundRouter router;
     private final long maxFrameBytes;
-    private final Duration forwardTimeout;
-    private volatile RoutingTable table;
+    final Duration forwardTimeout;
+    volatile RoutingTable table;
     private final int hopLimit;
     /** Which peers the underlying transport was asked to reach (tests check they are neighbours). */
     private volatile AtomicIntegerArray linksUsed;
     private final RelayQueue queue;
-    private final CloseTree closeTree;
+    final CloseTree closeTree;
     /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
     private final java.util.concurrent.ConcurrentHashMap<Long, Decoded> decoded =
             new java.util.concurrent.ConcurrentHashMap<>();
     /** Completed once the underlying transport's links (bulk lanes included) are all formed. */
     private final java.util.concurrent.CompletableFuture<Void> linksFormed =
             new java.util.concurrent.CompletableFuture<>();
-    private volatile boolean closed;
+    volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
     private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
 
@@ -167,7 +168,7 @@ public final class RelayTransport implements Transport {
         }
     }
 
-    private void direct(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    void direct(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
         linksUsed.set(peer, 1);
         links.send(peer, lane, message, deadline, context);
     }
@@ -379,50 +380,22 @@ public final class RelayTransport implements Transport {
         };
     }
 
-    private ProtocolException violation(int peer, String what) {
+    ProtocolException violation(int peer, String what) {
         return new ProtocolException(new ErrorContext(io.nexar.Operation.DECODE, rank(), worldSize(), -1, -1, -1,
                 peer), "failed: rank " + peer + " " + what);
     }
 
     /**
-     * A rank went down (reported by the router): routes avoid it. If it is a neighbour, this rank saw it on its own
-     * link, and the ranks that are not its neighbours would never hear of it: tell them (a {@link Message.PeerDown}
-     * to every other live rank, on a virtual thread of its own, since this runs on a transport thread).
+     * A rank went down (reported by the router): routes avoid it; a neighbour's failure is told to the ranks that are
+     * not its neighbours ({@link RelayNotices#onPeerDown}).
      */
     void onPeerDown(int peer, String why) {
-        if (peer < 0 || peer >= table.graph().worldSize() || peer == rank()) {
-            return;
-        }
-        boolean news;
-        synchronized (this) {
-            news = !table.isDead(peer);
-            markDead(peer);
-        }
-        closeTree.onPeerDown(peer);
-        if (news && table.graph().adjacent(rank(), peer) && !closed && !closeTree.released()) {
-            var report = new Message.PeerDown(peer, clip(why));
-            Thread.ofVirtual().name("nexar-peer-down-r" + rank() + "-p" + peer).start(() -> tellOthers(report));
-        }
-    }
-
-    private void tellOthers(Message.PeerDown report) {
-        for (int other = 0; other < worldSize(); other++) {
-            if (other == rank() || table.isDead(other) || closed) {
-                continue;
-            }
-            try {
-                send(other, Lane.CONTROL, report, Deadline.after(forwardTimeout), new ErrorContext(
-                        io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, other));
-            } catch (RuntimeException e) { // it is down or unreachable too: its own neighbours tell the rest
-                LOG.debug("rank {} could not tell rank {}'s failure to non-neighbour rank {}: {}", rank(),
-                        report.rank(), other, e.toString());
-            }
-        }
+        RelayNotices.onPeerDown(this, peer, why);
     }
 
     /**
-     * A rank says it lost its link to {@code report.rank()}: fail what waits for that rank here and route around
-     * it. Not passed on (only the ranks that see a failure on their own link tell others).
+     * A rank says it lost its link to {@code report.rank()}: fail what waits for that rank here and route around it
+     * ({@link RelayNotices#onPeerDownReported}).
      *
      * @param from the rank that reports it (the origin of a relayed report)
      * @param report the report
@@ -430,33 +403,7 @@ public final class RelayTransport implements Transport {
      * @throws ProtocolException if the rank is outside the world
      */
     Delivery onPeerDownReported(int from, Message.PeerDown report) {
-        int down = report.rank();
-        if (down >= worldSize()) {
-            throw violation(from, "reported rank " + down + " down, outside the world of " + worldSize());
-        }
-        if (down == rank() || down == from) {
-            return Delivery.ACCEPTED; // about this rank itself, or a rank reporting itself: nothing to act on
-        }
-        boolean news;
-        synchronized (this) {
-            news = !table.isDead(down);
-            markDead(down);
-        }
-        if (news) {
-            router.onPeerDown(down, report.detail() + " (reported by world rank " + from + ")", null);
-        }
-        return Delivery.ACCEPTED;
-    }
-
-    /** {@code why} cut to what a PEER_DOWN carries. */
-    private static String clip(String why) {
-        String text = why == null ? "failed" : why;
-        int max = WireFormat.MAX_TEXT_BYTES / 4; // at most 4 UTF-8 bytes per char
-        if (text.length() <= max) {
-            return text;
-        }
-        int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
-        return text.substring(0, end);
+        return RelayNotices.onPeerDownReported(this, from, report);
     }
 
     @Override
@@ -487,42 +434,12 @@ public final class RelayTransport implements Transport {
      * @return true if every rank closed; false if this rank leaves without knowing that (logged at WARN)
      */
     public boolean quiesce(Deadline deadline) {
-        CloseTree.Outcome outcome;
-        try {
-            outcome = closeTree.await(this::sendQuiesce, deadline.deadlineNanos());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            LOG.warn("rank {} was interrupted while it waited for the other ranks to close; it stops relaying for"
-                    + " them now", rank());
-            return false;
-        }
-        switch (outcome) {
-            case RELEASED -> LOG.debug("rank {}: every rank closed; it stops relaying", rank());
-            case PARENT_DOWN -> LOG.warn("rank {} stops relaying before every rank closed: rank {}, its link towards"
-                    + " rank 0 in the close tree, went down", rank(), closeTree.parent());
-            case TIMED_OUT -> LOG.warn("rank {} stops relaying before every rank closed: {} passed while it waited for"
-                    + " {}", rank(), io.nexar.internal.config.Units.formatRounded(deadline.timeout()),
-                    closeTree.openChildren().isEmpty() ? "rank " + closeTree.parent() + " to release it"
-                            : "ranks " + closeTree.openChildren() + " (or ranks behind them) to close");
-        }
-        return outcome == CloseTree.Outcome.RELEASED;
+        return RelayNotices.quiesce(this, deadline);
     }
 
     /** {@return the longest a rank waits in {@link #quiesce} for the others by default: the longer operation timeout} */
     public Duration quiesceTimeout() {
         return forwardTimeout;
-    }
-
-    private boolean sendQuiesce(int neighbour, boolean release) {
-        try {
-            direct(neighbour, Lane.CONTROL, new Message.Quiesce(release), Deadline.after(forwardTimeout),
-                    new ErrorContext(io.nexar.Operation.CLOSE, rank(), worldSize(), -1, -1, -1, neighbour));
-            return true;
-        } catch (RuntimeException e) {
-            LOG.debug("rank {} could not send QUIESCE ({}) to rank {}: {}", rank(), release ? "release" : "closed",
-                    neighbour, e.toString());
-            return false;
-        }
     }
 
     /**
@@ -534,14 +451,7 @@ public final class RelayTransport implements Transport {
      * @throws ProtocolException if {@code from} is not this rank's child (closed) or parent (release) in the tree
      */
     Delivery onQuiesce(int from, Message.Quiesce q) {
-        boolean fits = q.release() ? closeTree.onRelease(from) : closeTree.onClosed(from);
-        if (!fits) {
-            throw violation(from, "sent QUIESCE (" + (q.release() ? "release" : "closed") + ") but is not rank "
-                    + rank() + "'s " + (q.release() ? "parent" : "child") + " in the close tree of "
-                    + table.graph().topology());
-        }
-        LOG.debug("rank {} got QUIESCE ({}) from rank {}", rank(), q.release() ? "release" : "closed", from);
-        return Delivery.ACCEPTED;
+        return RelayNotices.onQuiesce(this, from, q);
     }
 
     /** Stops forwarding for others (drops what the relay queue holds); for an owner that closes the links itself. */

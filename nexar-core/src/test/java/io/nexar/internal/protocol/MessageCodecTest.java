@@ -54,7 +54,7 @@ class MessageCodecTest {
 
     static List<Fixture> fixtures() {
         return List.of(
-                fixture("hello", new Message.Hello(3, 3, 4, 0x0123456789ABCDEFL)),
+                fixture("hello", new Message.Hello(WireFormat.VERSION, 3, 4, 0x0123456789ABCDEFL)),
                 fixture("data", new Message.Data(2, 7, 5, 16, 8, segment(0xde, 0xad, 0xbe, 0xef, 0x01))),
                 fixture("data-empty", new Message.Data(0, 0, 0, 0, 0, MemorySegment.ofArray(new byte[0]))),
                 fixture("heartbeat", new Message.Heartbeat(42, 0x0102030405060708L)),

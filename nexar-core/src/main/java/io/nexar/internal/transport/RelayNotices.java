@@ -1,0 +1,147 @@
+package io.nexar.internal.transport;
+
+import io.nexar.ErrorContext;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.util.Deadline;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The notices a {@link RelayTransport} exchanges besides the frames it relays: PEER_DOWN reports (a rank that sees a
+ * neighbour fail tells the ranks that are not its neighbours, which would never hear of it) and the QUIESCE frames of
+ * its {@link CloseTree} (a closing rank keeps relaying until every rank closed). Stateless: the state is the relay's
+ * (its routing table, close tree and closed flag), changed under the relay's monitor where it was before.
+ */
+final class RelayNotices {
+    private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
+
+    private RelayNotices() {
+    }
+
+    /**
+     * A rank went down (reported by the router): routes avoid it. If it is a neighbour, this rank saw it on its own
+     * link, and the ranks that are not its neighbours would never hear of it: tell them (a {@link Message.PeerDown}
+     * to every other live rank, on a virtual thread of its own, since this runs on a transport thread).
+     */
+    static void onPeerDown(RelayTransport t, int peer, String why) {
+        if (peer < 0 || peer >= t.table.graph().worldSize() || peer == t.rank()) {
+            return;
+        }
+        boolean news;
+        synchronized (t) {
+            news = !t.table.isDead(peer);
+            t.markDead(peer);
+        }
+        t.closeTree.onPeerDown(peer);
+        if (news && t.table.graph().adjacent(t.rank(), peer) && !t.closed && !t.closeTree.released()) {
+            var report = new Message.PeerDown(peer, clip(why));
+            Thread.ofVirtual().name("nexar-peer-down-r" + t.rank() + "-p" + peer).start(() -> tellOthers(t, report));
+        }
+    }
+
+    private static void tellOthers(RelayTransport t, Message.PeerDown report) {
+        for (int other = 0; other < t.worldSize(); other++) {
+            if (other == t.rank() || t.table.isDead(other) || t.closed) {
+                continue;
+            }
+            try {
+                t.send(other, Lane.CONTROL, report, Deadline.after(t.forwardTimeout), new ErrorContext(
+                        io.nexar.Operation.SEND, t.rank(), t.worldSize(), -1, -1, -1, other));
+            } catch (RuntimeException e) { // it is down or unreachable too: its own neighbours tell the rest
+                LOG.debug("rank {} could not tell rank {}'s failure to non-neighbour rank {}: {}", t.rank(),
+                        report.rank(), other, e.toString());
+            }
+        }
+    }
+
+    /**
+     * A rank says it lost its link to {@code report.rank()}: fail what waits for that rank here and route around
+     * it. Not passed on (only the ranks that see a failure on their own link tell others).
+     *
+     * @throws ProtocolException if the rank is outside the world
+     */
+    static Delivery onPeerDownReported(RelayTransport t, int from, Message.PeerDown report) {
+        int down = report.rank();
+        if (down >= t.worldSize()) {
+            throw t.violation(from, "reported rank " + down + " down, outside the world of " + t.worldSize());
+        }
+        if (down == t.rank() || down == from) {
+            return Delivery.ACCEPTED; // about this rank itself, or a rank reporting itself: nothing to act on
+        }
+        boolean news;
+        synchronized (t) {
+            news = !t.table.isDead(down);
+            t.markDead(down);
+        }
+        if (news) {
+            t.router.onPeerDown(down, report.detail() + " (reported by world rank " + from + ")", null);
+        }
+        return Delivery.ACCEPTED;
+    }
+
+    /** {@code why} cut to what a PEER_DOWN carries. */
+    private static String clip(String why) {
+        String text = why == null ? "failed" : why;
+        int max = WireFormat.MAX_TEXT_BYTES / 4; // at most 4 UTF-8 bytes per char
+        if (text.length() <= max) {
+            return text;
+        }
+        int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
+        return text.substring(0, end);
+    }
+
+    /** {@link RelayTransport#quiesce}: waits in the close tree, logs how it ended; true if every rank closed. */
+    static boolean quiesce(RelayTransport t, Deadline deadline) {
+        CloseTree.Outcome outcome;
+        try {
+            outcome = t.closeTree.await((neighbour, release) -> sendQuiesce(t, neighbour, release),
+                    deadline.deadlineNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("rank {} was interrupted while it waited for the other ranks to close; it stops relaying for"
+                    + " them now", t.rank());
+            return false;
+        }
+        switch (outcome) {
+            case RELEASED -> LOG.debug("rank {}: every rank closed; it stops relaying", t.rank());
+            case PARENT_DOWN -> LOG.warn("rank {} stops relaying before every rank closed: rank {}, its link towards"
+                    + " rank 0 in the close tree, went down", t.rank(), t.closeTree.parent());
+            case TIMED_OUT -> LOG.warn("rank {} stops relaying before every rank closed: {} passed while it waited for"
+                    + " {}", t.rank(), io.nexar.internal.config.Units.formatRounded(deadline.timeout()),
+                    t.closeTree.openChildren().isEmpty() ? "rank " + t.closeTree.parent() + " to release it"
+                            : "ranks " + t.closeTree.openChildren() + " (or ranks behind them) to close");
+        }
+        return outcome == CloseTree.Outcome.RELEASED;
+    }
+
+    private static boolean sendQuiesce(RelayTransport t, int neighbour, boolean release) {
+        try {
+            t.direct(neighbour, Lane.CONTROL, new Message.Quiesce(release), Deadline.after(t.forwardTimeout),
+                    new ErrorContext(io.nexar.Operation.CLOSE, t.rank(), t.worldSize(), -1, -1, -1, neighbour));
+            return true;
+        } catch (RuntimeException e) {
+            LOG.debug("rank {} could not send QUIESCE ({}) to rank {}: {}", t.rank(), release ? "release" : "closed",
+                    neighbour, e.toString());
+            return false;
+        }
+    }
+
+    /**
+     * {@link RelayTransport#onQuiesce}.
+     *
+     * @throws ProtocolException if {@code from} is not this rank's child (closed) or parent (release) in the tree
+     */
+    static Delivery onQuiesce(RelayTransport t, int from, Message.Quiesce q) {
+        boolean fits = q.release() ? t.closeTree.onRelease(from) : t.closeTree.onClosed(from);
+        if (!fits) {
+            throw t.violation(from, "sent QUIESCE (" + (q.release() ? "release" : "closed") + ") but is not rank "
+                    + t.rank() + "'s " + (q.release() ? "parent" : "child") + " in the close tree of "
+                    + t.table.graph().topology());
+        }
+        LOG.debug("rank {} got QUIESCE ({}) from rank {}", t.rank(), q.release() ? "release" : "closed", from);
+        return Delivery.ACCEPTED;
+    }
+}
