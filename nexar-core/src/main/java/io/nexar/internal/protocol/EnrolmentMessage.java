@@ -186,13 +186,13 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
     record JoinAccepted(int rank, int worldSize, String memberId, List<byte[]> certChain)
             implements EnrolmentMessage {
         public JoinAccepted {
-            certChain = certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+            certChain = copies(certChain);
         }
 
         /** Copies of the DER certificates. */
         @Override
         public List<byte[]> certChain() {
-            return certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+            return copies(certChain);
         }
 
         @Override
@@ -202,33 +202,13 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
 
         @Override
         public boolean equals(Object o) {
-            if (!(o instanceof JoinAccepted a) || rank != a.rank || worldSize != a.worldSize
-                    || !Objects.equals(memberId, a.memberId) || (certChain == null) != (a.certChain == null)) {
-                return false;
-            }
-            if (certChain == null) {
-                return true;
-            }
-            if (certChain.size() != a.certChain.size()) {
-                return false;
-            }
-            for (int i = 0; i < certChain.size(); i++) {
-                if (!Arrays.equals(certChain.get(i), a.certChain.get(i))) {
-                    return false;
-                }
-            }
-            return true;
+            return o instanceof JoinAccepted a && rank == a.rank && worldSize == a.worldSize
+                    && Objects.equals(memberId, a.memberId) && sameChain(certChain, a.certChain);
         }
 
         @Override
         public int hashCode() {
-            int h = Objects.hash(rank, worldSize, memberId);
-            if (certChain != null) {
-                for (byte[] c : certChain) {
-                    h = 31 * h + Arrays.hashCode(c);
-                }
-            }
-            return h;
+            return 31 * Objects.hash(rank, worldSize, memberId) + chainHash(certChain);
         }
 
         @Override
@@ -440,13 +420,13 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
      */
     record Renewed(List<byte[]> certChain) implements EnrolmentMessage {
         public Renewed {
-            certChain = certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+            certChain = copies(certChain);
         }
 
         /** Copies of the certificates. */
         @Override
         public List<byte[]> certChain() {
-            return certChain == null ? null : certChain.stream().map(EnrolmentMessage::copy).toList();
+            return copies(certChain);
         }
 
         @Override
@@ -456,29 +436,12 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
 
         @Override
         public boolean equals(Object o) {
-            if (!(o instanceof Renewed r) || (certChain == null) != (r.certChain == null)) {
-                return false;
-            } else if (certChain == null) {
-                return true;
-            }
-            if (certChain.size() != r.certChain.size()) {
-                return false;
-            }
-            for (int i = 0; i < certChain.size(); i++) {
-                if (!Arrays.equals(certChain.get(i), r.certChain.get(i))) {
-                    return false;
-                }
-            }
-            return true;
+            return o instanceof Renewed r && sameChain(certChain, r.certChain);
         }
 
         @Override
         public int hashCode() {
-            int h = 1;
-            for (byte[] c : certChain == null ? List.<byte[]>of() : certChain) {
-                h = 31 * h + Arrays.hashCode(c);
-            }
-            return h;
+            return chainHash(certChain);
         }
 
         @Override
@@ -489,6 +452,33 @@ public sealed interface EnrolmentMessage extends Message permits EnrolmentMessag
 
     private static byte[] copy(byte[] b) {
         return b == null ? null : b.clone();
+    }
+
+    /** Copies of the certificates of a chain (null for null): records keep and hand out their own. */
+    private static List<byte[]> copies(List<byte[]> chain) {
+        return chain == null ? null : chain.stream().map(EnrolmentMessage::copy).toList();
+    }
+
+    /** True if both chains are null, or hold equal certificates in the same order. */
+    private static boolean sameChain(List<byte[]> a, List<byte[]> b) {
+        if (a == null || b == null || a.size() != b.size()) {
+            return a == b;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (!Arrays.equals(a.get(i), b.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A hash of a chain's certificates' contents (0 for null). */
+    private static int chainHash(List<byte[]> chain) {
+        int h = 0;
+        for (byte[] c : chain == null ? List.<byte[]>of() : chain) {
+            h = 31 * h + Arrays.hashCode(c);
+        }
+        return h;
     }
 
     private static String hex(byte[] b) {
