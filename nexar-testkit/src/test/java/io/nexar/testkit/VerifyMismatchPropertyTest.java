@@ -3,16 +3,11 @@ package io.nexar.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nexar.CollectiveMismatchException;
-import io.nexar.CollectiveMismatchException.Field;
 import io.nexar.Communicator;
-import io.nexar.DataType;
 import io.nexar.NexarConfig;
-import io.nexar.ReduceOp;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,11 +21,6 @@ import org.junit.jupiter.api.Timeout;
 class VerifyMismatchPropertyTest {
     private static final long BASE_SEED = Long.getLong("nexar.test.seed", 20261126L);
     private static final int TRIALS_PER_WORLD = 12;
-    private static final long COUNT = 12;
-
-    /** A call every rank makes, and the one field the odd rank gets wrong. */
-    private record Trial(long seed, String op, int odd, Field field, int root) {
-    }
 
     @Test
     void everyMismatchedFieldFailsEveryRankNamingIt() {
@@ -39,20 +29,20 @@ class VerifyMismatchPropertyTest {
                 .collectiveTimeout(Duration.ofSeconds(20)).build();
         for (int world = 2; world <= 9; world++) {
             try (var cluster = LocalCluster.start(world, config)) {
-                var trials = new ArrayList<Trial>();
+                var trials = new ArrayList<MismatchTrial>();
                 for (int t = 0; t < TRIALS_PER_WORLD; t++) {
-                    trials.add(trial(BASE_SEED * 31 + world * 1000L + t, world));
+                    trials.add(MismatchTrial.of(BASE_SEED * 31 + world * 1000L + t, world));
                 }
                 var results = cluster.onEachRank(c -> {
                     var seen = new ArrayList<String>();
-                    for (Trial trial : trials) {
+                    for (MismatchTrial trial : trials) {
                         seen.add(run(c, trial));
                         c.barrier(); // the communicator still works after each refused call
                     }
                     return seen;
                 });
                 for (int t = 0; t < trials.size(); t++) {
-                    Trial trial = trials.get(t);
+                    MismatchTrial trial = trials.get(t);
                     for (var e : results.entrySet()) {
                         assertThat(e.getValue().get(t)).as("world %d, %s, rank %d", world, trial, e.getKey())
                                 .isEqualTo("mismatch " + trial.field());
@@ -62,41 +52,10 @@ class VerifyMismatchPropertyTest {
         }
     }
 
-    private static Trial trial(long seed, int world) {
-        var rng = new Random(seed);
-        List<String> ops = List.of("allReduce", "reduce", "broadcast", "gather", "scatter", "allGather");
-        String op = ops.get(rng.nextInt(ops.size()));
-        var fields = new ArrayList<>(List.of(Field.OPERATION, Field.COUNT, Field.DATA_TYPE));
-        if (op.equals("allReduce") || op.equals("reduce")) {
-            fields.add(Field.REDUCE_OP);
-        }
-        if (op.equals("reduce") || op.equals("broadcast") || op.equals("gather") || op.equals("scatter")) {
-            fields.add(Field.ROOT);
-        }
-        return new Trial(seed, op, rng.nextInt(world), fields.get(rng.nextInt(fields.size())), rng.nextInt(world));
-    }
-
     /** Rank {@code c.rank()}'s call of {@code t}: "mismatch FIELD" if it was refused, else "ran". */
-    private static String run(Communicator c, Trial t) {
-        boolean odd = c.rank() == t.odd();
-        String op = odd && t.field() == Field.OPERATION ? (t.op().equals("allGather") ? "allReduce" : "allGather")
-                : t.op();
-        long count = odd && t.field() == Field.COUNT ? COUNT + 1 : COUNT;
-        DataType type = odd && t.field() == Field.DATA_TYPE ? DataType.I32 : DataType.F32;
-        ReduceOp rop = odd && t.field() == Field.REDUCE_OP ? ReduceOp.MAX : ReduceOp.SUM;
-        int root = odd && t.field() == Field.ROOT ? (t.root() + 1) % c.worldSize() : t.root();
-        long room = (COUNT + 1) * c.worldSize();
-        MemorySegment in = Inputs.zeros(room, type);
-        MemorySegment out = Inputs.zeros(room, type);
+    private static String run(Communicator c, MismatchTrial t) {
         try {
-            switch (op) {
-                case "allReduce" -> c.allReduce(in, out, type, count, rop);
-                case "reduce" -> c.reduce(in, out, type, count, rop, root);
-                case "broadcast" -> c.broadcast(in, type, count, root);
-                case "gather" -> c.gather(in, out, type, count, root);
-                case "scatter" -> c.scatter(in, out, type, count, root);
-                default -> c.allGather(in, out, type, count);
-            }
+            t.call(c);
             return "ran";
         } catch (CollectiveMismatchException e) {
             return "mismatch " + e.field();
