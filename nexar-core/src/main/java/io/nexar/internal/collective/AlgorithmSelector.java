@@ -18,11 +18,10 @@ import io.nexar.Operation;
  * scan, exScan   deterministic -> linear; else recursive doubling
  * </pre>
  *
- * <p>{@code auto} no longer picks the pipelined ring by default ({@code allreduce.large.size} is 1 TiB): the plain
- * ring already overlaps reduction with transfer (each chunk of {@code chunk.size} is reduced as it arrives, on the
- * receiving thread), and the pipelined ring's one round per segment only adds a wait and a wake-up per segment. Same
- * session, 4 ranks on 2 cores: 64 MiB 444-500 ms (ring) vs 541-656 ms (pipelined, 1 MiB segments); 2 ranks 145 vs
- * 230 ms. {@code allreduce.algorithm=pipelined-ring} still selects it.
+ * <p>{@code auto} picks the pipelined ring only from {@code allreduce.large.size}, 1 TiB by default, so in practice
+ * never: the plain ring already overlaps reduction with transfer (each chunk of {@code chunk.size} is reduced as it
+ * arrives, on the receiving thread), and the pipelined ring's one round per segment only adds a wait and a wake-up per
+ * segment (docs/performance.md has the measurement). {@code allreduce.algorithm=pipelined-ring} selects it.
  */
 public final class AlgorithmSelector {
     /**

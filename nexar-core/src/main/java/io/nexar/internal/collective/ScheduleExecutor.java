@@ -23,7 +23,7 @@ import java.util.List;
 /**
  * Runs one rank's {@link Schedule} against a {@link Transport}: the one executor of every collective.
  *
- * <p>Threading (first version, see docs/collectives.md): the calling thread (or, for async calls, one virtual thread
+ * <p>Threading (docs/collectives.md): the calling thread (or, for async calls, one virtual thread
  * per operation) drives the rounds: it runs a round's local steps, opens its receives in the
  * {@link CollectiveEngine}, issues its sends (chunked in whole elements) and sleeps until the engine says the round's
  * receives are complete. Arriving chunks are copied or reduced straight into their target slices by the transport

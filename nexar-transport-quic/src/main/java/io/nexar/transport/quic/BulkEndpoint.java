@@ -47,7 +47,7 @@ final class BulkEndpoint {
      * that HELLO, the acceptor would take the dialer's close for a dead peer. With the dialer's budget the longer one,
      * a slow setup is abandoned by the acceptor first, before it attached anything, and the dialer falls back when its
      * socket ends; the dialer abandons an accepted lane only if the acceptor's HELLO takes over 10 s to reach it. A
-     * formation that used most of its deadline (a loaded machine) thus no longer dials with no time left: setups
+     * formation that used most of its deadline (a loaded machine) still gives each dial this much time: setups
      * still running when {@link #connectAll} returns go on, and their pair uses QUIC until its lane is attached.
      */
     static final Duration MIN_DIAL_SETUP = ACCEPT_SETUP.multipliedBy(2);
