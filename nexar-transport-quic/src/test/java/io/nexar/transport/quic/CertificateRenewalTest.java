@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import static io.nexar.transport.quic.GrowFixtures.all;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,7 +32,6 @@ class CertificateRenewalTest {
     private static final Duration JOIN = Duration.ofSeconds(40);
     /** Long enough to form on a loaded machine, short enough to expire twice during the test. */
     private static final Duration VALIDITY = Duration.ofSeconds(12);
-    private static final int MAX_POLLS = 2_000;
 
     private static CompletableFuture<Communicator> join(String joinString, NexarConfig config) {
         var f = new CompletableFuture<Communicator>();
@@ -44,36 +43,6 @@ class CertificateRenewalTest {
             }
         });
         return f;
-    }
-
-    private static <T> List<T> all(List<Communicator> cs, Function<Communicator, T> body) throws Exception {
-        var futures = new ArrayList<CompletableFuture<T>>();
-        for (Communicator c : cs) {
-            var f = new CompletableFuture<T>();
-            Thread.ofVirtual().start(() -> {
-                try {
-                    f.complete(body.apply(c));
-                } catch (Throwable t) {
-                    f.completeExceptionally(t);
-                }
-            });
-            futures.add(f);
-        }
-        var out = new ArrayList<T>();
-        for (var f : futures) {
-            out.add(f.get(60, TimeUnit.SECONDS));
-        }
-        return out;
-    }
-
-    private static Growth growUntilAdmitted(Communicator c) {
-        for (int i = 0; i < MAX_POLLS; i++) {
-            Growth g = c.grow();
-            if (g.grew()) {
-                return g;
-            }
-        }
-        throw new AssertionError("no worker admitted after " + MAX_POLLS + " grow() calls");
     }
 
     @Test
@@ -113,7 +82,7 @@ class CertificateRenewalTest {
             // new connections after the expiry: the newcomer checks the members' (renewed) certificates
             var joining = join(seed.joinString(), NexarConfig.builder().ignoreEnvironment().worldMaxSize(3)
                     .joinElastic(true).build());
-            assertThat(all(members, CertificateRenewalTest::growUntilAdmitted)).containsOnly(new Growth(2, 3, false));
+            assertThat(all(members, GrowFixtures::growUntilAdmitted)).containsOnly(new Growth(2, 3, false));
             newcomer = joining.get(60, TimeUnit.SECONDS);
             assertThat(newcomer.grow()).isEqualTo(new Growth(2, 3, true));
             var world = List.of(members.get(0), members.get(1), newcomer);

@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import static io.nexar.transport.quic.GrowFixtures.all;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,7 +35,6 @@ import org.junit.jupiter.api.Timeout;
 class ElasticGrowTest {
     private static final Duration JOIN = Duration.ofSeconds(30);
     /** Bound on grow() calls while a worker's join request travels to the seed. */
-    private static final int MAX_POLLS = 2_000;
 
     private static NexarConfig config(boolean elastic) {
         return NexarConfig.builder().ignoreEnvironment().worldMaxSize(3).joinElastic(elastic).build();
@@ -57,38 +57,6 @@ class ElasticGrowTest {
     }
 
     /** Runs {@code body} on every communicator at once (a collective) and returns the results in order. */
-    private static <T> List<T> all(List<Communicator> cs, java.util.function.Function<Communicator, T> body)
-            throws Exception {
-        var futures = new ArrayList<CompletableFuture<T>>();
-        for (Communicator c : cs) {
-            var f = new CompletableFuture<T>();
-            Thread.ofVirtual().start(() -> {
-                try {
-                    f.complete(body.apply(c));
-                } catch (Throwable t) {
-                    f.completeExceptionally(t);
-                }
-            });
-            futures.add(f);
-        }
-        var out = new ArrayList<T>();
-        for (var f : futures) {
-            out.add(f.get(60, TimeUnit.SECONDS));
-        }
-        return out;
-    }
-
-    /** Members call grow() until it admits someone (the worker's join request may still be on its way). */
-    private static Growth growUntilAdmitted(Communicator c) {
-        for (int i = 0; i < MAX_POLLS; i++) {
-            Growth g = c.grow();
-            if (g.grew()) {
-                return g;
-            }
-        }
-        throw new AssertionError("no worker admitted after " + MAX_POLLS + " grow() calls");
-    }
-
     @Test
     void shouldGrowAfterARecoveryLeftAGapInTheWorldRanks() throws Exception {
         var options = SeedOptions.builder(3).bind("127.0.0.1:0").ca(QuicTestCluster.CA)
@@ -120,7 +88,7 @@ class ElasticGrowTest {
 
             var joining = join(seed.joinString(), NexarConfig.builder().ignoreEnvironment()
                     .recoveryPolicy(io.nexar.RecoveryPolicy.AUTOMATIC).joinElastic(true).build());
-            assertThat(all(members, ElasticGrowTest::growUntilAdmitted)).containsOnly(new Growth(2, 3, false));
+            assertThat(all(members, GrowFixtures::growUntilAdmitted)).containsOnly(new Growth(2, 3, false));
             Communicator newcomer = joining.get(40, TimeUnit.SECONDS);
             all.add(newcomer);
             assertThat(newcomer.grow()).isEqualTo(new Growth(2, 3, true));
@@ -178,7 +146,7 @@ class ElasticGrowTest {
             var joining = join(seed.joinString(), true);
             long[] state = {0};
             List<Growth> grown = all(members, c -> {
-                for (int i = 0; i < MAX_POLLS; i++) {
+                for (int i = 0; i < GrowFixtures.MAX_POLLS; i++) {
                     Growth g = c.grow(x -> {
                         long[] s = {c.rank() == 0 ? 42 : 0};
                         c.broadcast(s, 0);
@@ -189,7 +157,7 @@ class ElasticGrowTest {
                         return g;
                     }
                 }
-                throw new AssertionError("no worker admitted after " + MAX_POLLS + " grow() calls");
+                throw new AssertionError("no worker admitted after " + GrowFixtures.MAX_POLLS + " grow() calls");
             });
             assertThat(grown).containsOnly(new Growth(2, 3, false));
             newcomer = joining.get(40, TimeUnit.SECONDS);
