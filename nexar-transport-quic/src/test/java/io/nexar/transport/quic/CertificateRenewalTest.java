@@ -34,15 +34,7 @@ class CertificateRenewalTest {
     private static final Duration VALIDITY = Duration.ofSeconds(12);
 
     private static CompletableFuture<Communicator> join(String joinString, NexarConfig config) {
-        var f = new CompletableFuture<Communicator>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                f.complete(new QuicTransportProvider().join(joinString, -1, config, JOIN));
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        return f;
+        return GrowFixtures.join(joinString, config, JOIN);
     }
 
     @Test

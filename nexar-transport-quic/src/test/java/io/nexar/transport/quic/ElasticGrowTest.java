@@ -45,18 +45,9 @@ class ElasticGrowTest {
     }
 
     private static CompletableFuture<Communicator> join(String joinString, NexarConfig config) {
-        var f = new CompletableFuture<Communicator>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                f.complete(new QuicTransportProvider().join(joinString, -1, config, JOIN));
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        return f;
+        return GrowFixtures.join(joinString, config, JOIN);
     }
 
-    /** Runs {@code body} on every communicator at once (a collective) and returns the results in order. */
     @Test
     void shouldGrowAfterARecoveryLeftAGapInTheWorldRanks() throws Exception {
         var options = SeedOptions.builder(3).bind("127.0.0.1:0").ca(QuicTestCluster.CA)

@@ -2,6 +2,8 @@ package io.nexar.transport.quic;
 
 import io.nexar.Communicator;
 import io.nexar.Growth;
+import io.nexar.NexarConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +16,22 @@ final class GrowFixtures {
     static final int MAX_POLLS = 2_000;
 
     private GrowFixtures() {
+    }
+
+    /**
+     * Joins the cluster of {@code joinString} as a worker on a virtual thread (the join waits for the others), with
+     * {@code joinTimeout} to form.
+     */
+    static CompletableFuture<Communicator> join(String joinString, NexarConfig config, Duration joinTimeout) {
+        var f = new CompletableFuture<Communicator>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                f.complete(new QuicTransportProvider().join(joinString, -1, config, joinTimeout));
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
     }
 
     /** Runs {@code body} on every communicator at once, each on a virtual thread; their results, in order. */
