@@ -42,15 +42,7 @@ class HostilePeerTest {
             var raw = ByteBuffer.allocate(14).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).put(new byte[10]).flip();
             long start = System.nanoTime();
             writeRaw(transports.get(0), 1, raw);
-            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
-            long ms = (System.nanoTime() - start) / 1_000_000;
-            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
-            assertThat(down).as("rank 1 reports rank 0").isNotNull();
-            assertThat(down.peer()).isEqualTo(0);
-            assertThat(down.why()).contains("broke the protocol").contains("rank 0 sent 14 bytes of a 1004-byte frame")
-                    .contains("heartbeat.timeout (1.5s)");
-            assertThat(ms).as("the heartbeat timeout, not more than margins beyond it")
-                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            assertCutOff(handlers, start, "rank 0 sent 14 bytes of a 1004-byte frame", "heartbeat.timeout (1.5s)");
             exchange(transports, handlers, 1, 2);
         } finally {
             transports.forEach(QuicTransport::close);
@@ -77,15 +69,7 @@ class HostilePeerTest {
                     // rank 1 dropped the connection: the slow sender is done
                 }
             });
-            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
-            long ms = (System.nanoTime() - start) / 1_000_000;
-            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
-            assertThat(down).as("rank 1 reports rank 0").isNotNull();
-            assertThat(down.peer()).isEqualTo(0);
-            assertThat(down.why()).contains("broke the protocol").contains("of a 204-byte frame")
-                    .contains("KiB/s");
-            assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
-                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            assertCutOff(handlers, start, "of a 204-byte frame", "KiB/s");
             exchange(transports, handlers, 1, 2);
         } finally {
             if (slow != null) {
@@ -107,16 +91,8 @@ class HostilePeerTest {
             byte[] raw = ByteBuffer.allocate(14).order(ByteOrder.LITTLE_ENDIAN).putInt(1000).put(new byte[10]).array();
             long start = System.nanoTime();
             QuicFaults.writeRaw(transports.get(0), 1, Lane.P2P, raw);
-            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
-            long ms = (System.nanoTime() - start) / 1_000_000;
-            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
-            assertThat(down).as("rank 1 reports rank 0").isNotNull();
-            assertThat(down.peer()).isEqualTo(0);
-            assertThat(down.why()).contains("broke the protocol")
-                    .contains("rank 0 sent 14 bytes of a 1004-byte frame on lane " + Lane.P2P.name())
-                    .contains("heartbeat.timeout (1.5s)");
-            assertThat(ms).as("the heartbeat timeout, not more than margins beyond it")
-                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            assertCutOff(handlers, start, "rank 0 sent 14 bytes of a 1004-byte frame on lane " + Lane.P2P.name(),
+                    "heartbeat.timeout (1.5s)");
             exchange(transports, handlers, 1, 2);
         } finally {
             transports.forEach(QuicTransport::close);
@@ -145,15 +121,8 @@ class HostilePeerTest {
                     // rank 1 dropped the connection: the slow sender is done
                 }
             });
-            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
-            long ms = (System.nanoTime() - start) / 1_000_000;
-            System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
-            assertThat(down).as("rank 1 reports rank 0").isNotNull();
-            assertThat(down.peer()).isEqualTo(0);
-            assertThat(down.why()).contains("broke the protocol").contains("rank 0 sent")
-                    .contains("of a 204-byte frame on lane " + Lane.COLLECTIVE.name()).contains("KiB/s");
-            assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
-                    .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+            assertCutOff(handlers, start, "rank 0 sent", "of a 204-byte frame on lane " + Lane.COLLECTIVE.name(),
+                    "KiB/s");
             exchange(transports, handlers, 1, 2);
         } finally {
             if (slow != null) {
@@ -305,5 +274,21 @@ class HostilePeerTest {
             b[i] = (byte) (i * 31 + seed);
         }
         return b;
+    }
+
+    /**
+     * Waits for rank 1 to report rank 0 down for breaking the protocol, about the heartbeat timeout after {@code start}
+     * (not before it, well within 15 s), the reason containing each of {@code why}.
+     */
+    private static void assertCutOff(List<QuicTransportTest.RecordingHandler> handlers, long start, String... why)
+            throws InterruptedException {
+        var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        System.out.println("rank 1 reported rank 0 after " + ms + " ms: " + down);
+        assertThat(down).as("rank 1 reports rank 0").isNotNull();
+        assertThat(down.peer()).isEqualTo(0);
+        assertThat(down.why()).contains("broke the protocol").contains(why);
+        assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
+                .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
     }
 }
