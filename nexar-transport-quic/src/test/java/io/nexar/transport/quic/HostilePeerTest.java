@@ -59,16 +59,7 @@ class HostilePeerTest {
             // a 200-byte frame, one byte every 50 ms: never a pause of heartbeat.timeout, but 10 s for the frame
             long start = System.nanoTime();
             writeRaw(transports.get(0), 1, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200).flip());
-            slow = Thread.ofVirtual().start(() -> {
-                try {
-                    for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
-                        Thread.sleep(50); // the hostile peer's pace, not a wait for an event of the test
-                        writeRaw(transports.get(0), 1, ByteBuffer.wrap(new byte[] {1}));
-                    }
-                } catch (Exception closed) {
-                    // rank 1 dropped the connection: the slow sender is done
-                }
-            });
+            slow = trickle(() -> writeRaw(transports.get(0), 1, ByteBuffer.wrap(new byte[] {1})));
             assertCutOff(handlers, start, "of a 204-byte frame", "KiB/s");
             exchange(transports, handlers, 1, 2);
         } finally {
@@ -111,16 +102,7 @@ class HostilePeerTest {
             long start = System.nanoTime();
             QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE,
                     ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(200).array());
-            slow = Thread.ofVirtual().start(() -> {
-                try {
-                    for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
-                        Thread.sleep(50); // the hostile peer's pace, not a wait for an event of the test
-                        QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE, new byte[] {1});
-                    }
-                } catch (Exception closed) {
-                    // rank 1 dropped the connection: the slow sender is done
-                }
-            });
+            slow = trickle(() -> QuicFaults.writeRaw(transports.get(0), 1, Lane.COLLECTIVE, new byte[] {1}));
             assertCutOff(handlers, start, "rank 0 sent", "of a 204-byte frame on lane " + Lane.COLLECTIVE.name(),
                     "KiB/s");
             exchange(transports, handlers, 1, 2);
@@ -290,5 +272,27 @@ class HostilePeerTest {
         assertThat(down.why()).contains("broke the protocol").contains(why);
         assertThat(ms).as("about the heartbeat timeout (200 bytes take 3 ms at the minimum rate)")
                 .isGreaterThanOrEqualTo(HEARTBEAT_TIMEOUT.toMillis() - 50).isLessThan(15_000);
+    }
+
+    /** One byte of a frame, written by the hostile peer. */
+    private interface ByteWrite {
+        void write() throws Exception;
+    }
+
+    /**
+     * The hostile peer's slow sender: {@code oneByte} every 50 ms, 200 times, on a virtual thread, until it is
+     * interrupted or the connection is dropped.
+     */
+    private static Thread trickle(ByteWrite oneByte) {
+        return Thread.ofVirtual().start(() -> {
+            try {
+                for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
+                    Thread.sleep(50); // the hostile peer's pace, not a wait for an event of the test
+                    oneByte.write();
+                }
+            } catch (Exception closed) {
+                // rank 1 dropped the connection: the slow sender is done
+            }
+        });
     }
 }
