@@ -54,7 +54,7 @@ for t in $(seq 1 "$n"); do
     # bounded wait for the victim's progress, then the kill
     while :; do
         if ! kill -0 "$launcher" 2>/dev/null; then verdict="the job ended before the kill"; break; fi
-        [ -z "$victim_pid" ] && victim_pid=$(sed -n "s/^rank=$victim pid=\([0-9]*\)$/\1/p" "$out" | head -1)
+        [ -z "$victim_pid" ] && victim_pid=$(sed -n "s/^rank=$victim pid=\([0-9]*\)$/\1/p" "$out" 2>/dev/null | head -1)
         lines=$(grep -c "^\[rank $victim\] step " "$out" 2>/dev/null)
         if [ -n "$victim_pid" ] && [ "${lines:-0}" -ge "$after_lines" ]; then
             sleep "$(printf '0.%03d' "$delay_ms")"
