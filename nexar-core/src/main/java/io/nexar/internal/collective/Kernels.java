@@ -39,6 +39,12 @@ public final class Kernels {
         Reducer.reduce(acc, accOff, in, inOff, count, type, op == ReduceOp.AVG ? ReduceOp.SUM : op);
     }
 
+    /** out[i] = a[i] op b[i] for {@code count} elements; {@code out} may be {@code a} or {@code b}. AVG sums. */
+    public static void reduce(MemorySegment a, long aOff, MemorySegment b, long bOff, MemorySegment out, long outOff,
+                              long count, DataType type, ReduceOp op) {
+        Reducer.reduce(a, aOff, b, bOff, out, outOff, count, type, op == ReduceOp.AVG ? ReduceOp.SUM : op);
+    }
+
     /** acc[i] = acc[i] / divisor (AVG); integers truncate toward zero (unsigned types divide unsigned). */
     public static void finishAverage(MemorySegment acc, long accOff, long count, DataType type, long divisor) {
         Reducer.finishAverage(acc, accOff, count, type, Math.toIntExact(divisor));

@@ -297,9 +297,15 @@ final class OpState implements BooleanSupplier {
 
     /** Copies or reduces chunk {@code c} ({@code len > 0} bytes) into {@code slot}'s target. */
     private void write(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
-        if (slot.step instanceof Step.RecvReduce) {
-            Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, len / type.byteSize(), type,
-                    combiner);
+        if (slot.step instanceof Step.RecvReduce r) {
+            long n = len / type.byteSize();
+            if (r.accumulates()) {
+                Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, n, type, combiner);
+            } else { // dst = operand op in: the operand (the caller's input, say) was never copied into dst
+                Slice o = r.operand();
+                Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * type.byteSize() + c.offset(), c.payload(), 0,
+                        slot.target, slot.byteOffset + c.offset(), n, type, combiner);
+            }
         } else {
             MemorySegment.copy(c.payload(), 0, slot.target, slot.byteOffset + c.offset(), len);
         }

@@ -45,15 +45,24 @@ final class ReceiveAhead {
         if (dst == null) {
             return false;
         }
+        Slice operand = rounds.get(j).get(s) instanceof Step.RecvReduce r && !r.accumulates() ? r.operand() : null;
+        return untouched(j, open, dst) && (operand == null || untouched(j, open, operand));
+    }
+
+    /**
+     * True if no local step of round {@code j} and no step of rounds {@code open .. j-1} touches {@code d}: a receive
+     * of round {@code j} may write (or, for a reducing receive's operand, read) it now.
+     */
+    private boolean untouched(int j, int open, Slice d) {
         List<Step> round = rounds.get(j);
         for (int k = 0; k < round.size(); k++) { // indexed: asked per early chunk, no iterator
             Step step = round.get(k);
-            if (isLocal(step) && touches(step, dst)) {
+            if (isLocal(step) && touches(step, d)) {
                 return false;
             }
         }
         for (int i = j - 1; i >= Math.max(open, 0); i--) {
-            if (anyTouches(rounds.get(i), dst)) {
+            if (anyTouches(rounds.get(i), d)) {
                 return false;
             }
         }
@@ -104,7 +113,7 @@ final class ReceiveAhead {
         return switch (s) {
             case Step.Send x -> x.src().overlaps(d);
             case Step.RecvInto x -> x.dst().overlaps(d);
-            case Step.RecvReduce x -> x.dst().overlaps(d);
+            case Step.RecvReduce x -> x.dst().overlaps(d) || x.operand().overlaps(d);
             case Step.Copy x -> x.src().overlaps(d) || x.dst().overlaps(d);
             case Step.Reduce x -> x.src().overlaps(d) || x.dst().overlaps(d);
             case Step.Average x -> x.dst().overlaps(d);

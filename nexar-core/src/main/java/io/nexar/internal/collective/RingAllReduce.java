@@ -14,6 +14,11 @@ import io.nexar.ReduceOp;
  * after reduce-scatter: r owns the reduced b(r); after allgather every rank holds every reduced block
  * </pre>
  *
+ * <p>No copy of the input into the output comes first: the first step sends the input's block, and each reducing
+ * receive writes output = input op received (every block a rank receives in the reduce-scatter is one it has not
+ * touched yet), so the output is written once per element. The one block a rank never receives in the reduce-scatter
+ * is overwritten by the allgather.
+ *
  * <p>With a segment size ({@link #pipelined(long)}), each step's block is cut into segments of whole elements, one
  * round each, so a rank forwards segment k while segment k+1 is in flight and reductions overlap transfers.
  */
@@ -37,17 +42,22 @@ public final class RingAllReduce implements Algorithm {
     @Override
     public Schedule plan(int rank, int size, OpSpec spec) {
         var s = Schedule.builder(rank, size);
-        var all = new Slice(Buf.OUTPUT, 0, spec.count());
-        s.round().copy(new Slice(Buf.INPUT, 0, spec.count()), all);
+        if (size == 1) {
+            s.round().copy(new Slice(Buf.INPUT, 0, spec.count()), new Slice(Buf.OUTPUT, 0, spec.count()));
+            return s.build();
+        }
         var chunks = ChunkLayout.of(spec.count(), size);
         int next = (rank + 1) % size;
         int prev = (rank + size - 1) % size;
         long largest = chunks.size(0);
         long segments = Math.max(1, largest / segmentElements + (largest % segmentElements == 0 ? 0 : 1));
         for (int step = 0; step < size - 1; step++) {
-            Slice send = chunks.slice(Buf.OUTPUT, Math.floorMod(rank - step - 1, size));
-            Slice recv = chunks.slice(Buf.OUTPUT, Math.floorMod(rank - step - 2, size));
-            segmented(s, segments, next, send, prev, recv, true);
+            int sendBlock = Math.floorMod(rank - step - 1, size);
+            int recvBlock = Math.floorMod(rank - step - 2, size);
+            // step 0 sends its own input; every later block it sends is one it reduced the step before
+            Slice send = chunks.slice(step == 0 ? Buf.INPUT : Buf.OUTPUT, sendBlock);
+            segmented(s, segments, next, send, prev, chunks.slice(Buf.OUTPUT, recvBlock),
+                    chunks.slice(Buf.INPUT, recvBlock));
         }
         if (spec.op() == ReduceOp.AVG) {
             s.round().average(chunks.slice(Buf.OUTPUT, rank), size);
@@ -55,7 +65,7 @@ public final class RingAllReduce implements Algorithm {
         for (int step = 0; step < size - 1; step++) {
             Slice send = chunks.slice(Buf.OUTPUT, Math.floorMod(rank - step, size));
             Slice recv = chunks.slice(Buf.OUTPUT, Math.floorMod(rank - step - 1, size));
-            segmented(s, segments, next, send, prev, recv, false);
+            segmented(s, segments, next, send, prev, recv, null);
         }
         return s.build();
     }
@@ -65,13 +75,13 @@ public final class RingAllReduce implements Algorithm {
      * computes alike, so sender and receiver always agree on it (docs/design.md W1).
      */
     private void segmented(Schedule.Builder s, long segments, int next, Slice send, int prev, Slice recv,
-                           boolean reduce) {
+                           Slice operand) {
         for (long k = 0; k < segments; k++) {
             var round = s.round();
             round.send(next, part(send, k, segments));
             Slice dst = part(recv, k, segments);
-            if (reduce) {
-                round.recvReduce(prev, dst);
+            if (operand != null) {
+                round.recvReduce(prev, dst, part(operand, k, segments));
             } else {
                 round.recvInto(prev, dst);
             }

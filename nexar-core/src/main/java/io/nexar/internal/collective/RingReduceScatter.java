@@ -4,15 +4,15 @@ import io.nexar.ReduceOp;
 
 /**
  * Ring reduce-scatter: rank r ends with the reduction of block r (docs/design.md W2: never block r+1). In step s rank r
- * sends its partial sum of block r-s-1 to r+1 and reduces block r-s-2 from r-1 into a copy of its own input block;
- * the partial it receives in the last step is block r itself, reduced straight into the output. Two scratch slots
+ * sends its partial sum of block r-s-1 to r+1 and reduces block r-s-2 from r-1 with its own input block (no copy
+ * first: the receive writes input op received); the partial it receives in the last step is block r itself, reduced straight into the output. Two scratch slots
  * alternate so that a round never receives into the slot it sends from.
  *
  * <pre>
- * step 0: send in[r-1]              recv+reduce into slot0 = copy(in[r-2])
- * step 1: send slot0                recv+reduce into slot1 = copy(in[r-3])
+ * step 0: send in[r-1]              slot0 = in[r-2] op recv
+ * step 1: send slot0                slot1 = in[r-3] op recv
  * ...
- * step n-2: send slot              recv+reduce into out   = copy(in[r])
+ * step n-2: send slot              out   = in[r]   op recv
  * </pre>
  */
 public final class RingReduceScatter implements Algorithm {
@@ -31,7 +31,7 @@ public final class RingReduceScatter implements Algorithm {
         for (int step = 0; step < size - 1; step++) {
             int block = Math.floorMod(rank - step - 2, size);
             Slice target = step == size - 2 ? out : new Slice(Buf.SCRATCH, (step % 2) * c, c);
-            s.round().copy(input(block, c), target).send(next, sending).recvReduce(prev, target);
+            s.round().send(next, sending).recvReduce(prev, target, input(block, c)); // target = input op received
             sending = target;
         }
         if (spec.op() == ReduceOp.AVG) {

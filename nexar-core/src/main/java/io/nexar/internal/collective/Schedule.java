@@ -160,9 +160,18 @@ public record Schedule(int rank, int size, List<List<Step>> rounds, long scratch
             return this;
         }
 
-        /** Receives from {@code peer} and reduces into {@code dst}. */
+        /** Receives from {@code peer} and reduces into {@code dst}: dst = dst op in. */
         public Round recvReduce(int peer, Slice dst) {
             steps.add(new Step.RecvReduce(peer, dst));
+            return this;
+        }
+
+        /**
+         * Receives from {@code peer} and reduces with {@code operand} into {@code dst}: dst = operand op in, without
+         * first copying the operand into {@code dst}.
+         */
+        public Round recvReduce(int peer, Slice dst, Slice operand) {
+            steps.add(new Step.RecvReduce(peer, dst, operand));
             return this;
         }
 

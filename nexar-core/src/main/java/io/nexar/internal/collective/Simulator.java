@@ -205,9 +205,10 @@ public final class Simulator {
                     + " bytes from rank " + peerOf(st) + ", which sent " + payload.length);
         }
         MemorySegment target = buffers[dst.buf().ordinal()];
-        if (st instanceof Step.RecvReduce) {
-            Kernels.reduce(target, dst.offset() * w, MemorySegment.ofArray(payload), 0, dst.count(), type,
-                    combiner);
+        if (st instanceof Step.RecvReduce r) {
+            Slice o = r.operand();
+            Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * w, MemorySegment.ofArray(payload), 0, target,
+                    dst.offset() * w, dst.count(), type, combiner);
         } else {
             MemorySegment.copy(MemorySegment.ofArray(payload), 0, target, dst.offset() * w, payload.length);
         }

@@ -18,8 +18,27 @@ public sealed interface Step {
     record RecvInto(int peer, Slice dst) implements Step {
     }
 
-    /** Receives {@code dst.count()} elements from {@code peer} and reduces them into {@code dst}: dst = dst op in. */
-    record RecvReduce(int peer, Slice dst) implements Step {
+    /**
+     * Receives {@code dst.count()} elements from {@code peer} and reduces them with {@code operand} into {@code dst}:
+     * dst = operand op in. The operand is {@code dst} itself for an accumulating receive; another slice (the caller's
+     * input, typically) saves the copy into {@code dst} that would otherwise come first.
+     */
+    record RecvReduce(int peer, Slice dst, Slice operand) implements Step {
+        public RecvReduce {
+            if (operand.count() != dst.count()) {
+                throw new IllegalArgumentException("reduce of " + operand.count() + " elements into " + dst.count());
+            }
+        }
+
+        /** dst = dst op in. */
+        public RecvReduce(int peer, Slice dst) {
+            this(peer, dst, dst);
+        }
+
+        /** True if the operand is {@code dst} itself (dst = dst op in). */
+        public boolean accumulates() {
+            return operand.equals(dst);
+        }
     }
 
     /** Copies {@code src} to {@code dst} (same count). */

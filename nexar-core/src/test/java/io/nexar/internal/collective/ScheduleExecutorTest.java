@@ -122,7 +122,7 @@ class ScheduleExecutorTest {
     void aPeerThatDiesMidScheduleFailsTheOthersNamingIt() throws Exception {
         var net = new FakeNetwork(3, 1 << 20);
         net.hook = (from, to, m, context) -> {
-            if (from == 2 && isStep(m, 2)) {
+            if (from == 2 && isStep(m, 1)) {
                 net.engines[2].close("test: the process was killed");
                 net.kill(2, "failed (test: the process was killed)");
                 return false;
@@ -153,7 +153,7 @@ class ScheduleExecutorTest {
         NexarException e = outcome(run(net, 0, post(net, 0, 4), Duration.ofMillis(200))); // rank 1 never posts
 
         assertThat(e).isInstanceOf(OperationTimeoutException.class).hasMessageContaining("rank 1");
-        assertThat(((OperationTimeoutException) e).step()).as("round 0 is the local copy").isEqualTo(1);
+        assertThat(((OperationTimeoutException) e).step()).as("round 0 is the ring's first step").isEqualTo(0);
         assertThat(e.peer()).hasValue(1);
         assertThat(net.engines[0].storedBytes()).isZero();
         assertThat(net.sent(0, 1, Message.CollectiveAbort.class)).singleElement()
@@ -186,7 +186,7 @@ class ScheduleExecutorTest {
         var net = new FakeNetwork(2, 1 << 20);
         OpState op = post(net, 0, 4);
         net.hook = (from, to, m, context) -> {
-            if (from == 0 && isStep(m, 1)) { // rank 1 answers rank 0's first chunk with an abort
+            if (from == 0 && isStep(m, 0)) { // rank 1 answers rank 0's first chunk with an abort
                 net.engines[0].onMessage(1, new Message.CollectiveAbort(0, 0, AbortReason.FAILED, 0, -1,
                         "its caller was interrupted"));
                 return false;
@@ -203,7 +203,7 @@ class ScheduleExecutorTest {
     void anInterruptedDriverFailsWithCancellationAndTellsTheOthers() throws Exception {
         var net = new FakeNetwork(2, 1 << 20);
         net.hook = (from, to, m, context) -> {
-            if (from == 0 && isStep(m, 1)) { // rank 0's caller is interrupted as it starts to wait for rank 1
+            if (from == 0 && isStep(m, 0)) { // rank 0's caller is interrupted as it starts to wait for rank 1
                 Thread.currentThread().interrupt();
                 return false;
             }
@@ -211,7 +211,7 @@ class ScheduleExecutorTest {
         };
         NexarException e = outcome(run(net, 0, post(net, 0, 4), Duration.ofSeconds(5)));
         assertThat(e).isInstanceOf(io.nexar.OperationCancelledException.class)
-                .hasMessageContaining("was interrupted at step 1/3");
+                .hasMessageContaining("was interrupted at step 0/2");
         assertThat(net.sent(0, 1, Message.CollectiveAbort.class)).hasSize(1);
     }
 }

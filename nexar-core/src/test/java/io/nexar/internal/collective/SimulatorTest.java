@@ -229,6 +229,30 @@ class SimulatorTest {
         }
     }
 
+    /**
+     * The ring allreduce and reduce-scatter read the input where they reduce (output = input op received) instead of
+     * copying it into the output first (issue 13: one pass less over the buffer); in place they stay correct.
+     */
+    @ParameterizedTest(name = "world {0}")
+    @ValueSource(ints = {2, 3, 4, 7})
+    void ringReductionsNeverCopyTheInputFirstAndWorkInPlace(int n) {
+        long count = 13L * n + 5;
+        for (Algorithm a : new Algorithm[] {RingAllReduce.plain(), RingAllReduce.pipelined(3)}) {
+            for (int r = 0; r < n; r++) {
+                assertThat(a.plan(r, n, spec(Operation.ALL_REDUCE, ReduceOp.SUM, count, -1)).rounds())
+                        .as("%s rank %d", a, r).allSatisfy(round -> assertThat(round)
+                                .noneMatch(step -> step instanceof Step.Copy));
+            }
+            var data = inputs(n, count);
+            Simulator.run(n, a, spec(Operation.ALL_REDUCE, ReduceOp.SUM, count, -1), r -> data[r], r -> data[r]);
+            checkSum(n, count, data);
+        }
+        for (int r = 0; r < n; r++) {
+            assertThat(new RingReduceScatter().plan(r, n, spec(Operation.REDUCE_SCATTER, ReduceOp.SUM, 3, -1))
+                    .rounds()).allSatisfy(round -> assertThat(round).noneMatch(step -> step instanceof Step.Copy));
+        }
+    }
+
     @Test
     void detectsADeadlockedSchedule() {
         Algorithm waitForever = (rank, size, spec) -> {
