@@ -109,7 +109,8 @@ final class CallRunner {
 
     /**
      * Runs a call ({@link CollectiveCall#run}, given its fields) on the calling thread. A confined output is staged
-     * through shared memory (transport threads write received data); the state of the last blocking operation that
+     * through shared memory (transport threads write received data), and so is a confined input (a reducing receive
+     * may read it there, as output = input op received); the state of the last blocking operation that
      * ended well is reused.
      */
     void blocking(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, LongConsumer posted, Ended ended) {
@@ -128,6 +129,10 @@ final class CallRunner {
         }
         MemorySegment o = staged != null ? staged : out;
         MemorySegment i = staged != null && in.equals(out) ? staged : in;
+        if (i == in && !Segments.shared(in)) { // a reducing receive may read the input on a transport thread
+            i = MemorySegment.ofArray(new long[Math.toIntExact((in.byteSize() + 7) / 8)]).asSlice(0, in.byteSize())
+                    .copyFrom(in);
+        }
         Schedule schedule = plan(spec);
         OpState reuse = spare.getAndSet(null);
         long scratchBytes = scratchBytes(schedule, spec);

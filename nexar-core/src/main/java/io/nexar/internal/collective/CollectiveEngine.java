@@ -294,6 +294,7 @@ public final class CollectiveEngine {
     void end(OpState op) {
         lock.lock();
         try {
+            op.cancelClaims(); // a chunk still being read is dropped, not waited for
             op.awaitWriters(); // a large chunk written with the lock released finishes first
             if (active.remove(op)) {
                 CommState cs = comms.get(op.group.id());
@@ -328,6 +329,45 @@ public final class CollectiveEngine {
                 }
                 default -> Delivery.ACCEPTED;
             };
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Claims the slot of a large chunk whose header arrived ({@link io.nexar.internal.transport.PayloadSink}); null
+     * if it cannot be written now or does not fit, and then its whole frame comes through {@link #onMessage}, which
+     * reports whatever is wrong with it.
+     */
+    public io.nexar.internal.transport.PayloadSink claim(int peer, Message.Collective header, long payloadBytes) {
+        lock.lock();
+        try {
+            OpState op = closedReason != null ? null : active.get(header.communicator(), header.opSeq());
+            if (op == null || op.failure != null) {
+                return null;
+            }
+            int src = op.group.local(peer);
+            Slot slot = src < 0 || op.fingerprint.compare(header, src) != null ? null
+                    : op.claimSlot(src, header, payloadBytes);
+            if (slot == null) {
+                return null;
+            }
+            deferrals.taken(peer);
+            var claim = new ChunkClaim(this, op, slot, header.step(), header.offset(), payloadBytes);
+            op.addClaim(claim);
+            return claim;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A claim's reader is done with it: commits its bytes ({@code commit}, unless cancelled) and releases it. */
+    void releaseClaim(OpState op, ChunkClaim claim, boolean commit) {
+        lock.lock();
+        try {
+            if (claim.finish(commit)) {
+                op.dropClaim(claim);
+            }
         } finally {
             lock.unlock();
         }

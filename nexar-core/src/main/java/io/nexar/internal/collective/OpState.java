@@ -66,8 +66,10 @@ final class OpState implements BooleanSupplier {
      * its input; 0 if not; -1 not known yet.
      */
     private int distinctBuffers = -1;
-    /** Chunks being written with the lock released ({@link #writeUnlocked}); under the lock. */
+    /** Chunks being written with the lock released ({@link #writeUnlocked}) or claimed ({@link ChunkClaim}). */
     private int writers;
+    /** Live claims of chunks being read ({@link #claimSlot}); null until the first. Under the lock. */
+    private List<ChunkClaim> claims;
     /** Set once, under the lock; volatile so that the driver checks it without the lock. */
     volatile NexarException failure;
     /** The failure came from another rank's abort: do not echo an abort back. */
@@ -297,17 +299,90 @@ final class OpState implements BooleanSupplier {
 
     /** Copies or reduces chunk {@code c} ({@code len > 0} bytes) into {@code slot}'s target. */
     private void write(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
+        writePiece(slot, c.offset(), c.payload());
+    }
+
+    /**
+     * Copies or reduces {@code piece}, the bytes of {@code slot}'s receive from byte {@code at} on, into its target. A
+     * reducing piece holds whole elements ({@link ChunkClaim}'s reader cuts them so).
+     */
+    void writePiece(Slot slot, long at, MemorySegment piece) {
+        long len = piece.byteSize();
         if (slot.step instanceof Step.RecvReduce r) {
             long n = len / type.byteSize();
             if (r.accumulates()) {
-                Kernels.reduce(slot.target, slot.byteOffset + c.offset(), c.payload(), 0, n, type, combiner);
+                Kernels.reduce(slot.target, slot.byteOffset + at, piece, 0, n, type, combiner);
             } else { // dst = operand op in: the operand (the caller's input, say) was never copied into dst
                 Slice o = r.operand();
-                Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * type.byteSize() + c.offset(), c.payload(), 0,
-                        slot.target, slot.byteOffset + c.offset(), n, type, combiner);
+                Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * type.byteSize() + at, piece, 0, slot.target,
+                        slot.byteOffset + at, n, type, combiner);
             }
         } else {
-            MemorySegment.copy(c.payload(), 0, slot.target, slot.byteOffset + c.offset(), len);
+            MemorySegment.copy(piece, 0, slot.target, slot.byteOffset + at, len);
+        }
+    }
+
+    // ------------------------------------------------------------------ chunks claimed as their frame arrives
+
+    /**
+     * The slot that {@code len} bytes of chunk {@code c} (its header only) from communicator rank {@code src} may be
+     * written into as they arrive, with the bytes claimed and a writer counted; null if the chunk cannot be applied
+     * now or does not fit (then it is delivered whole and {@link #applyTo} or the store handles it). Under the lock.
+     */
+    Slot claimSlot(int src, io.nexar.internal.protocol.Message.Collective c, long len) {
+        Slot slot = c.step() == round ? slots.get(src) : c.step() > round ? aheadSlot(src, c.step()) : null;
+        int w = type.byteSize();
+        if (slot == null || slot.done || c.totalBytes() != slot.expectedBytes || c.offset() % w != 0 || len % w != 0
+                || slot.receivedBytes + len > slot.expectedBytes) {
+            return null;
+        }
+        slot.receivedBytes += len;
+        writers++;
+        return slot;
+    }
+
+    /** Keeps a live claim of this operation (under the lock), so that {@link #cancelClaims} can stop it. */
+    void addClaim(ChunkClaim claim) {
+        if (claims == null) {
+            claims = new ArrayList<>(2);
+        }
+        claims.add(claim);
+    }
+
+    /** A claim ended: no longer counted as a writer (under the lock). */
+    void dropClaim(ChunkClaim claim) {
+        claim.released = true;
+        claims.remove(claim);
+        if (--writers == 0) {
+            wake(); // an ending driver may wait for it
+        }
+    }
+
+    /** The operation ends: stops its claims; those writing a piece release themselves when it ends. Under the lock. */
+    void cancelClaims() {
+        if (claims == null) {
+            return;
+        }
+        for (int i = claims.size() - 1; i >= 0; i--) {
+            ChunkClaim claim = claims.get(i);
+            if (claim.cancel()) {
+                dropClaim(claim);
+            }
+        }
+    }
+
+    /**
+     * Counts {@code len} bytes written into {@code slot} (of round {@code step}), completing it when all are, and
+     * wakes the driver when that completes the open round. Under the lock.
+     */
+    void commit(Slot slot, int step, long len) {
+        slot.committedBytes += len;
+        if (slot.committedBytes == slot.expectedBytes) {
+            slot.done = true;
+            progressNanos = System.nanoTime();
+            if (step == round && --remaining == 0) { // a slot of a later round counts when its round opens
+                wake();
+            }
         }
     }
 
@@ -368,14 +443,7 @@ final class OpState implements BooleanSupplier {
         } else if (len > 0) {
             write(slot, c, len);
         }
-        slot.committedBytes += len;
-        if (slot.committedBytes == slot.expectedBytes) {
-            slot.done = true;
-            progressNanos = System.nanoTime();
-            if (c.step() == round && --remaining == 0) { // a slot of a later round counts when its round opens
-                wake();
-            }
-        }
+        commit(slot, c.step(), len);
         return null;
     }
 

@@ -5,8 +5,8 @@ import io.nexar.ReduceOp;
 /**
  * Ring reduce-scatter: rank r ends with the reduction of block r (docs/design.md W2: never block r+1). In step s rank r
  * sends its partial sum of block r-s-1 to r+1 and reduces block r-s-2 from r-1 with its own input block (no copy
- * first: the receive writes input op received); the partial it receives in the last step is block r itself, reduced straight into the output. Two scratch slots
- * alternate so that a round never receives into the slot it sends from.
+ * first: the receive writes input op received); the partial it receives in the last step is block r itself, reduced
+ * straight into the output. Two scratch slots alternate so that a round never receives into the slot it sends from.
  *
  * <pre>
  * step 0: send in[r-1]              slot0 = in[r-2] op recv

@@ -191,6 +191,30 @@ public final class MessageCodec {
     }
 
     /**
+     * The header of a COLLECTIVE frame whose payload has not been read yet, with an empty payload; null if
+     * {@code header} (the frame's first {@link WireFormat#COLLECTIVE_PAYLOAD_OFFSET} bytes, length prefix included)
+     * is not a COLLECTIVE frame's with flags 0. The header's fields take any value (as in {@link #decode}), so this
+     * never fails; the length prefix was checked by the reader.
+     */
+    public static Message.Collective collectiveHeader(MemorySegment header) {
+        if (header.byteSize() < COLLECTIVE_PAYLOAD_OFFSET
+                || (header.get(BYTE, TYPE_OFFSET) & 0xFF) != MessageType.COLLECTIVE.code()
+                || header.get(BYTE, FLAGS_OFFSET) != 0) {
+            return null;
+        }
+        return collective(header, MemorySegment.NULL);
+    }
+
+    private static Message.Collective collective(MemorySegment frame, MemorySegment payload) {
+        return new Message.Collective(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
+                frame.get(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET), frame.get(INT_LE, COLLECTIVE_STEP_OFFSET),
+                frame.get(BYTE, COLLECTIVE_OPERATION_OFFSET) & 0xFF, frame.get(BYTE, COLLECTIVE_DATA_TYPE_OFFSET) & 0xFF,
+                frame.get(BYTE, COLLECTIVE_REDUCE_OP_OFFSET) & 0xFF, frame.get(INT_LE, COLLECTIVE_ROOT_OFFSET),
+                frame.get(LONG_LE, COLLECTIVE_COUNT_OFFSET), frame.get(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET),
+                frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), payload);
+    }
+
+    /**
      * Decodes exactly one whole frame, length prefix included.
      *
      * <p>A decoded {@link Message.Data#payload()} is a slice of {@code frame}, not a copy: it is valid only as long
@@ -241,13 +265,7 @@ public final class MessageCodec {
             case GOODBYE -> ControlCodec.decodeGoodbye(peer, frame);
             case COLLECTIVE -> {
                 requireSize(peer, type, frame, COLLECTIVE_PAYLOAD_OFFSET, false);
-                yield new Message.Collective(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
-                        frame.get(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET), frame.get(INT_LE, COLLECTIVE_STEP_OFFSET),
-                        frame.get(BYTE, COLLECTIVE_OPERATION_OFFSET) & 0xFF,
-                        frame.get(BYTE, COLLECTIVE_DATA_TYPE_OFFSET) & 0xFF,
-                        frame.get(BYTE, COLLECTIVE_REDUCE_OP_OFFSET) & 0xFF, frame.get(INT_LE, COLLECTIVE_ROOT_OFFSET),
-                        frame.get(LONG_LE, COLLECTIVE_COUNT_OFFSET), frame.get(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET),
-                        frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
+                yield collective(frame, frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
             }
             case COLLECTIVE_ABORT -> ControlCodec.decodeAbort(peer, frame);
             case AGREE -> ControlCodec.decodeAgree(peer, frame);

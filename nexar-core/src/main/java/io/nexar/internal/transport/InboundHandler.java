@@ -33,6 +33,17 @@ public interface InboundHandler {
     boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException;
 
     /**
+     * Claims the destination of a large chunk whose header ({@code header}, payload empty) has been read and whose
+     * {@code payloadBytes} bytes follow, so that the transport can write them there as they arrive
+     * ({@link PayloadSink}). Returns null if the chunk cannot be written now (its operation or round is not open, or
+     * it does not fit the schedule): the transport then reads the whole frame and delivers it with
+     * {@link #onMessage}, which handles every such case. Never blocks.
+     */
+    default PayloadSink claim(int peer, Message.Collective header, long payloadBytes) {
+        return null;
+    }
+
+    /**
      * The peer failed, left or broke the protocol; no message from it follows. Idempotent.
      *
      * @param why completes "rank N ...", for example {@code left (it closed its communicator)}

@@ -109,6 +109,11 @@ public final class InboundRouter implements InboundHandler {
     }
 
     @Override
+    public PayloadSink claim(int peer, Message.Collective header, long payloadBytes) {
+        return engine.claim(peer, header, payloadBytes);
+    }
+
+    @Override
     public Delivery onMessage(int peer, Message message) {
         return switch (message) {
             case Message.Collective c -> engine.onMessage(peer, c);

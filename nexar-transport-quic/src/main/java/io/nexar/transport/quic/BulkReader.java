@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import static io.nexar.internal.protocol.WireFormat.COLLECTIVE_PAYLOAD_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.FLAGS_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.HELLO_FRAME_BYTES;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
@@ -60,6 +61,8 @@ final class BulkReader {
     static final long HANDBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** Frames one poll delivers at most, so one busy connection does not starve the caller's others. */
     private static final int FRAMES_PER_POLL = 64;
+    /** Collective chunks with at least this many payload bytes are read straight into their destination. */
+    static final int STREAM_MIN_BYTES = 64 << 10;
     /** The slowest average rate a begun frame may arrive at, after a grace of {@code heartbeat.timeout}. */
     static final long MIN_FRAME_BYTES_PER_SECOND = 64 << 10;
     /** {@link #poll} result: the peer ended its output cleanly. */
@@ -82,6 +85,10 @@ final class BulkReader {
     private long frameByteNanos;
     /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
     private int frameSize = -1;
+    /** The frame being read is large enough to be streamed if it is a collective chunk: read its header first. */
+    private boolean headerFirst;
+    /** The payload of a claimed chunk being read into its destination (instead of into {@code frame}). */
+    private final PayloadStream stream = new PayloadStream();
     /**
      * A decoded message the handler refused for lack of room; its payload is in {@code frame}. Written holding the
      * turn; volatile so that the reader thread sees, before it waits for the socket, that it must not.
@@ -97,6 +104,8 @@ final class BulkReader {
     /** Messages delivered by waiting callers and by the reader thread (diagnostics; written holding the turn). */
     private volatile long byCallers;
     private volatile long byReader;
+    /** Of those, chunks read straight into their destination ({@link PayloadStream}). */
+    private volatile long streamed;
 
     BulkReader(BulkConnection owner, QuicTransport transport, BulkSocket socket, BulkWriter writer) {
         this.owner = owner;
@@ -233,11 +242,11 @@ final class BulkReader {
     }
 
     /**
-     * Messages delivered so far by waiting callers ({@code [0]}) and by the reader thread ({@code [1]}); for tests and
-     * diagnostics.
+     * Messages delivered so far by waiting callers ({@code [0]}) and by the reader thread ({@code [1]}), and how many
+     * of them were chunks read straight into their destination ({@code [2]}); for tests and diagnostics.
      */
     long[] deliveries() {
-        return new long[] {byCallers, byReader};
+        return new long[] {byCallers, byReader, streamed};
     }
 
     /**
@@ -287,6 +296,7 @@ final class BulkReader {
             return readFrames();
         } catch (IOException | RuntimeException e) {
             failure = e;
+            stream.abandon();
             throw e;
         }
     }
@@ -327,6 +337,26 @@ final class BulkReader {
                 }
                 continue;
             }
+            if (stream.active()) {
+                int n = stream.read(socket);
+                if (n == 0) {
+                    checkFrameDeadline();
+                    return delivered;
+                }
+                if (n < 0) {
+                    throw endOfStream(n);
+                }
+                frameByteNanos = System.nanoTime();
+                if (!stream.active()) { // its last byte is in: the chunk was delivered into its destination
+                    frameSize = -1;
+                    prefix.clear();
+                    owner.link().noteReceived();
+                    count(Thread.currentThread() == readerThread, 1);
+                    streamed++; // holding the turn: one writer
+                    delivered++;
+                }
+                continue;
+            }
             ByteBuffer f = frame;
             if (f.position() < frameSize) {
                 if (f.position() == f.capacity()) { // grow only as bytes arrive, never beyond the checked size
@@ -335,7 +365,7 @@ final class BulkReader {
                     f = bigger;
                     frame = f;
                 }
-                f.limit(Math.min(frameSize, f.capacity()));
+                f.limit(headerFirst ? COLLECTIVE_PAYLOAD_OFFSET : Math.min(frameSize, f.capacity()));
                 int n = socket.readAvailable(f);
                 if (n == 0) {
                     checkFrameDeadline();
@@ -345,6 +375,10 @@ final class BulkReader {
                     throw endOfStream(n);
                 }
                 frameByteNanos = System.nanoTime();
+                if (headerFirst && f.position() == COLLECTIVE_PAYLOAD_OFFSET) {
+                    headerFirst = false;
+                    streamPayload(f);
+                }
                 if (f.position() < frameSize) {
                     continue;
                 }
@@ -411,6 +445,20 @@ final class BulkReader {
         prefix.flip();
         f.put(prefix);
         frameSize = size;
+        headerFirst = !hello && size - COLLECTIVE_PAYLOAD_OFFSET >= STREAM_MIN_BYTES;
+    }
+
+    /**
+     * The header of a large frame is in {@code f}: if it is a collective chunk whose destination can be claimed now,
+     * its payload is read straight into it ({@link PayloadStream}); otherwise the frame is read whole as any other.
+     */
+    private void streamPayload(ByteBuffer f) {
+        var header = MessageCodec.collectiveHeader(MemorySegment.ofBuffer(f.duplicate().flip()));
+        var sink = header == null ? null : transport.handler().claim(owner.link().peer, header,
+                frameSize - COLLECTIVE_PAYLOAD_OFFSET);
+        if (sink != null) {
+            stream.start(sink, frameSize - COLLECTIVE_PAYLOAD_OFFSET);
+        }
     }
 
     /** The size of the frame whose length prefix is in {@code prefix}, checked before anything is allocated. */

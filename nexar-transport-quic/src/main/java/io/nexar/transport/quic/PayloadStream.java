@@ -1,0 +1,110 @@
+package io.nexar.transport.quic;
+
+import io.nexar.internal.transport.PayloadSink;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * The payload of one large chunk being read from a bulk lane into its claimed destination ({@link PayloadSink}), for
+ * a {@link BulkReader}: records are decrypted straight into the receiver's memory, or into a small buffer that is
+ * reduced into it record by record while it is still in the cache, so a 4 MiB chunk never passes through a 4 MiB
+ * frame buffer and is never copied after it arrived (issue 13).
+ *
+ * <p>Used holding the reader's turn only. One piece is one {@link BulkSocket#readAvailable} (about one TLS record);
+ * the sink may be cancelled between pieces (its operation ended), and the rest of the payload is then read and
+ * dropped, so the lane stays in step with the frames.
+ */
+final class PayloadStream {
+    /** The reduce buffer: a few TLS records, small enough to stay in the core's caches. */
+    private static final int PIECE_BYTES = 64 << 10;
+
+    private final ByteBuffer scratch = ByteBuffer.allocateDirect(PIECE_BYTES);
+    private final MemorySegment scratchSegment = MemorySegment.ofBuffer(scratch);
+    private PayloadSink sink;
+    /** A view of the sink's direct destination, or null (pieces go through {@link #scratch}). */
+    private ByteBuffer direct;
+    /** Payload bytes not read from the socket yet. */
+    private long left;
+    /** Payload bytes handed to the sink so far (scratch path). */
+    private long accepted;
+    private boolean dropping;
+
+    /** True while a payload is being read. */
+    boolean active() {
+        return sink != null;
+    }
+
+    /** Starts reading a payload of {@code bytes} into {@code to}. */
+    void start(PayloadSink to, long bytes) {
+        sink = to;
+        MemorySegment d = to.direct();
+        direct = d == null ? null : d.asByteBuffer();
+        left = bytes;
+        accepted = 0;
+        dropping = false;
+        scratch.clear();
+    }
+
+    /**
+     * Reads what the socket has of the payload now and writes it to the sink; completes the sink after the last
+     * byte (then {@link #active()} is false).
+     *
+     * @return bytes read (at least 1), 0 if the socket has nothing now, or a negative end code as
+     *         {@link BulkSocket#readAvailable} returns it
+     */
+    int read(BulkSocket socket) throws IOException {
+        int total = 0;
+        while (left > 0) {
+            boolean writing = !dropping && sink.begin();
+            dropping = !writing;
+            int n;
+            try {
+                n = writing && direct != null ? socket.readAvailable(direct) : readPiece(socket, writing);
+            } finally {
+                if (writing) {
+                    sink.pause();
+                }
+            }
+            if (n <= 0) {
+                return total > 0 ? total : n;
+            }
+            left -= n;
+            total += n;
+        }
+        PayloadSink done = sink;
+        sink = null;
+        direct = null;
+        done.complete();
+        return total;
+    }
+
+    /** One read into the scratch buffer; whole elements are handed to the sink ({@code writing}) or dropped. */
+    private int readPiece(BulkSocket socket, boolean writing) throws IOException {
+        scratch.limit((int) Math.min(scratch.capacity(), scratch.position() + left));
+        int n = socket.readAvailable(scratch);
+        if (n <= 0) {
+            return n;
+        }
+        int have = scratch.position();
+        int use = writing ? have - have % sink.grain() : have;
+        if (writing && use > 0) {
+            sink.accept(scratchSegment.asSlice(0, use), accepted);
+            accepted += use;
+        }
+        // keep a split element's first bytes at the start (at most grain - 1 of them)
+        scratch.limit(have).position(use);
+        scratch.compact();
+        return n;
+    }
+
+    /** The lane failed within the payload: nothing more comes for it. */
+    void abandon() {
+        PayloadSink s = sink;
+        sink = null;
+        direct = null;
+        if (s != null) {
+            s.abandon();
+        }
+    }
+}
