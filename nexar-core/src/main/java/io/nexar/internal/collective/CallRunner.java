@@ -256,7 +256,8 @@ final class CallRunner {
         long[] mine = fp.toLongs();
         long[] all = new long[Fingerprint.LONGS * size];
         // the check is part of the call: its errors name the operation the user called
-        runHere(VERIFY, VERIFY_FP.onBehalfOf(fp.caller()), MemorySegment.ofArray(mine), MemorySegment.ofArray(all), null, null);
+        runHere(VERIFY, VERIFY_FP.onBehalfOf(fp.caller()), MemorySegment.ofArray(mine), MemorySegment.ofArray(all),
+                null, null);
         List<Integer> differ = new ArrayList<>();
         Field field = null;
         int first = -1;
