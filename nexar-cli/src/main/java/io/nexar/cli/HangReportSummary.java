@@ -84,6 +84,18 @@ final class HangReportSummary {
     }
 
     /**
+     * Adds one message of this JVM's log backend ({@link CliLogProvider#tap}) if it is a hang report: the ranks of
+     * {@code nexar bench --in-process} share this JVM, and each report is one message of several lines.
+     *
+     * @param message the message as written, its lines separated by line breaks
+     */
+    void addLogLine(String message) {
+        if (message.contains(MARKER)) {
+            add(List.of(message.split("\\R")), -1, -1);
+        }
+    }
+
+    /**
      * Adds a line that followed a hang report from the same source but arrived after its block was forwarded (the
      * pump never waits for more lines): a {@code "  world rank R: ..."} line belongs to that report.
      *

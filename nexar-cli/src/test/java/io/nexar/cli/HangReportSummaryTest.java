@@ -66,4 +66,25 @@ class HangReportSummaryTest {
                 "  no hang report from ranks 0, 2", ""));
         assertThat(print(new HangReportSummary(), 3)).isEmpty();
     }
+
+    /** nexar bench --in-process: its ranks share the JVM; their reports reach the summary through the log backend. */
+    @Test
+    void shouldCollectTheReportsThisJvmLogs() {
+        var summary = new HangReportSummary();
+        var lines = new ByteArrayOutputStream();
+        CliLogProvider.sink(new PrintStream(lines, true, StandardCharsets.UTF_8));
+        CliLogProvider.tap(summary::addLogLine);
+        try {
+            var log = new CliLogger("io.nexar.internal.transport.HangReports");
+            log.warn("connection up: world rank 1"); // not a report
+            log.warn(String.join("\n", barrierReport(1, "1.5")).substring(LOG.formatted(1).length()));
+        } finally {
+            CliLogProvider.tap(null);
+            CliLogProvider.sink(null);
+        }
+        assertThat(lines.toString(StandardCharsets.UTF_8)).contains("HangReports: nexar hang report: world rank 1");
+        assertThat(print(summary, 2)).contains("  rank 1 was in barrier #0 on communicator 0",
+                "  world rank 3 (asked by rank 1): recv from rank 0 tag 7 on communicator 0 for 1.5 s",
+                "  no hang report from rank 0");
+    }
 }
