@@ -131,7 +131,7 @@ final class ChildProcesses implements AutoCloseable {
                             to.println(label.isEmpty() ? l : "[" + label + " " + rank + "] " + l);
                         }
                     }
-                    // the summary: a report block, or a line of the report before that arrived late
+                    // the summary: a report block, or a late line of the report just before it
                     if (block.getFirst().contains(HangReportSummary.MARKER)) {
                         hangReports.add(block, rank, source);
                     } else if (block.getFirst().startsWith("  ")) {
