@@ -176,6 +176,7 @@ public interface Communicator extends PointToPointViews, ReducingCollectives, Da
      * @throws ClusterFormationException if a member could not connect to a newcomer (no one is admitted then; the
      *         communicator is unchanged)
      * @throws PeerFailedException if a member failed during the call
+     * @throws CollectiveMismatchException if a member called another collective instead of {@code grow}
      * @throws UnsupportedOperationException on a communicator other than the world, or one built without a
      *         membership service
      */

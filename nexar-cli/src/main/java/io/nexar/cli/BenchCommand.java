@@ -187,6 +187,9 @@ final class BenchCommand implements Callable<Integer> {
         var selector = new AlgorithmSelector(config);
         var runners = new BenchRunner[ranks];
         List<BenchResult> measured = Collections.synchronizedList(rows);
+        // the ranks share this JVM's standard error: their hang reports are grouped at the end, as nexar launch does
+        var hangs = new HangReportSummary();
+        CliLogProvider.tap(hangs::addLogLine);
         try (var recording = BenchRecording.start(jfr == null ? null : Path.of(jfr));
              var cluster = LocalCluster.start(ranks, config, Duration.ofHours(1))) {
             cluster.onEachRank(c -> {
@@ -208,6 +211,9 @@ final class BenchCommand implements Callable<Integer> {
             return sb.toString();
         } catch (java.io.IOException e) {
             return "cannot record to " + jfr + ": " + e.getMessage();
+        } finally {
+            CliLogProvider.tap(null);
+            hangs.print(context.err(), ranks);
         }
     }
 

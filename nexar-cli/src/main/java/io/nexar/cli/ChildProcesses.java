@@ -19,7 +19,9 @@ import java.util.function.IntFunction;
 /**
  * Starts one JVM per rank and supervises them: prints {@code rank=R pid=PID} as each starts, forwards their output
  * line by line prefixed with {@code [rank R]}, and when one exits with a non-zero code, gives the others a moment to
- * report it and then stops them (politely, then forcibly after a grace period). Used by {@code nexar launch}, {@code nexar worker} and {@code nexar demo}.
+ * report it and then stops them (politely, then forcibly after a grace period). Once they have ended, it prints their
+ * hang reports grouped ({@link HangReportSummary}). Used by {@code nexar launch} (and so {@code nexar bench}),
+ * {@code nexar worker} and {@code nexar demo}.
  */
 final class ChildProcesses implements AutoCloseable {
     private final PrintStream out;
@@ -28,6 +30,8 @@ final class ChildProcesses implements AutoCloseable {
     private final String label;
     private final List<Process> processes = new ArrayList<>();
     private final List<Thread> pumps = new ArrayList<>();
+    /** The hang reports in the children's output, printed grouped once they have ended ({@link #await}). */
+    private final HangReportSummary hangReports = new HangReportSummary();
 
     ChildProcesses(PrintStream out, PrintStream err, Duration grace) {
         this(out, err, grace, "rank");
@@ -107,6 +111,7 @@ final class ChildProcesses implements AutoCloseable {
      * reports of several ranks do not interleave.
      */
     private Thread pump(InputStream in, PrintStream to, int rank) {
+        int source = 2 * rank + (to == err ? 1 : 0); // which stream, for the hang report summary
         return Thread.ofPlatform().daemon().name("nexar-launch-rank-" + rank + "-output").start(() -> {
             try (var reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line = reader.readLine();
@@ -125,6 +130,14 @@ final class ChildProcesses implements AutoCloseable {
                         for (String l : block) {
                             to.println(label.isEmpty() ? l : "[" + label + " " + rank + "] " + l);
                         }
+                    }
+                    // the summary: a report block, or a late line of the report just before it
+                    if (block.getFirst().contains(HangReportSummary.MARKER)) {
+                        hangReports.add(block, rank, source);
+                    } else if (block.getFirst().startsWith("  ")) {
+                        hangReports.continued(block.getFirst(), source);
+                    } else {
+                        hangReports.ended(source);
                     }
                     if (line == null) { // not read ahead: wait for the next line
                         line = reader.readLine();
@@ -205,6 +218,7 @@ final class ChildProcesses implements AutoCloseable {
         for (Thread t : pumps) {
             t.join(grace.toMillis());
         }
+        hangReports.print(err, label.isEmpty() ? -1 : n);
         return codes;
     }
 

@@ -138,6 +138,23 @@ public final class CliLogProvider implements SLF4JServiceProvider {
         sink = out;
     }
 
+    /** Also hands every line written to {@link #tap}, or null. */
+    private static volatile java.util.function.Consumer<String> tap;
+
+    /**
+     * Also hands every line this backend writes (a message of several lines as one string) to {@code listener}, on
+     * the logging thread, after writing it; null stops that. {@code nexar bench --in-process} collects the hang
+     * reports of its ranks, which share this JVM, with it.
+     */
+    static void tap(java.util.function.Consumer<String> listener) {
+        tap = listener;
+    }
+
+    /** {@return the listener of {@link #tap(java.util.function.Consumer)}, or null} */
+    static java.util.function.Consumer<String> tap() {
+        return tap;
+    }
+
     static boolean enabled(String loggerName, Level level) {
         int threshold = nexarThreshold;
         if (!loggerName.startsWith("io.nexar")) {

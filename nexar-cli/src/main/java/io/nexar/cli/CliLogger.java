@@ -67,6 +67,10 @@ final class CliLogger extends LegacyAbstractLogger {
             }
             out.flush();
         }
+        var tap = CliLogProvider.tap();
+        if (tap != null) {
+            tap.accept(line);
+        }
     }
 
     /**

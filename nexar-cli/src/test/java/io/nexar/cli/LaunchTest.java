@@ -79,7 +79,8 @@ class LaunchTest {
 
     /**
      * Issue 14's hang: rank 3 never calls the barrier. Each other rank's report names what rank 3 is doing, and
-     * reaches the launcher's output as one block under its rank's prefix.
+     * reaches the launcher's output as one block under its rank's prefix; at the end the launcher prints them all,
+     * grouped ({@link HangReportSummary}).
      */
     @Test
     void shouldPrintEachRanksHangReportNamingTheRankThatNeverCalled() {
@@ -96,6 +97,12 @@ class LaunchTest {
                             + "\\[rank " + r + "\\]   world rank 3: recv from rank 0 tag 7 on communicator 0");
         }
         assertThat(out()).contains("gave up: OperationTimeoutException (with the hang report)"); // the first one
+        // once the ranks have ended, the launcher prints all reports grouped, naming the rank that never came
+        assertThat(err.toString(StandardCharsets.UTF_8)).as(all)
+                .containsPattern("(?m)^nexar: hang reports of ranks 0, 1, 2(, 3)? \\([34] ranks\\), grouped:$")
+                .contains("\n  ranks 0, 1, 2 were in barrier #0 on communicator 0\n")
+                .containsPattern("\n  world rank 3 \\(asked by ranks 0, 1, 2\\): recv from rank 0 tag 7 on"
+                        + " communicator 0");
     }
 
     @Test

@@ -260,7 +260,9 @@ final class CallRunner {
         int size = group.size();
         long[] mine = fp.toLongs();
         long[] all = new long[Fingerprint.LONGS * size];
-        runHere(VERIFY, VERIFY_FP, MemorySegment.ofArray(mine), MemorySegment.ofArray(all), null, null);
+        // the check is part of the call: its errors name the operation the user called
+        runHere(VERIFY, VERIFY_FP.onBehalfOf(fp.caller()), MemorySegment.ofArray(mine), MemorySegment.ofArray(all),
+                null, null);
         List<Integer> differ = new ArrayList<>();
         Field field = null;
         int first = -1;
@@ -275,7 +277,7 @@ final class CallRunner {
             }
         }
         if (field != null) {
-            throw new CollectiveMismatchException(new ErrorContext(fp.operation(), group.rank(), size, group.id(), -1,
+            throw new CollectiveMismatchException(new ErrorContext(fp.caller(), group.rank(), size, group.id(), -1,
                     -1, first), field, "does not match (collective.verify): this rank called "
                     + Fingerprint.describe(mine, 0) + " but rank " + first + " called "
                     + Fingerprint.describe(all, first * Fingerprint.LONGS) + "; ranks whose calls differ from this"

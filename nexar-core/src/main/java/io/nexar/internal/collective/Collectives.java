@@ -33,6 +33,11 @@ public final class Collectives {
 
     private final Group group;
     private final CallRunner runner;
+    /**
+     * The public operation these collectives run for ({@link #onBehalfOf}), or null for a user's own calls: their
+     * fingerprints carry it ({@link Fingerprint#caller}), so that their errors name it.
+     */
+    private final Operation caller;
     /** The staging buffer of bucketed allReduce, kept for the next call; null while a call uses it. */
     private final AtomicReference<MemorySegment> staging = new AtomicReference<>();
 
@@ -47,7 +52,33 @@ public final class Collectives {
     public Collectives(CollectiveEngine engine, Transport transport, NexarConfig config, Group group) {
         this.group = group;
         this.runner = new CallRunner(engine, transport, config, group);
+        this.caller = null;
         engine.abortsThrough(transport);
+    }
+
+    private Collectives(Group group, CallRunner runner, Operation caller) {
+        this.group = group;
+        this.runner = runner;
+        this.caller = caller;
+    }
+
+    /**
+     * The same communicator's collectives, run on behalf of the public operation {@code publicOperation} (grow runs a
+     * broadcast and an allReduce, split an allGather): their errors ({@link io.nexar.ErrorContext#operation()}, the
+     * message) and the ranks' hang reports name {@code publicOperation}, the call the user made. The messages on the
+     * wire are those of the collectives themselves. Shares this object's plans and sequence numbers.
+     *
+     * @param publicOperation the operation the user called
+     * @return a view of this communicator's collectives
+     */
+    public Collectives onBehalfOf(Operation publicOperation) {
+        Checks.notNull("publicOperation", publicOperation);
+        return new Collectives(group, runner, publicOperation);
+    }
+
+    /** {@code fp}, labelled with {@link #caller} if these collectives run on behalf of another operation. */
+    private Fingerprint labelled(Fingerprint fp) {
+        return caller == null ? fp : fp.onBehalfOf(caller);
     }
 
     private int size() {
@@ -143,7 +174,7 @@ public final class Collectives {
         }
         var fp = new Fingerprint(Operation.ALL_REDUCE, type, op, Fingerprint.bucketLayout(counts), total);
         var spec = new OpSpec(Operation.ALL_REDUCE, type, op, total, -1, null, null, true);
-        return new CollectiveCall(runner, spec, fp, staging, staging, null, (seq, failure) -> {
+        return new CollectiveCall(runner, spec, labelled(fp), staging, staging, null, (seq, failure) -> {
             try {
                 if (failure == null) {
                     long from = 0;
@@ -199,7 +230,7 @@ public final class Collectives {
             throw new IllegalArgumentException("residual overlaps buffer");
         }
         var call = new CompressedAllReduce(buffer, type, count, op, compressor, residual, size());
-        var fp = new Fingerprint(Operation.ALL_REDUCE, type, op, call.layout(), count);
+        var fp = labelled(new Fingerprint(Operation.ALL_REDUCE, type, op, call.layout(), count));
         var spec = new OpSpec(Operation.ALL_GATHER, DataType.U8, null, call.payloadBytes, -1, null, null, false);
         return new CollectiveCall(runner, spec, fp, call.payload, call.gathered, call::encode, (seq, failure) -> {
             if (failure == null) {
@@ -444,13 +475,14 @@ public final class Collectives {
         needCount("out", out, count, size(), type);
         long[] seq = new long[1];
         var spec = new OpSpec(Operation.ALL_GATHER, type, null, count, -1, null, null, false);
-        new CollectiveCall(runner, spec, fingerprint(spec), in, out, s -> seq[0] = s, null, null, null).run();
+        new CollectiveCall(runner, spec, labelled(fingerprint(spec)), in, out, s -> seq[0] = s, null, null, null)
+                .run();
         return seq[0];
     }
 
     /** The blocking path of a planned call: allocates nothing once the plan is cached. */
     private void run(Planned p, MemorySegment in, MemorySegment out) {
-        runner.blocking(p.spec(), p.fp(), in, out, null, null);
+        runner.blocking(p.spec(), labelled(p.fp()), in, out, null, null);
     }
 
     /** The async path of a planned call. */
@@ -459,11 +491,11 @@ public final class Collectives {
     }
 
     private CollectiveCall call(Planned p, MemorySegment in, MemorySegment out) {
-        return new CollectiveCall(runner, p.spec(), p.fp(), in, out);
+        return new CollectiveCall(runner, p.spec(), labelled(p.fp()), in, out);
     }
 
     private CollectiveCall call(OpSpec spec, MemorySegment in, MemorySegment out) {
-        return new CollectiveCall(runner, spec, fingerprint(spec), in, out);
+        return new CollectiveCall(runner, spec, labelled(fingerprint(spec)), in, out);
     }
 
     private static Fingerprint fingerprint(OpSpec spec) {

@@ -67,7 +67,7 @@ final class EngineReports {
      * of 2, waiting for rank 3) for 10.0 s}; adds the world ranks it waits for to {@code waitingFor}. Under the lock.
      */
     static String doing(OpState op, long now, Set<Integer> waitingFor) {
-        var sb = new StringBuilder(op.context().operation().displayName()).append(" #").append(op.seq)
+        var sb = new StringBuilder(op.fingerprint.label()).append(" #").append(op.seq)
                 .append(" on communicator ").append(op.group.id());
         if (op.failure != null) {
             sb.append(" (failing: ").append(op.failure.getMessage()).append(')');
@@ -150,7 +150,7 @@ final class EngineReports {
         if (!recent.isEmpty()) {
             try (var mdc = LogContext.scope(op.context().rank(), op.context().worldSize(), op.context().communicator())) {
                 LOG.warn("nexar flight recorder: rank {} of {} after {} #{} failed:\n{}", op.context().rank(),
-                        op.context().worldSize(), op.context().operation().displayName(), op.seq, recent);
+                        op.context().worldSize(), op.fingerprint.label(), op.seq, recent);
             }
         }
     }

@@ -18,8 +18,11 @@ import java.util.List;
  *        buffer), which travels in the wire's root field: allReduce has no root, and a bucketed or compressed
  *        allReduce must not pair with a call of another layout that has the same count
  * @param count the element count all ranks pass, or -1 when counts legitimately differ (V forms)
+ * @param caller the public operation this collective runs for: {@code operation} itself for a user's call, or the
+ *        call that runs it internally ({@code grow}, {@code split}, {@code group}); its errors name it. Not on the
+ *        wire: ranks compare the collective, not why they run it.
  */
-public record Fingerprint(Operation operation, DataType type, ReduceOp op, int root, long count) {
+public record Fingerprint(Operation operation, DataType type, ReduceOp op, int root, long count, Operation caller) {
     private static final List<Operation> OPERATIONS = List.of(Operation.ALL_REDUCE, Operation.BROADCAST,
             Operation.REDUCE, Operation.ALL_GATHER, Operation.REDUCE_SCATTER, Operation.ALL_TO_ALL, Operation.GATHER,
             Operation.SCATTER, Operation.SCAN, Operation.EXCLUSIVE_SCAN, Operation.BARRIER, Operation.SPLIT);
@@ -27,6 +30,40 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
             DataType.I8, DataType.U8, DataType.I32, DataType.U32, DataType.I64, DataType.U64);
     private static final List<ReduceOp> OPS = List.of(ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MIN, ReduceOp.MAX,
             ReduceOp.AVG, ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR);
+
+    /** A user's call: {@code caller} is {@code operation}. */
+    public Fingerprint {
+        if (caller == null) {
+            caller = operation;
+        }
+    }
+
+    /**
+     * The fingerprint of a user's call of {@code operation}.
+     *
+     * @param operation the collective
+     * @param type the element type
+     * @param op the reduce operator, or null
+     * @param root the root or layout, or -1
+     * @param count the element count, or -1
+     */
+    public Fingerprint(Operation operation, DataType type, ReduceOp op, int root, long count) {
+        this(operation, type, op, root, count, operation);
+    }
+
+    /** This collective run for {@code publicOperation} (this fingerprint itself if that is already its caller). */
+    Fingerprint onBehalfOf(Operation publicOperation) {
+        return publicOperation == caller ? this : new Fingerprint(operation, type, op, root, count, publicOperation);
+    }
+
+    /**
+     * The collective in words for reports: {@code broadcast}, or {@code broadcast for grow} when it runs on behalf of
+     * another public operation.
+     */
+    String label() {
+        return caller == operation ? operation.displayName() : operation.displayName() + " for "
+                + caller.displayName();
+    }
 
     /** Layout of a plain allReduce: one buffer, dense. */
     public static final int DENSE = -1;
@@ -101,7 +138,7 @@ public record Fingerprint(Operation operation, DataType type, ReduceOp op, int r
      */
     public Mismatch compare(Message.Collective m, int peer) {
         if (m.operation() != operationCode()) {
-            return new Mismatch(Field.OPERATION, "this rank called " + operation + " but rank " + peer + " called "
+            return new Mismatch(Field.OPERATION, "this rank called " + label() + " but rank " + peer + " called "
                     + name(OPERATIONS, m.operation()));
         }
         if (m.count() != count) {

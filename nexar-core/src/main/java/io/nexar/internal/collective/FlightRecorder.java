@@ -61,7 +61,7 @@ final class FlightRecorder {
             return null;
         }
         int i = (int) (newest % SIZE);
-        return "idle on communicator " + comm + " since " + fingerprint[i].operation().displayName() + " #"
+        return "idle on communicator " + comm + " since " + fingerprint[i].label() + " #"
                 + newest + (failure[i] == null ? " ended " : " failed ") + OpState.seconds(now - endedNanos[i])
                 + " s ago";
     }
@@ -78,7 +78,7 @@ final class FlightRecorder {
 
     private String line(int i, long now) {
         Fingerprint f = fingerprint[i];
-        var sb = new StringBuilder(f.operation().displayName()).append(" #").append(seq[i]);
+        var sb = new StringBuilder(f.label()).append(" #").append(seq[i]);
         if (f.operation() != io.nexar.Operation.BARRIER) {
             sb.append(" (").append(f.type().name().toLowerCase(Locale.ROOT));
             if (f.op() != null) {

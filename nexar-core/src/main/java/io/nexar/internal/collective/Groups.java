@@ -73,8 +73,9 @@ public final class Groups {
                     + " is already used on this process (a ~1e-9 hash collision); retry the call");
         }
         try {
-            return Splits.split(new Collectives(engine, transport, config, new Group(boot, self, world)), engine, 0,
-                    self);
+            // its collectives run for group(): their errors name it
+            return Splits.split(new Collectives(engine, transport, config, new Group(boot, self, world))
+                    .onBehalfOf(io.nexar.Operation.GROUP), engine, 0, self);
         } finally {
             engine.closeCommunicator(boot, "group() on communicator " + parent.id() + " ended its bootstrap");
         }

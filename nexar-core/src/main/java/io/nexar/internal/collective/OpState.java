@@ -150,9 +150,12 @@ final class OpState implements BooleanSupplier {
         return c;
     }
 
-    /** The error context of operation {@code seq} of {@code group} under fingerprint {@code fp}. */
+    /**
+     * The error context of operation {@code seq} of {@code group} under fingerprint {@code fp}: it names the public
+     * operation the user called ({@link Fingerprint#caller}), for example grow for the broadcast that grow runs.
+     */
     static ErrorContext contextOf(Fingerprint fp, Group group, long seq) {
-        return new ErrorContext(fp.operation(), group.rank(), group.size(), group.id(), seq, -1, -1);
+        return new ErrorContext(fp.caller(), group.rank(), group.size(), group.id(), seq, -1, -1);
     }
 
     /** Keeps chunk {@code c} for its later round; true. */

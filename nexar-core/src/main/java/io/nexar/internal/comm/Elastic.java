@@ -53,7 +53,7 @@ final class Elastic {
 
     /** See {@link TransportCommunicator#awaitAdmission()}. */
     void awaitAdmission() {
-        recovery.collView(Operation.GROW).collectives().barrier();
+        recovery.collView(Operation.GROW).collectives().onBehalfOf(Operation.GROW).barrier();
     }
 
     /**
@@ -111,8 +111,9 @@ final class Elastic {
         Group old = v.group();
         Group next;
         try {
-            next = GrowRound.run(transport, engine, v.collectives(), v.generation(), admissions, config,
-                    Recovery.context(Operation.GROW, old));
+            // the round's broadcast and allReduce run for grow: their errors name grow, the call the user made
+            next = GrowRound.run(transport, engine, v.collectives().onBehalfOf(Operation.GROW), v.generation(),
+                    admissions, config, Recovery.context(Operation.GROW, old));
         } catch (PeerFailedException e) {
             throw recovery.afterFailure(e, v.generation());
         }
@@ -129,7 +130,7 @@ final class Elastic {
         }
         recovery.grown(old, next, generation);
         var growth = new Growth(old.size(), next.size(), false);
-        recovery.run(Operation.GROW, c -> c.barrier());
+        recovery.run(Operation.GROW, c -> c.onBehalfOf(Operation.GROW).barrier());
         stateTransfer.accept(growth);
         return growth;
     }

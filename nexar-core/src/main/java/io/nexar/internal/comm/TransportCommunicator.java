@@ -218,7 +218,8 @@ public final class TransportCommunicator extends DelegatingCommunicator {
 
     @Override
     public Communicator split(int color, int key) {
-        Group g = Splits.split(recovery.collView(Operation.SPLIT).collectives(), shared.engine(), color, key);
+        Group g = Splits.split(recovery.collView(Operation.SPLIT).collectives().onBehalfOf(Operation.SPLIT),
+                shared.engine(), color, key);
         return g == null ? null : child(g);
     }
 

@@ -127,8 +127,8 @@ public final class QuicTransportProvider implements TransportProvider {
                     .formationDeadline(formationTimeout).advertisedHost(host).certValidity(config.certValidity())
                     .build());
         } catch (IOException e) {
-            throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: rank 0 cannot start the"
-                    + " seed at " + where + source + ": " + e.getMessage(), e);
+            throw new ClusterFormationException(new ErrorContext(Operation.JOIN, 0, worldSize, -1, -1, -1, -1),
+                    "failed: rank 0 cannot start the seed at " + where + source + ": " + e.getMessage(), e);
         }
         try {
             onListening.accept(seed.boundAddress().getPort());

@@ -125,7 +125,7 @@ class HostedSeedTest {
             String js = JoinString.tokenOnly("127.0.0.1", taken.getLocalPort(), JoinToken.generate()).format();
             assertThatThrownBy(() -> new QuicTransportProvider().joinHostingSeed(js, 2, CONFIG, FORMATION))
                     .isInstanceOf(ClusterFormationException.class)
-                    .hasMessageStartingWith("join failed: rank 0 cannot start the seed at 127.0.0.1:"
+                    .hasMessageStartingWith("join on rank 0 (world 2) failed: rank 0 cannot start the seed at 127.0.0.1:"
                             + taken.getLocalPort() + " (MASTER_ADDR:MASTER_PORT): ");
         }
     }

@@ -40,6 +40,9 @@ public final class SeedPoll {
                                   Duration timeout) {
         JoinString js = JoinString.parse(joinString);
         String seed = js.hostPort();
+        // rank 0 of the world communicator polls, on behalf of the members' grow() (the id it asks for is the grown
+        // world's, not yet a communicator: none is named)
+        var context = new ErrorContext(Operation.GROW, 0, members.length, -1, -1, -1, -1);
         var tm = new PinnedCaTrustManager(js.caFingerprint(), ClusterCa.SEED_MEMBER_ID);
         long millis = Math.max(1, timeout.toMillis());
         try (SSLSocket socket = WorkerEnrolment.open(js, tm, millis)) {
@@ -47,7 +50,7 @@ public final class SeedPoll {
             var out = socket.getOutputStream();
             Message first = FrameIo.read(in, -1, EnrolmentCodec.MAX_ENROLMENT_FRAME_BYTES);
             if (!(first instanceof JoinChallenge challenge)) {
-                throw failure("seed at " + seed + " sent " + first.type() + ", expected JOIN_CHALLENGE");
+                throw failure(context, "seed at " + seed + " sent " + first.type() + ", expected JOIN_CHALLENGE");
             }
             byte[] covered = EnrolmentCodec.pollProofInput(max, communicator, generation, members);
             FrameIo.write(out, new GrowPoll(js.token().proof(challenge.nonce(), covered), max, communicator,
@@ -58,19 +61,19 @@ public final class SeedPoll {
             return switch (answer) {
                 case Admission a when a.communicator() == communicator && a.generation() == generation
                         && Arrays.equals(a.members(), members) && a.newcomers().size() <= max -> a;
-                case JoinRefused r -> throw failure("seed at " + seed + " refused to admit waiting workers: "
+                case JoinRefused r -> throw failure(context, "seed at " + seed + " refused to admit waiting workers: "
                         + r.reason() + " (" + r.code() + ")");
-                default -> throw failure("seed at " + seed + " answered the grow poll with " + answer);
+                default -> throw failure(context, "seed at " + seed + " answered the grow poll with " + answer);
             };
         } catch (ProtocolException e) {
-            throw failure("seed at " + seed + " violated the enrolment protocol: " + e.getMessage());
+            throw failure(context, "seed at " + seed + " violated the enrolment protocol: " + e.getMessage());
         } catch (IOException e) {
             String why = tm.failure() != null ? tm.failure().getMessage() : e.toString();
-            throw failure("seed at " + seed + " could not be asked for waiting workers: " + why);
+            throw failure(context, "seed at " + seed + " could not be asked for waiting workers: " + why);
         }
     }
 
-    private static ClusterFormationException failure(String detail) {
-        return new ClusterFormationException(ErrorContext.of(Operation.GROW), "failed: " + detail);
+    private static ClusterFormationException failure(ErrorContext context, String detail) {
+        return new ClusterFormationException(context, "failed: " + detail);
     }
 }
