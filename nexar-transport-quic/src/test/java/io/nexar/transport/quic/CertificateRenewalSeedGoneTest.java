@@ -47,7 +47,8 @@ class CertificateRenewalSeedGoneTest {
         Planned warning = planned.take();
         Planned renew = planned.take();
         System.out.println("planned: warning after " + warning.delay() + ", renewal after " + renew.delay());
-        assertThat(warning.delay()).as("at 80% of the life").isBetween(Duration.ofMinutes(143), Duration.ofMinutes(144));
+        assertThat(warning.delay()).as("at 80% of the life").isBetween(Duration.ofMinutes(143),
+                Duration.ofMinutes(144));
         assertThat(renew.delay()).as("at two thirds of the life").isBetween(Duration.ofMinutes(119),
                 Duration.ofMinutes(120));
 
