@@ -1,5 +1,8 @@
 package io.nexar.internal.collective;
 
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.ProtocolException;
 import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.SenderShare;
@@ -26,6 +29,12 @@ import java.util.concurrent.locks.Condition;
  *
  * <p>No sender may hold more than half of either bound in early chunks ({@link SenderShare}), with the same exception:
  * a member that floods chunks of operations that never come fills its half, and the other senders keep theirs.
+ *
+ * <p>Aborts of operations not posted yet are bounded per sender too ({@link #MAX_EARLY_ABORTS} each), but not by
+ * back-pressure: a member sends one abort per operation that failed on it while running, so one that has more than
+ * that many pending here for operations this rank has not started breaks the protocol (a bug, or a hostile member
+ * sending them for any sequence number or communicator id), and {@link #holdAbort} throws a {@link ProtocolException}
+ * naming it: its lane is failed and it is reported down, as for any protocol violation.
  */
 final class EarlyStore {
     private final long maxStoredBytes;
@@ -33,6 +42,8 @@ final class EarlyStore {
     private final Map<OpKey, List<StoredChunk>> chunks = new HashMap<>();
     private final Map<OpKey, Message.CollectiveAbort> aborts = new HashMap<>();
     private final Map<OpKey, Integer> abortSenders = new HashMap<>();
+    /** Early aborts held, by sender. */
+    private final Map<Integer, Integer> abortsBySender = new HashMap<>();
     private final Map<Integer, Long> bySender = new HashMap<>();
     /** Early chunks (of operations not posted yet) held, in all and by sender. */
     private final Map<Integer, Integer> earlyBySender = new HashMap<>();
@@ -55,6 +66,12 @@ final class EarlyStore {
     static final long BYTES_PER_CHUNK = 256;
     /** The count bound of a small store. */
     static final long MIN_EARLY_CHUNKS = 4096;
+
+    /**
+     * The early aborts one sender may have pending here; each takes at most about 1.2 KiB (a detail of at most 1024
+     * bytes), so about 1.2 MiB per sender.
+     */
+    static final int MAX_EARLY_ABORTS = 1024;
 
     /** An operation: (communicator, sequence number). */
     record OpKey(int comm, long seq) {
@@ -128,11 +145,25 @@ final class EarlyStore {
         spaceFreed.signalAll();
     }
 
-    /** Keeps the first abort of an operation not posted yet. */
+    /**
+     * Keeps the first abort of an operation not posted yet.
+     *
+     * @throws ProtocolException if world rank {@code peer} already has {@link #MAX_EARLY_ABORTS} pending here
+     */
     void holdAbort(OpKey key, int peer, Message.CollectiveAbort a) {
-        if (aborts.putIfAbsent(key, a) == null) {
-            abortSenders.put(key, peer);
+        if (aborts.containsKey(key)) {
+            return;
         }
+        int mine = abortsBySender.getOrDefault(peer, 0);
+        if (mine >= MAX_EARLY_ABORTS) {
+            throw new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), "failed: rank " + peer
+                    + " sent more than " + MAX_EARLY_ABORTS + " COLLECTIVE_ABORTs of collective operations not started"
+                    + " here (the last: operation " + key.seq() + " of communicator " + key.comm() + "); a member sends"
+                    + " one per operation that failed on it, so this many pending is a broken or hostile member");
+        }
+        aborts.put(key, a);
+        abortSenders.put(key, peer);
+        abortsBySender.put(peer, mine + 1);
     }
 
     /** Removes and returns the early abort of {@code key}, or null; its sender via {@link #abortSender}. */
@@ -142,7 +173,18 @@ final class EarlyStore {
 
     /** The world rank that sent the abort just taken for {@code key}. */
     int abortSender(OpKey key) {
-        return abortSenders.remove(key);
+        int peer = abortSenders.remove(key);
+        uncountAbort(peer);
+        return peer;
+    }
+
+    /** Early aborts held from world rank {@code peer} (for tests and diagnostics). */
+    int earlyAborts(int peer) {
+        return abortsBySender.getOrDefault(peer, 0);
+    }
+
+    private void uncountAbort(int peer) {
+        abortsBySender.merge(peer, -1, (a, b) -> a + b == 0 ? null : a + b);
     }
 
     /** Uncounts a chunk that left the store (applied or dropped). */
@@ -170,7 +212,13 @@ final class EarlyStore {
             }
         }
         aborts.keySet().removeIf(k -> k.comm() == comm);
-        abortSenders.keySet().removeIf(k -> k.comm() == comm);
+        abortSenders.entrySet().removeIf(e -> {
+            if (e.getKey().comm() != comm) {
+                return false;
+            }
+            uncountAbort(e.getValue());
+            return true;
+        });
     }
 
     /** Drops everything; later releases are no-ops. */
@@ -179,6 +227,7 @@ final class EarlyStore {
         chunks.clear();
         aborts.clear();
         abortSenders.clear();
+        abortsBySender.clear();
         bySender.clear();
         earlyBySender.clear();
         shares.clear();

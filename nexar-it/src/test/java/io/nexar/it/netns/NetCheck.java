@@ -4,6 +4,7 @@ import io.nexar.Communicator;
 import io.nexar.DataType;
 import io.nexar.Nexar;
 import io.nexar.NexarException;
+import io.nexar.PeerFailedException;
 import io.nexar.ReduceOp;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -28,7 +29,12 @@ import java.util.concurrent.CountDownLatch;
  *       largest buffer of the operation), each result compared element by element with values computed locally;
  *       prints {@code ok op=... bytes=... ms=...} per operation, or {@code MISMATCH ...} and exits 1.</li>
  *   <li>{@code stream bytes=65536 iterations=100000}: allReduce after allReduce, each checked, printing
- *       {@code iteration N done} (for each of the first 100, then every 100th).</li>
+ *       {@code iteration N done} (for each of the first 100, then every 100th). Under recovery policy
+ *       {@code automatic} (the environment's {@code NEXAR_RECOVERY_POLICY}), a {@link PeerFailedException} is the
+ *       announcement of the rebuilt world: the survivors agree on the iteration to redo (the smallest any of them was
+ *       at; an allReduce can complete on some and fail on others), print {@code recovered iteration=N world=W rank=R
+ *       message=...} and go on; with {@code after=K}, a rank that recovered stops K iterations later with
+ *       {@code survived iteration=N world=W} (exit 0).</li>
  * </ul>
  *
  * <p>With {@code hold=true}, a rank that finished without error prints {@code holding ...} and waits until its
@@ -44,8 +50,9 @@ public final class NetCheck {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final Communicator comm;
-    private final int rank;
-    private final int world;
+    /** This rank and the world size; both change when an automatic recovery rebuilds the world. */
+    private int rank;
+    private int world;
     private String op = "join";
     private long iteration = -1;
 
@@ -85,7 +92,8 @@ public final class NetCheck {
                 case "collectives" -> check.collectives(sizes(opts.getOrDefault("sizes", "8,8200,65536")),
                         Integer.parseInt(opts.getOrDefault("rounds", "1")));
                 case "stream" -> check.stream(Long.parseLong(opts.getOrDefault("bytes", "65536")),
-                        Long.parseLong(opts.getOrDefault("iterations", "1000000")));
+                        Long.parseLong(opts.getOrDefault("iterations", "1000000")),
+                        Long.parseLong(opts.getOrDefault("after", "-1")));
                 default -> throw new IllegalArgumentException("unknown mode " + args[0]);
             };
         } catch (NexarException e) {
@@ -200,11 +208,34 @@ public final class NetCheck {
         return 0;
     }
 
-    private int stream(long bytes, long iterations) {
+    private int stream(long bytes, long iterations, long after) {
         long n = Math.max(1, bytes / 8);
-        op = "allReduce";
+        boolean recovers = "automatic".equalsIgnoreCase(System.getenv().getOrDefault("NEXAR_RECOVERY_POLICY", ""));
+        long stopAt = Long.MAX_VALUE;
         for (iteration = 1; iteration <= iterations; iteration++) {
-            String wrong = run("allReduce", n, 1, 0, iteration);
+            if (iteration == stopAt) {
+                System.out.println("survived iteration=" + iteration + " world=" + world);
+                return 0;
+            }
+            op = "allReduce";
+            String wrong;
+            try {
+                wrong = run("allReduce", n, 1, 0, iteration);
+            } catch (PeerFailedException e) {
+                if (!recovers) {
+                    throw e;
+                }
+                op = "agreement";
+                long[] at = {iteration};
+                comm.allReduce(at, ReduceOp.MIN); // on the rebuilt world; a further failure ends the run
+                rank = comm.rank();
+                world = comm.worldSize();
+                System.out.println("recovered iteration=" + at[0] + " world=" + world + " rank=" + rank
+                        + " message=" + e.getMessage());
+                iteration = at[0] - 1; // redone next
+                stopAt = after < 0 ? Long.MAX_VALUE : at[0] + after;
+                continue;
+            }
             if (wrong != null) {
                 System.out.println("MISMATCH op=allReduce iteration=" + iteration + " rank=" + rank + ": " + wrong);
                 return 1;

@@ -16,12 +16,13 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Four ranks in their own network namespaces, every link between two ranks delayed by 20 ms one way and losing 5%
  * of its packets (seeded; {@code -Dnexar.netns.seed=N} repeats a run): every collective must still give exactly the
- * right result on every rank, only slower. See docs/network-tests.md.
+ * right result on every rank, only slower. {@code -Dnexar.netns.loss=0.01} and {@code -Dnexar.netns.delay-ms=N}
+ * change the impairment ({@code scripts/netns/campaign.sh} runs 1% and 5%). See docs/network-tests.md.
  */
 class NetworkLossIT {
     private static final int WORLD = 4;
-    private static final Duration DELAY = Duration.ofMillis(20);
-    private static final double LOSS = 0.05;
+    private static final Duration DELAY = Duration.ofMillis(Long.getLong("nexar.netns.delay-ms", 20));
+    private static final double LOSS = Double.parseDouble(System.getProperty("nexar.netns.loss", "0.05"));
     /** Bytes of the largest buffer of each operation; 1001 elements of 8 bytes give counts that do not divide. */
     private static final String SIZES = "8,8008,65536,1048576";
     private static final Duration RUN_LIMIT = Duration.ofSeconds(200);

@@ -278,6 +278,14 @@ final class BulkConnection {
             closeSocket(); // this rank is leaving: an abrupt end of the peer's output is no failure to report
             return;
         }
+        if (!ready && dialTarget == null && link == null && e instanceof java.io.EOFException) {
+            // ended before it said who it is: no pair's lane, but a peer's formation probe (ListenerProbe) or a scan
+            LOG.debug("rank {}: a bulk connection from {} ended before it identified itself ({})", transport.rank(),
+                    remote(), e.getMessage());
+            fallBack(null);
+            closeSocket();
+            return;
+        }
         if (!ready) {
             fallBack("failed during setup: " + e.getMessage());
             closeSocket();

@@ -77,7 +77,8 @@ final class BulkSetup {
         }
         Message first = reader.readHello();
         if (first == null) {
-            owner.fallBack("closed its bulk lane during setup");
+            // an accepted plain-TCP connection that ended before its Hello named it: a formation probe or a scan
+            owner.fallBack(owner.link() == null && dialTarget == null ? null : "closed its bulk lane during setup");
             owner.closeSocket();
             return false;
         }

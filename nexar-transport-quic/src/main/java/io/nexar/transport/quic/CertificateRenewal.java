@@ -76,9 +76,7 @@ final class CertificateRenewal {
         cancel(warning);
         warning = schedule(() -> {
             if (!stopped && slot.get().leaf() == leaf) {
-                LOG.warn(CertificateLife.warning(rank, slot.get().memberId(), leaf, Instant.now(), renewer == null
-                        ? "no seed that outlives formation is known to this member"
-                        : "last attempt: " + lastFailure));
+                LOG.warn(expiryWarning());
             }
         }, CertificateLife.untilWarning(leaf, now));
         if (renewer != null) {
@@ -121,10 +119,18 @@ final class CertificateRenewal {
             }
             Duration retry = left.dividedBy(4).compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1)
                     : left.dividedBy(4);
-            LOG.warn("rank {}: {}; retrying in {} (the certificate expires at {})", rank, e.getMessage(),
+            LOG.warn("rank {}: {}; retrying in {} (the certificate expires at {}). If the seed is gone for good"
+                    + " (it exited or died; only it holds the CA's key, so no member can renew), restart the job"
+                    + " before then, or start it with a longer cert.validity", rank, e.getMessage(),
                     Units.formatRounded(retry), expiry);
             planRenewal(leaf, retry);
         }
+    }
+
+    /** The warning at 80% of the current certificate's life: its expiry, why it was not renewed, what to do. */
+    String expiryWarning() {
+        return CertificateLife.warning(rank, slot.get().memberId(), slot.get().leaf(), Instant.now(), renewer == null
+                ? "no seed that outlives formation is known to this member" : "last attempt: " + lastFailure);
     }
 
     private ScheduledFuture<?> schedule(Runnable action, Duration delay) {

@@ -3,6 +3,7 @@ package io.nexar.transport.quic;
 import io.nexar.ClusterFormationException;
 import io.nexar.internal.config.Units;
 import io.nexar.internal.util.Deadline;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Waits for every link of a transport to become ready, and turns what went wrong into one
@@ -28,22 +32,35 @@ import java.util.concurrent.atomic.AtomicLong;
  * cannot be told from a dead peer: the deadline applies) and starts again at each link that becomes ready, so a slow
  * machine that makes progress is not cut short (issue 16). In a world of three or more every survivor has a link to
  * another survivor, which opens the window; in a world of two the survivor waits for the deadline.
+ *
+ * <p>A peer that is alive but starved of CPU (a loaded machine) can take longer than the heartbeat timeout to dial
+ * (issue 16: one of 43 kill trials failed so). So when the window closes, each missing peer's TCP bulk-lane listener
+ * is probed ({@link ListenerProbe}): if every one is still held by its process, the peer is slow, not gone, and the
+ * window starts again (formation's deadline judges it); if one refuses, its process is gone and formation fails at
+ * once, naming it; without an answer (no bulk lane, host down, filtered) formation fails as before.
  */
 final class Formation {
+    private static final Logger LOG = LoggerFactory.getLogger(Formation.class);
+    /** The longest a probe of a missing peer's listener may take. */
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
+
     private Formation() {
     }
 
     /** Waits without the progress window (growth: the members' collective timeout bounds it). */
     static void await(QuicTransport transport, PeerLink[] links, Deadline deadline) {
-        await(transport, links, deadline, null);
+        await(transport, links, deadline, null, null);
     }
 
     /**
      * Waits until every link is ready; see the class comment.
      *
      * @param reachTimeout how long formation waits without any link becoming ready; null for no such bound
+     * @param listeners each rank's TCP bulk-lane address (null where it has none), probed when the window closes; null
+     *        for no probes
      */
-    static void await(QuicTransport transport, PeerLink[] links, Deadline deadline, Duration reachTimeout) {
+    static void await(QuicTransport transport, PeerLink[] links, Deadline deadline, Duration reachTimeout,
+                      IntFunction<InetSocketAddress> listeners) {
         var progress = new AtomicLong(); // 0 until the first link is ready
         var firstFailure = new CompletableFuture<PeerLink.FormationFailure>();
         var readies = new ArrayList<CompletableFuture<Void>>();
@@ -74,7 +91,11 @@ final class Formation {
                 } else if (reachTimeout != null) {
                     long quietEnds = last + reachTimeout.toNanos() - System.nanoTime();
                     if (quietEnds <= 0 && wait > 0) {
-                        throw unreached(transport, links, reachTimeout);
+                        if (!allListening(transport, links, reachTimeout, deadline, listeners)) {
+                            throw unreached(transport, links, reachTimeout);
+                        }
+                        progress.set(System.nanoTime()); // slow, not gone: a new window
+                        continue;
                     }
                     wait = Math.min(wait, quietEnds);
                 }
@@ -130,6 +151,44 @@ final class Formation {
                         + Units.formatRounded(timeout) + "): " + (missing.size() == 1 ? "it" : "they")
                         + " died or stopped after the seed handed out the peer table, or cannot be reached at "
                         + (missing.size() == 1 ? "its address" : "their addresses") + " in the table");
+    }
+
+    /**
+     * Probes the listener of every missing rank: true if each is held by its process (then it is slow, not gone); a
+     * refusal fails formation at once, naming the rank; false if any gave no answer or has no listener.
+     */
+    private static boolean allListening(QuicTransport transport, PeerLink[] links, Duration reachTimeout,
+                                        Deadline deadline, IntFunction<InetSocketAddress> listeners) {
+        List<Integer> missing = missing(links);
+        if (listeners == null || missing.isEmpty()) {
+            return false;
+        }
+        for (int peer : missing) {
+            InetSocketAddress address = listeners.apply(peer);
+            ListenerProbe.Answer answer = address == null ? ListenerProbe.Answer.UNKNOWN
+                    : ListenerProbe.probe(address, PROBE_TIMEOUT);
+            if (answer == ListenerProbe.Answer.REFUSED) {
+                throw new ClusterFormationException(transport.context(peer), "failed: rank " + peer + " was not"
+                        + " reached within heartbeat.timeout (" + Units.formatRounded(reachTimeout) + ") and its"
+                        + " bulk-lane port " + Texts.format(address) + " refuses connections: its process is gone"
+                        + " (it died after the seed handed out the peer table)");
+            }
+            if (answer != ListenerProbe.Answer.LISTENING) {
+                return false;
+            }
+        }
+        int waits = transport.slowPeerWaits.incrementAndGet();
+        String what = "rank " + transport.rank() + ": " + (missing.size() == 1 ? "rank " + missing.getFirst()
+                : "ranks " + join(missing)) + " not reached within heartbeat.timeout (" + Units.formatRounded(
+                reachTimeout) + "), but " + (missing.size() == 1 ? "its process holds its" : "their processes hold"
+                + " their") + " bulk-lane listener (slow or starved, not gone): waiting up to formation's deadline ("
+                + Units.formatRounded(Duration.ofNanos(Math.max(0, deadline.remainingNanos()))) + " left)";
+        if (waits == 1) {
+            LOG.warn(what);
+        } else {
+            LOG.debug(what);
+        }
+        return true;
     }
 
     private static List<Integer> missing(PeerLink[] links) {

@@ -77,7 +77,11 @@ final class QuicLifecycle {
                 t.endpoint.startHeartbeats(t.config.heartbeatInterval(), t.config.heartbeatTimeout());
             }
         }
-        Formation.await(t, all, deadline, t.config.heartbeatTimeout());
+        PeerTable known = table;
+        Formation.await(t, all, deadline, t.config.heartbeatTimeout(), r -> {
+            PeerInfo p = known.get(r);
+            return p == null ? null : p.bulkAddress();
+        });
         t.endpoint.connectBulk(dialled, table, deadline);
         watchCertificateLife(t);
     }

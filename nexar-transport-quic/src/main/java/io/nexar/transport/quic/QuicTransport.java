@@ -79,6 +79,8 @@ public final class QuicTransport implements Transport {
     final PeerLinks links;
     private final Loopback loopback;
     final AtomicBoolean closing = new AtomicBoolean();
+    /** Times formation found missing peers slow but alive and waited on (for tests and diagnostics). */
+    final java.util.concurrent.atomic.AtomicInteger slowPeerWaits = new java.util.concurrent.atomic.AtomicInteger();
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     volatile String closedWhy;
     private volatile boolean heartbeatsPaused;

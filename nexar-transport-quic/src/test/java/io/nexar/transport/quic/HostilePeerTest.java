@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
 import io.nexar.Operation;
+import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.p2p.Mailbox;
+import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +21,10 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -111,6 +119,34 @@ class HostilePeerTest {
                 slow.interrupt();
                 slow.join();
             }
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    @Test
+    void shouldCutOffAMemberThatSendsAbortsOfOperationsThatNeverCome() throws Exception {
+        var ranks = new ArrayList<EngineHandler>();
+        for (int r = 0; r < 3; r++) {
+            ranks.add(new EngineHandler());
+        }
+        var transports = QuicTestCluster.form(3, CONFIG, LOOPBACK, QuicTestCluster::credentials, ranks::get);
+        try {
+            // rank 0 tells rank 1 that operations 0..1024 of communicator 77 failed; rank 1 never starts any of them
+            int bound = 1024; // EarlyStore.MAX_EARLY_ABORTS
+            String detail = "x".repeat(1024); // the longest detail: the bound holds about 1.2 MiB
+            for (long seq = 0; seq <= bound; seq++) {
+                transports.get(0).send(1, Lane.COLLECTIVE, new Message.CollectiveAbort(77, seq, AbortReason.FAILED, 0,
+                        -1, detail), Deadline.after(Duration.ofSeconds(10)), ErrorContext.of(Operation.BARRIER));
+            }
+            var down = ranks.get(1).downs.poll(30, TimeUnit.SECONDS);
+            System.out.println("rank 1 reported: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol")
+                    .contains("rank 0 sent more than " + bound + " COLLECTIVE_ABORTs")
+                    .contains("operation " + bound + " of communicator 77");
+            exchange(transports, r -> ranks.get(r).router.mailbox(), 1, 2);
+        } finally {
             transports.forEach(QuicTransport::close);
         }
     }
@@ -235,16 +271,43 @@ class HostilePeerTest {
         }
     }
 
+    /** A rank with a real mailbox and collective engine that records the peers it reports down. */
+    private static final class EngineHandler implements InboundHandler {
+        final InboundRouter router = new InboundRouter(new Mailbox(1 << 20), new CollectiveEngine(1 << 20));
+        final BlockingQueue<QuicTransportTest.PeerDown> downs = new LinkedBlockingQueue<>();
+
+        @Override
+        public Delivery onMessage(int peer, Message message) {
+            return router.onMessage(peer, message);
+        }
+
+        @Override
+        public boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException {
+            return router.deliverWaiting(peer, message, deadlineNanos);
+        }
+
+        @Override
+        public void onPeerDown(int peer, String why, Throwable cause) {
+            downs.add(new QuicTransportTest.PeerDown(peer, why, cause));
+            router.onPeerDown(peer, why, cause);
+        }
+    }
+
     /** The two well-behaved ranks send each other a message both ways, and receive it intact. */
     private static void exchange(List<QuicTransport> transports, List<QuicTransportTest.RecordingHandler> handlers,
                                  int a, int b) {
+        exchange(transports, r -> handlers.get(r).mailbox, a, b);
+    }
+
+    /** {@link #exchange(List, List, int, int)} with each rank's mailbox from {@code mailboxes}. */
+    private static void exchange(List<QuicTransport> transports, IntFunction<Mailbox> mailboxes, int a, int b) {
         for (int[] pair : new int[][] {{a, b}, {b, a}}) {
             byte[] payload = pattern(5000, pair[0]);
             transports.get(pair[0]).send(pair[1], Lane.P2P, new Message.Data(0, 3, 0, payload.length, 0,
                     MemorySegment.ofArray(payload)), Deadline.after(Duration.ofSeconds(10)),
                     ErrorContext.of(Operation.SEND));
             var got = new byte[payload.length];
-            handlers.get(pair[1]).mailbox.receiveFrom(0, pair[0], 3, MemorySegment.ofArray(got),
+            mailboxes.apply(pair[1]).receiveFrom(0, pair[0], 3, MemorySegment.ofArray(got),
                     Deadline.after(Duration.ofSeconds(10)), ErrorContext.of(Operation.RECV).withPeer(pair[0]));
             assertThat(got).as("rank %d to rank %d", pair[0], pair[1]).isEqualTo(payload);
         }

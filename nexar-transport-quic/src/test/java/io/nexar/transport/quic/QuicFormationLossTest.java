@@ -118,6 +118,93 @@ class QuicFormationLossTest {
         }
     }
 
+    /**
+     * A rank that got the peer table and is starved of CPU (here: its event loops blocked) is slow, not gone: its
+     * bulk-lane listener is still held by its process, so the others wait for it past the heartbeat timeout (up to the
+     * formation deadline), and formation succeeds once it runs again (issue 16: a kill trial on a loaded machine
+     * failed at formation so).
+     */
+    @Test
+    void shouldWaitPastTheHeartbeatTimeoutForAStarvedRankWhoseProcessIsThere() throws Exception {
+        var transports = withBulkLanes();
+        var peers = peersOf(transports);
+        var release = new CountDownLatch(1);
+        try {
+            QuicFaults.playDead(transports.get(0), release); // starved: nothing runs on its event loops
+            Deadline deadline = Deadline.after(FORMATION_DEADLINE);
+            var formed1 = connect(transports.get(1), peers, deadline);
+            var formed2 = connect(transports.get(2), peers, deadline);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while ((transports.get(1).slowPeerWaits.get() == 0 || transports.get(2).slowPeerWaits.get() == 0)
+                    && System.nanoTime() < until && !formed1.isDone() && !formed2.isDone()) {
+                Thread.onSpinWait(); // the event: both ranks found rank 0's process there after the window
+            }
+            assertThat(formed1).as("rank 1 still waits for rank 0 after the heartbeat timeout").isNotDone();
+            assertThat(formed2).as("rank 2 too").isNotDone();
+            release.countDown(); // rank 0 gets the CPU again
+            var formed0 = connect(transports.get(0), peers, deadline);
+            for (var formed : List.of(formed0, formed1, formed2)) {
+                assertThat(formed.get(30, TimeUnit.SECONDS)).as("formed").isNull();
+            }
+            assertThat(transports.get(1).link(0).ready()).isCompleted();
+        } finally {
+            release.countDown();
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    /**
+     * A rank whose process is gone after the peer table (its sockets closed, as the kernel closes a killed process's)
+     * is still given up within the heartbeat timeout: its bulk-lane port refuses the probe.
+     */
+    @Test
+    void shouldFailFormationWithinTheHeartbeatTimeoutWhenTheProcessOfARankIsGone() throws Exception {
+        var transports = withBulkLanes();
+        var peers = peersOf(transports);
+        try {
+            transports.get(0).close(); // enrolled, then gone: its ports are free
+            long start = System.nanoTime();
+            Deadline deadline = Deadline.after(FORMATION_DEADLINE);
+            var formed1 = connect(transports.get(1), peers, deadline);
+            var formed2 = connect(transports.get(2), peers, deadline);
+            for (var formed : List.of(formed1, formed2)) {
+                Throwable f = formed.get(40, TimeUnit.SECONDS);
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                System.out.println("formation failed after " + ms + " ms: " + f);
+                assertThat(f).isInstanceOf(ClusterFormationException.class)
+                        .hasMessageContaining("rank 0 was not reached within heartbeat.timeout (1.5s)")
+                        .hasMessageContaining("refuses connections: its process is gone");
+                assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline")
+                        .isLessThan(15_000);
+            }
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
+    /** Three bound transports with plain-TCP bulk lanes, heartbeat timeout 1.5 s. */
+    private static List<QuicTransport> withBulkLanes() {
+        var config = NexarConfig.builder().ignoreEnvironment().heartbeat(Duration.ofMillis(500), HEARTBEAT_TIMEOUT)
+                .build();
+        var transports = new ArrayList<QuicTransport>();
+        for (int r = 0; r < 3; r++) {
+            transports.add(new QuicTransport(r, 3, QuicTestCluster.credentials(r), config,
+                    new InetSocketAddress(LOOPBACK, 0), new QuicTransportTest.RecordingHandler(1 << 20),
+                    new BulkLaneOptions(BulkLaneOptions.Mode.TCP_PLAIN, 0)));
+        }
+        return transports;
+    }
+
+    /** Binds each transport and returns the peer table's entries, bulk-lane addresses included. */
+    private static List<PeerInfo> peersOf(List<QuicTransport> transports) {
+        var peers = new ArrayList<PeerInfo>();
+        for (int r = 0; r < transports.size(); r++) {
+            QuicTransport t = transports.get(r);
+            peers.add(new PeerInfo(r, "m" + r, t.bind(), t.bulkAddress()));
+        }
+        return peers;
+    }
+
     /** Starts {@code t.connect} on a thread of its own: completes with its failure, or with null if it formed. */
     private static CompletableFuture<Throwable> connect(QuicTransport t, List<PeerInfo> peers, Deadline deadline) {
         var result = new CompletableFuture<Throwable>();
