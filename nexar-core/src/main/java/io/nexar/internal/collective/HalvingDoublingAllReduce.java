@@ -8,7 +8,9 @@ import java.util.ArrayList;
  * at most n and e = n - p, ranks p..n-1 first fold their buffer into rank r-p and wait; the p remaining ranks run a
  * reduce-scatter by recursive halving (log2 p rounds, halving the window each time), then an allgather by recursive
  * doubling (log2 p rounds); finally ranks r < e send the result to r+p. Each element is reduced by exactly one owner,
- * so all ranks get bit-identical results.
+ * so all ranks get bit-identical results. The input is not copied into the output first: the fold and the first halving
+ * round reduce from the input into the output (output = input op received), and every other output element is
+ * written by the doubling.
  *
  * <pre>
  * round 0          fold:    r in [p, n) --whole buffer--> r-p          (reduce)
@@ -24,7 +26,7 @@ public final class HalvingDoublingAllReduce implements Algorithm {
         var s = Schedule.builder(rank, size);
         long count = spec.count();
         var all = new Slice(Buf.OUTPUT, 0, count);
-        var fold = PowerOfTwoFold.begin(s, rank, size, all, levels -> 2 * levels + 1);
+        var fold = PowerOfTwoFold.begin(s, rank, size, all, levels -> 2 * levels + 1, false);
         if (fold.folded(rank)) {
             return s.build();
         }
@@ -33,16 +35,17 @@ public final class HalvingDoublingAllReduce implements Algorithm {
         // reduce-scatter by recursive halving
         var windows = new ArrayList<Slice>();
         Slice window = all;
+        Slice source = fold.source(rank, all); // level 0 reads the input where it lies: no copy into the output first
         for (int k = 0; k < levels; k++) {
             int mask = p >> (k + 1);
             int partner = rank ^ mask;
             long half = window.count() / 2;
-            Slice lower = window.sub(0, half);
-            Slice upper = window.sub(half, window.count() - half);
             boolean keepLower = (rank & mask) == 0;
-            Slice keep = keepLower ? lower : upper;
-            Slice give = keepLower ? upper : lower;
-            s.at(1 + k).send(partner, give).recvReduce(partner, keep);
+            Slice keep = keepLower ? window.sub(0, half) : window.sub(half, window.count() - half);
+            Slice from = k == 0 ? source : window;
+            Slice keepFrom = keepLower ? from.sub(0, half) : from.sub(half, from.count() - half);
+            Slice give = keepLower ? from.sub(half, from.count() - half) : from.sub(0, half);
+            s.at(1 + k).send(partner, give).recvReduce(partner, keep, keepFrom);
             windows.add(window);
             window = keep;
         }

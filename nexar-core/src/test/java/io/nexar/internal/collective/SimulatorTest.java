@@ -230,14 +230,15 @@ class SimulatorTest {
     }
 
     /**
-     * The ring allreduce and reduce-scatter read the input where they reduce (output = input op received) instead of
-     * copying it into the output first (issue 13: one pass less over the buffer); in place they stay correct.
+     * The ring and halving-doubling allreduces and the ring reduce-scatter read the input where they reduce (output =
+     * input op received) instead of copying it into the output first (issue 13: one pass less over the buffer); in place they stay correct.
      */
     @ParameterizedTest(name = "world {0}")
     @ValueSource(ints = {2, 3, 4, 7})
-    void ringReductionsNeverCopyTheInputFirstAndWorkInPlace(int n) {
+    void ringAndHalvingReductionsNeverCopyTheInputFirstAndWorkInPlace(int n) {
         long count = 13L * n + 5;
-        for (Algorithm a : new Algorithm[] {RingAllReduce.plain(), RingAllReduce.pipelined(3)}) {
+        for (Algorithm a : new Algorithm[] {RingAllReduce.plain(), RingAllReduce.pipelined(3),
+                new HalvingDoublingAllReduce()}) {
             for (int r = 0; r < n; r++) {
                 assertThat(a.plan(r, n, spec(Operation.ALL_REDUCE, ReduceOp.SUM, count, -1)).rounds())
                         .as("%s rank %d", a, r).allSatisfy(round -> assertThat(round)
