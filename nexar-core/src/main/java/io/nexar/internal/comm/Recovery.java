@@ -156,6 +156,13 @@ final class Recovery {
      * @return {@code e}, to throw
      */
     PeerFailedException afterFailure(PeerFailedException e, int seen) {
+        if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
+            // sparse topology: the ranks behind this one hear of the failure before this program can exit on it
+            Group g = view.group();
+            int peer = e.peer().orElse(-1);
+            relay.beforeFailureSurfaces(peer >= 0 && peer < g.size() && e.context().communicator() == g.id()
+                    ? g.world(peer) : -1);
+        }
         if (followsWorld) {
             announcements.acknowledge(membership.awaitRebuild(seen, Deadline.after(config.heartbeatTimeout()
                     .plus(config.recoveryTimeout()))));
