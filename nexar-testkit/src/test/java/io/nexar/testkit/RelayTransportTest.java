@@ -97,6 +97,25 @@ class RelayTransportTest {
     }
 
     @Test
+    void shouldPassAFailureOnToEveryRankThroughTheNeighbourLinks() {
+        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.MANUAL).build();
+        try (var cluster = LocalCluster.start(6, config)) {
+            // only rank 2 loses rank 1 (its link alone): ranks 3, 4, 5 and 0 hear of it hop by hop (2-3-4-5-0), each
+            // from the neighbour that heard it before, not through relays
+            cluster.suspect(2, 1, "failed (test fault)");
+            for (int r : new int[] {3, 4, 5, 0}) {
+                var relay = (RelayTransport) cluster.transport(r);
+                Await.until(() -> relay.routes().isDead(1), Duration.ofSeconds(10),
+                        "rank " + r + " knows rank 1 failed");
+            }
+            for (int r : new int[] {0, 2, 3, 4, 5}) {
+                assertThat(((RelayTransport) cluster.transport(r)).usedLinkTo(1)).as("rank %d never wrote to rank 1", r)
+                        .isFalse();
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseForgedEnvelopesAndDeliverLegitimateOnesAsFromTheirOrigin() throws Exception {
         try (var cluster = LocalCluster.start(6, ring())) {
             var router2 = cluster.endpoint(2).router();

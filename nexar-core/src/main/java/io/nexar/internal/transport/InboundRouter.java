@@ -187,7 +187,7 @@ public final class InboundRouter implements InboundHandler {
     public void onPeerDown(int peer, String why, Throwable cause) {
         RelayTransport r = relay;
         if (r != null) { // first: a send retried on the failure must already route around the dead rank
-            r.onPeerDown(peer, why);
+            r.onPeerDown(peer, why, cause);
         }
         Membership m = membership;
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way

@@ -26,7 +26,7 @@ final class RelayNotices {
      * say), the neighbours are told ({@link FailureSpread#tell}, on a virtual thread of its own, since this runs on a
      * transport thread); the ranks that are not its neighbours would never hear of it otherwise.
      */
-    static void onPeerDown(RelayTransport t, int peer, String why) {
+    static void onPeerDown(RelayTransport t, int peer, String why, Throwable cause) {
         if (peer < 0 || peer >= t.table.graph().worldSize() || peer == t.rank()) {
             return;
         }
@@ -36,7 +36,9 @@ final class RelayNotices {
             t.markDead(peer);
         }
         t.closeTree.onPeerDown(peer);
-        if (news && !t.closed && !t.closeTree.released()) {
+        // not told when the peer declared this rank failed: the peer is alive, this rank is the one excluded (the
+        // close tree's parent going down does not stop it either: a failed world still needs to hear of it)
+        if (news && !(cause instanceof DeclaredFailed) && !t.closed && !t.closeTree.everyRankClosed()) {
             t.failures.learned(peer, why, -1);
             t.failures.tellLater(peer, -1);
         }
@@ -65,7 +67,7 @@ final class RelayNotices {
         }
         if (news) {
             t.router.onPeerDown(down, why, null);
-            if (!t.closed && !t.closeTree.released()) {
+            if (!t.closed && !t.closeTree.everyRankClosed()) {
                 t.failures.tellLater(down, from); // pass it on: the report floods the neighbour graph
             }
         }

@@ -476,8 +476,8 @@ public final class RelayTransport implements Transport {
      * A rank went down (reported by the router): routes avoid it; news of a failure is told to this rank's
      * neighbours ({@link RelayNotices#onPeerDown}).
      */
-    void onPeerDown(int peer, String why) {
-        RelayNotices.onPeerDown(this, peer, why);
+    void onPeerDown(int peer, String why, Throwable cause) {
+        RelayNotices.onPeerDown(this, peer, why, cause);
     }
 
     /**
