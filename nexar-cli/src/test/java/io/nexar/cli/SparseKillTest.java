@@ -46,4 +46,27 @@ class SparseKillTest {
             cli.destroy();
         }
     }
+    @Test
+    void shouldGoOnWithTheSurvivorsUnderAutomatic() throws Exception {
+        long[] killedAt = {0};
+        var cli = new CliProcess(Map.of("NEXAR_TOPOLOGY", "k-regular:2", "NEXAR_RECOVERY_POLICY", "automatic",
+                "NEXAR_HEARTBEAT_INTERVAL", "500ms", "NEXAR_HEARTBEAT_TIMEOUT", "5s"), (c, line) -> {
+                    if (killedAt[0] == 0 && line.startsWith("[rank 1] iteration 5 ")) {
+                        killedAt[0] = c.kill(1);
+                    }
+                }, "launch", "-n", "6", RecoveryChild.class.getName(), "30");
+        try {
+            int code = cli.await();
+            assertThat(killedAt[0]).as("rank 1 was killed").isPositive();
+            assertThat(cli.any("WRONG")).as("every result checked").isFalse();
+            for (int r : new int[] {0, 2, 3, 4, 5}) {
+                assertThat(cli.first("^\\[rank " + r + "\\] event Rebuilt\\[.*failed=\\[1\\].*size=5", killedAt[0]))
+                        .as("rank %d rebuilt the world without rank 1", r).isNotNull();
+                assertThat(cli.any("^\\[rank " + r + "\\] iteration 29 size 5$")).as("rank %d finished", r).isTrue();
+            }
+            assertThat(code).as("rank 1 was killed").isEqualTo(1);
+        } finally {
+            cli.destroy();
+        }
+    }
 }

@@ -77,7 +77,13 @@ final class Recovery {
         if (membership != null) {
             membership.register(group);
             if (followsWorld) {
-                membership.onWorldRebuilt(d -> adopt(d.group(), d.generation()));
+                membership.onWorldRebuilt(d -> {
+                    if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
+                        // first: the rebuilt world's first operation must already take the rebuilt routes
+                        relay.rebuilt(r -> d.group().local(r) >= 0);
+                    }
+                    adopt(d.group(), d.generation());
+                });
             }
         }
     }

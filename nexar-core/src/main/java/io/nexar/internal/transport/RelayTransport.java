@@ -260,6 +260,24 @@ public final class RelayTransport implements Transport {
         }
     }
 
+    /**
+     * The world was rebuilt (automatic recovery): the routes become those of the topology's graph without exactly
+     * the ranks that are no longer members. Every survivor applies the same agreed decision, so all of them route the
+     * same way whatever each had learnt before (a rank it marked down on its own that the agreement kept is routed
+     * through again; a link that is really down is routed around again at its first failed send).
+     *
+     * @param member whether a world rank is a member of the rebuilt world
+     */
+    public synchronized void rebuilt(java.util.function.IntPredicate member) {
+        RoutingTable routes = RoutingTable.of(table.graph(), rank());
+        for (int r = 0; r < worldSize(); r++) {
+            if (r != rank() && !member.test(r)) {
+                routes = routes.withDead(r);
+            }
+        }
+        table = routes;
+    }
+
     /** A rank is down: routes avoid it from now on. */
     synchronized void markDead(int peer) {
         table = table.withDead(peer);
