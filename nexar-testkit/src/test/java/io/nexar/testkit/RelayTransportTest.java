@@ -164,6 +164,28 @@ class RelayTransportTest {
     }
 
     @Test
+    void shouldRefuseGrowOnASparseTopologyOnEveryMember() {
+        try (var cluster = LocalCluster.start(6, ring())) {
+            Map<Integer, String> refused = cluster.onEachRank(c -> {
+                try {
+                    c.grow();
+                    return "grew";
+                } catch (UnsupportedOperationException e) {
+                    return e.getMessage();
+                }
+            });
+            assertThat(refused.values()).hasSize(6).allSatisfy(m -> assertThat(m)
+                    .startsWith("grow() is not supported yet with topology=k-regular:2 (only with full-mesh)"));
+            cluster.run(c -> { // the world is unchanged and works
+                float[] x = {1};
+                c.allReduce(x, ReduceOp.SUM);
+                assertThat(x[0]).isEqualTo(6f);
+                return null;
+            });
+        }
+    }
+
+    @Test
     void shouldRefuseForgedEnvelopesAndDeliverLegitimateOnesAsFromTheirOrigin() throws Exception {
         try (var cluster = LocalCluster.start(6, ring())) {
             var router2 = cluster.endpoint(2).router();

@@ -276,6 +276,9 @@ public final class QuicTransport implements Transport {
      * Waits until the frames sent to {@code peer} on its QUIC lanes so far were handed to quiche and the connection
      * was flushed to its UDP socket: a task on the connection's event loop, queued after their writes, flushes it.
      * Returns at once if the peer is down, has no connection, or this rank is closing (or on the event loop itself).
+     *
+     * @param peer a world rank
+     * @param deadline how long to wait at most
      */
     @Override
     public void flush(int peer, Deadline deadline) {
