@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
 final class FailureSpread {
     /** How long a failed write to a neighbour waits for that neighbour's own notice of an earlier failure. */
     static final Duration NOTICE_GRACE = Duration.ofSeconds(1);
+    /**
+     * How long telling the neighbours (sends and flushes) may hold up the failure it precedes: notices are best
+     * effort, and a neighbour that cannot take a small control frame in this time is failing too.
+     */
+    static final Duration TELL_TIMEOUT = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
     private final RelayTransport t;
     /** Why each failed rank that this rank knows of failed (completing "rank N ..."); the first reason wins. */
@@ -89,7 +94,7 @@ final class FailureSpread {
 
     /**
      * Tells every live neighbour (but {@code except}) that {@code dead} failed, once per failed rank, and returns when
-     * the notices left this process (or after the relay's forward timeout); a later call waits for the first. Then
+     * the notices left this process (or after {@link #TELL_TIMEOUT}); a later call waits for the first. Then
      * flushes what else was sent to the live neighbours (a failing operation's aborts). Does nothing if this rank
      * does not know {@code dead} failed.
      *
@@ -103,7 +108,7 @@ final class FailureSpread {
         }
         var mine = new CompletableFuture<Void>();
         CompletableFuture<Void> first = told.putIfAbsent(dead, mine);
-        Deadline deadline = Deadline.after(t.forwardTimeout);
+        Deadline deadline = Deadline.after(TELL_TIMEOUT);
         if (first == null) {
             var report = new Message.PeerDown(dead, why);
             for (int n : t.table.graph().neighbours(t.rank())) {

@@ -241,7 +241,7 @@ public final class RelayTransport implements Transport {
         if (failed >= 0 && failures.knows(failed)) {
             failures.tell(failed, -1);
         } else {
-            failures.flushNeighbours(Deadline.after(forwardTimeout));
+            failures.flushNeighbours(Deadline.after(FailureSpread.TELL_TIMEOUT));
         }
     }
 
