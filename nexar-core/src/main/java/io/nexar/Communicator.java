@@ -178,7 +178,7 @@ public interface Communicator extends PointToPointViews, ReducingCollectives, Da
      * @throws PeerFailedException if a member failed during the call
      * @throws CollectiveMismatchException if a member called another collective instead of {@code grow}
      * @throws UnsupportedOperationException on a communicator other than the world, or one built without a
-     *         membership service
+     *         membership service, or with a sparse {@code topology} (not supported yet)
      */
     Growth grow(java.util.function.Consumer<Growth> stateTransfer);
 

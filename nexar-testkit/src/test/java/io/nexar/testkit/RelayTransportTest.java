@@ -18,6 +18,7 @@ import io.nexar.internal.transport.RelayTransport;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -93,6 +94,94 @@ class RelayTransportTest {
             }
             sender.join();
             assertThat(((RelayTransport) cluster.transport(5)).usedLinkTo(4)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldPassAFailureOnToEveryRankThroughTheNeighbourLinks() {
+        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.MANUAL).build();
+        try (var cluster = LocalCluster.start(6, config)) {
+            // only rank 2 loses rank 1 (its link alone): ranks 3, 4, 5 and 0 hear of it hop by hop (2-3-4-5-0), each
+            // from the neighbour that heard it before, not through relays
+            cluster.suspect(2, 1, "failed (test fault)");
+            for (int r : new int[] {3, 4, 5, 0}) {
+                var relay = (RelayTransport) cluster.transport(r);
+                Await.until(() -> relay.routes().isDead(1), Duration.ofSeconds(10),
+                        "rank " + r + " knows rank 1 failed");
+            }
+            for (int r : new int[] {0, 2, 3, 4, 5}) {
+                assertThat(((RelayTransport) cluster.transport(r)).usedLinkTo(1)).as("rank %d never wrote to rank 1", r)
+                        .isFalse();
+            }
+        }
+    }
+
+    @Test
+    void shouldRebuildTheSameRoutesOnEverySurvivorUnderAutomatic() {
+        int n = 6;
+        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
+                .recoveryTimeout(Duration.ofSeconds(20)).build();
+        try (var cluster = LocalCluster.start(n, config, Duration.ofSeconds(45))) {
+            Map<Integer, String> results = cluster.onEachRank(c -> {
+                int world = c.rank();
+                float[] x = new float[1];
+                for (int i = 0; i < 8; i++) {
+                    if (world == 1 && i == 3) {
+                        cluster.crash(1);
+                        return "crashed";
+                    }
+                    x[0] = world + 1;
+                    int size = c.worldSize();
+                    try {
+                        c.allReduce(x, ReduceOp.SUM);
+                    } catch (io.nexar.PeerFailedException e) {
+                        i = Resync.step(c, i) - 1;
+                        continue;
+                    }
+                    assertThat(x[0]).as("world rank %d step %d", world, i).isEqualTo(size == n ? 21f : 19f);
+                }
+                return "size " + c.worldSize();
+            });
+            var graph = NeighbourGraph.of(Topology.kRegular(2), n);
+            for (int a : new int[] {0, 2, 3, 4, 5}) {
+                assertThat(results.get(a)).isEqualTo("size 5");
+                var routes = ((RelayTransport) cluster.transport(a)).routes();
+                for (int r = 0; r < n; r++) {
+                    assertThat(routes.isDead(r)).as("rank %d's view of rank %d", a, r).isEqualTo(r == 1);
+                }
+                for (int b : new int[] {0, 2, 3, 4, 5}) { // every route: neighbour links only, around rank 1
+                    int at = a;
+                    for (int hops = 0; at != b; hops++) {
+                        assertThat(hops).as("route %d to %d", a, b).isLessThan(n);
+                        int next = ((RelayTransport) cluster.transport(at)).routes().nextHop(b);
+                        assertThat(graph.adjacent(at, next)).as("hop %d-%d of route %d to %d", at, next, a, b).isTrue();
+                        assertThat(next).as("route %d to %d", a, b).isNotEqualTo(1);
+                        at = next;
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseGrowOnASparseTopologyOnEveryMember() {
+        try (var cluster = LocalCluster.start(6, ring())) {
+            Map<Integer, String> refused = cluster.onEachRank(c -> {
+                try {
+                    c.grow();
+                    return "grew";
+                } catch (UnsupportedOperationException e) {
+                    return e.getMessage();
+                }
+            });
+            assertThat(refused.values()).hasSize(6).allSatisfy(m -> assertThat(m)
+                    .startsWith("grow() is not supported yet with topology=k-regular:2 (only with full-mesh)"));
+            cluster.run(c -> { // the world is unchanged and works
+                float[] x = {1};
+                c.allReduce(x, ReduceOp.SUM);
+                assertThat(x[0]).isEqualTo(6f);
+                return null;
+            });
         }
     }
 

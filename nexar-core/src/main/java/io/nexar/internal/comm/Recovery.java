@@ -77,7 +77,13 @@ final class Recovery {
         if (membership != null) {
             membership.register(group);
             if (followsWorld) {
-                membership.onWorldRebuilt(d -> adopt(d.group(), d.generation()));
+                membership.onWorldRebuilt(d -> {
+                    if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
+                        // first: the rebuilt world's first operation must already take the rebuilt routes
+                        relay.rebuilt(r -> d.group().local(r) >= 0);
+                    }
+                    adopt(d.group(), d.generation());
+                });
             }
         }
     }
@@ -156,6 +162,13 @@ final class Recovery {
      * @return {@code e}, to throw
      */
     PeerFailedException afterFailure(PeerFailedException e, int seen) {
+        if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
+            // sparse topology: the ranks behind this one hear of the failure before this program can exit on it
+            Group g = view.group();
+            int peer = e.peer().orElse(-1);
+            relay.beforeFailureSurfaces(peer >= 0 && peer < g.size() && e.context().communicator() == g.id()
+                    ? g.world(peer) : -1);
+        }
         if (followsWorld) {
             announcements.acknowledge(membership.awaitRebuild(seen, Deadline.after(config.heartbeatTimeout()
                     .plus(config.recoveryTimeout()))));

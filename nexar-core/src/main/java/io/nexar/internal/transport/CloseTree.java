@@ -139,6 +139,11 @@ final class CloseTree {
         }
     }
 
+    /** {@return whether every rank closed (this rank was released by its parent, or is the root that released)} */
+    synchronized boolean everyRankClosed() {
+        return released;
+    }
+
     /** {@return whether this rank was released (every rank closed, or its parent went down)} */
     synchronized boolean released() {
         return released || parentDown;

@@ -117,7 +117,13 @@ public final class InboundRouter implements InboundHandler {
     public Delivery onMessage(int peer, Message message) {
         return switch (message) {
             case Message.Collective c -> engine.onMessage(peer, c);
-            case Message.CollectiveAbort a -> engine.onMessage(peer, a);
+            case Message.CollectiveAbort a -> {
+                RelayTransport r = relay;
+                if (r != null) { // first: the failed rank it names is told on before the program sees the failure
+                    r.onAbort(peer, a);
+                }
+                yield engine.onMessage(peer, a);
+            }
             case Message.Agree a -> {
                 Membership m = membership;
                 if (m != null) {
@@ -149,7 +155,13 @@ public final class InboundRouter implements InboundHandler {
     public boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException {
         return switch (message) {
             case Message.Collective c -> engine.deliverWaiting(peer, c, deadlineNanos);
-            case Message.CollectiveAbort a -> engine.deliverWaiting(peer, a, deadlineNanos);
+            case Message.CollectiveAbort a -> {
+                RelayTransport r = relay;
+                if (r != null) {
+                    r.onAbort(peer, a);
+                }
+                yield engine.deliverWaiting(peer, a, deadlineNanos);
+            }
             case Message.Agree a -> onMessage(peer, a) == Delivery.ACCEPTED;
             case Message.Status st -> onMessage(peer, st) == Delivery.ACCEPTED;
             case Message.RpcRequest _, Message.RpcResponse _, Message.RpcCancel _ ->
@@ -180,7 +192,7 @@ public final class InboundRouter implements InboundHandler {
     public void onPeerDown(int peer, String why, Throwable cause) {
         RelayTransport r = relay;
         if (r != null) { // first: a send retried on the failure must already route around the dead rank
-            r.onPeerDown(peer, why);
+            r.onPeerDown(peer, why, cause);
         }
         Membership m = membership;
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way

@@ -3,15 +3,15 @@ package io.nexar.internal.transport;
 import io.nexar.ErrorContext;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
-import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.util.Deadline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The notices a {@link RelayTransport} exchanges besides the frames it relays: PEER_DOWN reports (a rank that sees a
- * neighbour fail tells the ranks that are not its neighbours, which would never hear of it) and the QUIESCE frames of
+ * The notices a {@link RelayTransport} exchanges besides the frames it relays: PEER_DOWN reports (a rank that learns of
+ * a failure tells its neighbours, {@link FailureSpread}, so the ranks that are not neighbours of the failed one hear
+ * of it) and the QUIESCE frames of
  * its {@link CloseTree} (a closing rank keeps relaying until every rank closed). Stateless: the state is the relay's
  * (its routing table, close tree and closed flag), changed under the relay's monitor where it was before.
  */
@@ -22,11 +22,11 @@ final class RelayNotices {
     }
 
     /**
-     * A rank went down (reported by the router): routes avoid it. If it is a neighbour, this rank saw it on its own
-     * link, and the ranks that are not its neighbours would never hear of it: tell them (a {@link Message.PeerDown}
-     * to every other live rank, on a virtual thread of its own, since this runs on a transport thread).
+     * A rank went down (reported by the router): routes avoid it. If this is news (this rank saw it on its own link,
+     * say), the neighbours are told ({@link FailureSpread#tell}, on a virtual thread of its own, since this runs on a
+     * transport thread); the ranks that are not its neighbours would never hear of it otherwise.
      */
-    static void onPeerDown(RelayTransport t, int peer, String why) {
+    static void onPeerDown(RelayTransport t, int peer, String why, Throwable cause) {
         if (peer < 0 || peer >= t.table.graph().worldSize() || peer == t.rank()) {
             return;
         }
@@ -36,30 +36,17 @@ final class RelayNotices {
             t.markDead(peer);
         }
         t.closeTree.onPeerDown(peer);
-        if (news && t.table.graph().adjacent(t.rank(), peer) && !t.closed && !t.closeTree.released()) {
-            var report = new Message.PeerDown(peer, clip(why));
-            Thread.ofVirtual().name("nexar-peer-down-r" + t.rank() + "-p" + peer).start(() -> tellOthers(t, report));
-        }
-    }
-
-    private static void tellOthers(RelayTransport t, Message.PeerDown report) {
-        for (int other = 0; other < t.worldSize(); other++) {
-            if (other == t.rank() || t.table.isDead(other) || t.closed) {
-                continue;
-            }
-            try {
-                t.send(other, Lane.CONTROL, report, Deadline.after(t.forwardTimeout), new ErrorContext(
-                        io.nexar.Operation.SEND, t.rank(), t.worldSize(), -1, -1, -1, other));
-            } catch (RuntimeException e) { // it is down or unreachable too: its own neighbours tell the rest
-                LOG.debug("rank {} could not tell rank {}'s failure to non-neighbour rank {}: {}", t.rank(),
-                        report.rank(), other, e.toString());
-            }
+        // not told when the peer declared this rank failed: the peer is alive, this rank is the one excluded (the
+        // close tree's parent going down does not stop it either: a failed world still needs to hear of it)
+        if (news && !(cause instanceof DeclaredFailed) && !t.closed && !t.closeTree.everyRankClosed()) {
+            t.failures.learned(peer, why, -1);
+            t.failures.tellLater(peer, -1);
         }
     }
 
     /**
-     * A rank says it lost its link to {@code report.rank()}: fail what waits for that rank here and route around
-     * it. Not passed on (only the ranks that see a failure on their own link tell others).
+     * A rank says {@code report.rank()} failed: fail what waits for that rank here and route around it; the first
+     * time, pass it on to this rank's other live neighbours ({@link FailureSpread}).
      *
      * @throws ProtocolException if the rank is outside the world
      */
@@ -71,26 +58,20 @@ final class RelayNotices {
         if (down == t.rank() || down == from) {
             return Delivery.ACCEPTED; // about this rank itself, or a rank reporting itself: nothing to act on
         }
+        String why = report.detail() + " (reported by world rank " + from + ")";
+        t.failures.learned(down, why, from); // before the failure reaches the program: it tells the neighbours first
         boolean news;
         synchronized (t) {
             news = !t.table.isDead(down);
             t.markDead(down);
         }
         if (news) {
-            t.router.onPeerDown(down, report.detail() + " (reported by world rank " + from + ")", null);
+            t.router.onPeerDown(down, why, null);
+            if (!t.closed && !t.closeTree.everyRankClosed()) {
+                t.failures.tellLater(down, from); // pass it on: the report floods the neighbour graph
+            }
         }
         return Delivery.ACCEPTED;
-    }
-
-    /** {@code why} cut to what a PEER_DOWN carries. */
-    private static String clip(String why) {
-        String text = why == null ? "failed" : why;
-        int max = WireFormat.MAX_TEXT_BYTES / 4; // at most 4 UTF-8 bytes per char
-        if (text.length() <= max) {
-            return text;
-        }
-        int end = Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max;
-        return text.substring(0, end);
     }
 
     /** {@link RelayTransport#quiesce}: waits in the close tree, logs how it ended; true if every rank closed. */

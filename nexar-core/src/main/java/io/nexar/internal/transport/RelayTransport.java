@@ -45,6 +45,8 @@ public final class RelayTransport implements Transport {
     private volatile AtomicIntegerArray linksUsed;
     private final RelayQueue queue;
     final CloseTree closeTree;
+    /** The failures this rank knows of and tells its neighbours ({@link FailureSpread}). */
+    final FailureSpread failures;
     /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
     private final java.util.concurrent.ConcurrentHashMap<Long, Decoded> decoded =
             new java.util.concurrent.ConcurrentHashMap<>();
@@ -66,6 +68,7 @@ public final class RelayTransport implements Transport {
         this.linksUsed = new AtomicIntegerArray(graph.worldSize());
         this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
         this.closeTree = CloseTree.of(graph, links.rank());
+        this.failures = new FailureSpread(this);
     }
 
     /**
@@ -168,9 +171,111 @@ public final class RelayTransport implements Transport {
         }
     }
 
+    /**
+     * Sends to a neighbour. If its link failed, first waits (briefly, {@link FailureSpread#awaitReason}) for the
+     * neighbour's notice of an earlier failure that made it leave, so that what fails here names the cause.
+     */
     void direct(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        try {
+            directNoWait(peer, lane, message, deadline, context);
+        } catch (PeerFailedException e) {
+            if (peer != rank() && !failures.knows(peer)) {
+                failures.awaitReason(peer);
+                failures.learned(peer, reasonOf(e, peer), -1);
+            }
+            throw e;
+        }
+    }
+
+    /** Sends to a neighbour (or this rank). */
+    void directNoWait(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
         linksUsed.set(peer, 1);
         links.send(peer, lane, message, deadline, context);
+    }
+
+    /** Waits until what was sent to neighbour {@code peer} left this process ({@link Transport#flush}). */
+    void flushLink(int peer, Deadline deadline) {
+        links.flush(peer, deadline);
+    }
+
+    /** What completes "rank N ..." for a failure seen on the link to {@code peer}. */
+    private static String reasonOf(PeerFailedException e, int peer) {
+        String text = e.getMessage();
+        String own = "cannot complete: rank " + peer + " ";
+        int at = text.indexOf(own);
+        if (at >= 0) {
+            return text.substring(at + own.length());
+        }
+        at = text.indexOf("cannot complete: ");
+        return "failed (" + (at >= 0 ? text.substring(at + "cannot complete: ".length()) : text) + ")";
+    }
+
+    /**
+     * Waits until what was sent to {@code peer} so far left this process: the link to it, or to the next hop
+     * towards it.
+     *
+     * @param peer a world rank
+     * @param deadline how long to wait at most
+     */
+    @Override
+    public void flush(int peer, Deadline deadline) {
+        RoutingTable routes = table;
+        int next = peer == rank() || routes.graph().adjacent(rank(), peer) ? peer : routes.nextHop(peer);
+        if (next >= 0) {
+            links.flush(next, deadline);
+        }
+    }
+
+    /**
+     * A failure naming world rank {@code failed} is about to reach the program, which may exit at once: if this rank
+     * knows that rank failed, it tells its live neighbours first (once; {@link FailureSpread#tell}) so that the ranks
+     * behind it name the failed rank, not this one when it leaves; either way what this rank sent to its neighbours
+     * so far (a failed operation's aborts) is flushed to the network before this returns.
+     *
+     * @param failed the world rank the failure names, or -1
+     */
+    public void beforeFailureSurfaces(int failed) {
+        if (closed) {
+            return;
+        }
+        if (failed >= 0 && failures.knows(failed)) {
+            failures.tell(failed, -1);
+        } else {
+            failures.flushNeighbours(Deadline.after(FailureSpread.TELL_TIMEOUT));
+        }
+    }
+
+    /**
+     * A COLLECTIVE_ABORT arrived from world rank {@code from}: if it names a rank whose failure caused it, this rank
+     * knows that rank failed (and tells its neighbours before the abort's failure reaches the program).
+     *
+     * @param from the world rank it came from (its origin)
+     * @param abort the abort
+     */
+    void onAbort(int from, Message.CollectiveAbort abort) {
+        int culprit = abort.culprit();
+        if (abort.reason() == io.nexar.internal.protocol.AbortReason.FAILED && culprit >= 0 && culprit != from
+                && culprit < worldSize()) {
+            failures.learned(culprit, "failed (reported by world rank " + from + ")", from);
+        }
+    }
+
+    /**
+     * The world was rebuilt (automatic recovery): the routes become those of the topology's graph without exactly
+     * the ranks that are no longer members. Every survivor applies the same agreed decision, so all of them route the
+     * same way whatever each had learnt before (a rank it marked down on its own that the agreement kept is routed
+     * through again; a link that is really down is routed around again at its first failed send).
+     *
+     * @param member whether a world rank is a member of the rebuilt world
+     */
+    public synchronized void rebuilt(java.util.function.IntPredicate member) {
+        RoutingTable routes = RoutingTable.of(table.graph(), rank());
+        for (int r = 0; r < worldSize(); r++) {
+            if (r != rank() && !member.test(r)) {
+                routes = routes.withDead(r);
+            }
+        }
+        table = routes;
     }
 
     /** A rank is down: routes avoid it from now on. */
@@ -386,16 +491,16 @@ public final class RelayTransport implements Transport {
     }
 
     /**
-     * A rank went down (reported by the router): routes avoid it; a neighbour's failure is told to the ranks that are
-     * not its neighbours ({@link RelayNotices#onPeerDown}).
+     * A rank went down (reported by the router): routes avoid it; news of a failure is told to this rank's
+     * neighbours ({@link RelayNotices#onPeerDown}).
      */
-    void onPeerDown(int peer, String why) {
-        RelayNotices.onPeerDown(this, peer, why);
+    void onPeerDown(int peer, String why, Throwable cause) {
+        RelayNotices.onPeerDown(this, peer, why, cause);
     }
 
     /**
-     * A rank says it lost its link to {@code report.rank()}: fail what waits for that rank here and route around it
-     * ({@link RelayNotices#onPeerDownReported}).
+     * A rank says {@code report.rank()} failed: fail what waits for that rank here, route around it and pass the
+     * report on ({@link RelayNotices#onPeerDownReported}).
      *
      * @param from the rank that reports it (the origin of a relayed report)
      * @param report the report

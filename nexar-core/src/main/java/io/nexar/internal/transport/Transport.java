@@ -33,6 +33,19 @@ public interface Transport extends AutoCloseable {
     void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context);
 
     /**
+     * Waits until what was sent to {@code peer} so far has left this process (handed to the network), at most until
+     * {@code deadline}; returns early, without an error, if the peer is down or this transport is closing. A rank
+     * that fails an operation because of a failure it must tell others about calls it before the failure reaches the
+     * program, which may exit at once (docs/failure-model.md, "Sparse topologies"). Transports that deliver before
+     * {@link #send} returns need not override it.
+     *
+     * @param peer a world rank
+     * @param deadline how long to wait at most
+     */
+    default void flush(int peer, Deadline deadline) {
+    }
+
+    /**
      * Excludes {@code peer} for good (recovery removed it): the peer is reported down to the handler if it was not
      * yet, its connection is closed, and nothing from it is accepted again, whatever it sends or however it
      * reconnects. Idempotent; never blocks.

@@ -275,6 +275,40 @@ public final class QuicTransport implements Transport {
     }
 
     /**
+     * Waits until the frames sent to {@code peer} on its QUIC lanes so far were handed to quiche and the connection
+     * was flushed to its UDP socket: a task on the connection's event loop, queued after their writes, flushes it.
+     * Returns at once if the peer is down, has no connection, or this rank is closing (or on the event loop itself).
+     *
+     * @param peer a world rank
+     * @param deadline how long to wait at most
+     */
+    @Override
+    public void flush(int peer, Deadline deadline) {
+        PeerLink[] all = links.all();
+        if (peer < 0 || peer >= all.length || peer == rank || closing.get() || all[peer] == null
+                || all[peer].isDown()) {
+            return;
+        }
+        Connection c = all[peer].connection();
+        QuicEndpoint e = endpoint;
+        if (c == null || c.channel() == null || e == null || e.inEventLoop()) {
+            return;
+        }
+        var flushed = new CompletableFuture<Void>();
+        c.onLoop(() -> {
+            c.channel().flush();
+            flushed.complete(null);
+        });
+        try {
+            flushed.get(Math.max(0, deadline.remainingNanos()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException ignored) {
+            // best effort: the caller goes on (the peer is slow or going down)
+        } catch (InterruptedException ignored) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
      * Excludes {@code peer} for good: marks it down (reported to the handler once), closes its connection and bulk
      * lane, and refuses any later connection from it (a link that went down never attaches a connection again);
      * its member id is revoked ({@link PeerVerifier#revoke}), so its certificate fails every later handshake with
