@@ -194,7 +194,7 @@ public final class CollectiveEngine {
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
                 // a rank that left politely may have sent its part of this operation before it left
-                if (why != null && (!GoodbyeReason.isPoliteLeave(why) || op.stillNeeds(r))) {
+                if (why != null && (!GoodbyeReason.isPoliteLeave(why) || OpPeers.stillNeeds(op, r))) {
                     op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
                             !GoodbyeReason.isPoliteLeave(why));
                 }
