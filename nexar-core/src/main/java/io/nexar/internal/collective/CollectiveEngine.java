@@ -47,12 +47,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key objects), and a
  * blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
  *
- * <p>The engine owns all its tables; two stateless helpers work on them under its lock: {@link EngineFailures} (how
- * operations fail other than by completing) and {@link EngineReports} (what it tells people and peers). The chunk
- * path (post, open, the inbound side) stays here.
+ * <p>The engine owns all its tables; stateless helpers work on them under its lock: {@link EngineFailures} (how
+ * operations fail other than by completing), {@link EngineReports} (what it tells people and peers) and
+ * {@link EngineChunks} (where an arriving chunk goes). Post, open and the rest of the inbound side stay here.
  */
 public final class CollectiveEngine {
-    // The tables below are package-private for EngineFailures and EngineReports, which use them under the lock.
+    // The tables below are package-private for the Engine* helpers, which use them under the lock.
     final ReentrantLock lock = new ReentrantLock();
     final Condition spaceFreed = lock.newCondition();
     final EarlyStore store;
@@ -68,7 +68,7 @@ public final class CollectiveEngine {
     String abortedWhy;
     int abortedPeer = -1;
     /** Who reads the transport while a driver waits for a round (see {@link Progress}). */
-    private volatile Progress progress = Progress.NONE;
+    volatile Progress progress = Progress.NONE;
     volatile Transport abortTransport;
     /** Where a driver whose round made no progress for {@code hang.report.after} reports; null for none. */
     private volatile HangReports hangs;
@@ -194,7 +194,7 @@ public final class CollectiveEngine {
             for (int r = 0; r < group.size() && op.failure == null; r++) {
                 String why = down.get(group.world(r));
                 // a rank that left politely may have sent its part of this operation before it left
-                if (why != null && (!GoodbyeReason.isPoliteLeave(why) || op.stillNeeds(r))) {
+                if (why != null && (!GoodbyeReason.isPoliteLeave(why) || OpPeers.stillNeeds(op, r))) {
                     op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
                             !GoodbyeReason.isPoliteLeave(why));
                 }
@@ -225,7 +225,8 @@ public final class CollectiveEngine {
                 StoredChunk c = later.get(j);
                 if (op.failure == null && c.message().step() <= k) {
                     store.release(c);
-                    apply(op, op.group.local(c.worldSrc()), c.message(), false); // this loop needs the lock
+                    // this loop needs the lock
+                    EngineChunks.apply(this, op, op.group.local(c.worldSrc()), c.message(), false);
                 } else {
                     later.set(kept++, c);
                 }
@@ -322,7 +323,7 @@ public final class CollectiveEngine {
                 return Delivery.ACCEPTED;
             }
             return switch (message) {
-                case Message.Collective c -> onChunk(peer, c);
+                case Message.Collective c -> EngineChunks.onChunk(this, peer, c);
                 case Message.CollectiveAbort a -> {
                     EngineFailures.onAbort(this, peer, a);
                     yield Delivery.ACCEPTED;
@@ -448,75 +449,6 @@ public final class CollectiveEngine {
     /** Fails every operation and refuses new ones. Idempotent. */
     public void close(String reason) {
         EngineFailures.close(this, reason);
-    }
-
-    private Delivery onChunk(int peer, Message.Collective c) {
-        Delivery d = offerChunk(peer, c);
-        if (d == Delivery.ACCEPTED) {
-            deferrals.taken(peer);
-        }
-        return d;
-    }
-
-    /**
-     * True if a large chunk that cannot be applied now stays in the transport's buffer for a while instead of being
-     * copied into the store ({@link Deferrals}); only where waiting callers poll their lanes.
-     */
-    private boolean deferred(int peer, Message.Collective c) {
-        return progress != Progress.NONE && deferrals.defer(peer, c, System.nanoTime());
-    }
-
-    private Delivery offerChunk(int peer, Message.Collective c) {
-        OpState op = active.get(c.communicator(), c.opSeq());
-        if (op == null) {
-            CommState cs = comms.get(c.communicator());
-            if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
-                EngineFailures.lateChunk(this, cs, peer, c);
-                return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
-            }
-            if (deferred(peer, c)) {
-                return Delivery.FULL;
-            }
-            return store.holdEarly(new OpKey(c.communicator(), c.opSeq()), peer, c) ? Delivery.ACCEPTED
-                    : Delivery.FULL;
-        }
-        if (op.failure != null) {
-            return Delivery.ACCEPTED;
-        }
-        int src = op.group.local(peer);
-        Fingerprint.Mismatch m = op.fingerprint.compare(c, src);
-        if (m != null) {
-            EngineFailures.mismatch(this, op, src, m.field(), m.detail());
-            return Delivery.ACCEPTED;
-        }
-        if (c.step() > op.round) {
-            if (MismatchProbe.is(c)) {
-                return Delivery.ACCEPTED; // its fingerprint matched: nothing to do
-            }
-            Slot ahead = op.aheadSlot(src, c.step());
-            if (ahead == null) {
-                if (deferred(peer, c)) {
-                    return Delivery.FULL;
-                }
-                StoredChunk held = store.hold(peer, c);
-                return held != null && op.holdLater(held) ? Delivery.ACCEPTED : Delivery.FULL;
-            }
-            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c, true); // straight into its target: no copy to hold
-            if (m2 != null) {
-                EngineFailures.mismatch(this, op, src, m2.field(), m2.detail());
-            }
-            return Delivery.ACCEPTED;
-        }
-        apply(op, src, c, true);
-        return Delivery.ACCEPTED;
-    }
-
-    /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. */
-    private void apply(OpState op, int src, Message.Collective c, boolean mayUnlock) {
-        Fingerprint.Mismatch m = op.apply(src, c, mayUnlock);
-        if (m != null) {
-            EngineFailures.mismatch(this, op, src, m.field(), m.detail());
-        }
     }
 
     /** Runs {@code body} under the lock. */

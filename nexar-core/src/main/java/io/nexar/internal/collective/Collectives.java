@@ -17,7 +17,6 @@ import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Checks;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The collective operations of one communicator, each in a blocking form ({@code allReduce}) and an async one
@@ -28,9 +27,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * async form on a virtual thread of its own ({@link CallRunner#async}).
  */
 public final class Collectives {
-    /** Largest staging buffer of bucketed allReduce kept between calls. */
-    private static final long MAX_CACHED_STAGING_BYTES = 256L << 20;
-
     private final Group group;
     private final CallRunner runner;
     /**
@@ -38,8 +34,8 @@ public final class Collectives {
      * fingerprints carry it ({@link Fingerprint#caller}), so that their errors name it.
      */
     private final Operation caller;
-    /** The staging buffer of bucketed allReduce, kept for the next call; null while a call uses it. */
-    private final AtomicReference<MemorySegment> staging = new AtomicReference<>();
+    /** Bucketed allReduce, with its staging buffer kept for the next call. */
+    private final BucketedAllReduce bucketed;
 
     /**
      * The collectives of {@code group}'s communicator over {@code transport}.
@@ -53,6 +49,7 @@ public final class Collectives {
         this.group = group;
         this.runner = new CallRunner(engine, transport, config, group);
         this.caller = null;
+        this.bucketed = new BucketedAllReduce(runner);
         engine.abortsThrough(transport);
     }
 
@@ -60,6 +57,7 @@ public final class Collectives {
         this.group = group;
         this.runner = runner;
         this.caller = caller;
+        this.bucketed = new BucketedAllReduce(runner);
     }
 
     /**
@@ -142,51 +140,12 @@ public final class Collectives {
     }
 
     private CollectiveCall allReduceCall(List<MemorySegment> buckets, DataType type, ReduceOp op) {
-        Checks.notNull("buckets", buckets);
-        reduction(type, op, 0);
-        int w = type.byteSize();
-        long[] counts = new long[buckets.size()];
-        long total = 0;
-        for (int b = 0; b < counts.length; b++) {
-            MemorySegment seg = buckets.get(b);
-            Checks.notNull("buckets[" + b + "]", seg);
-            if (seg.byteSize() % w != 0) {
-                throw new IllegalArgumentException("buckets[" + b + "] holds " + seg.byteSize() + " bytes, not a"
-                        + " whole number of " + type + " elements (" + w + " bytes each)");
-            }
-            if (seg.isReadOnly()) {
-                throw new IllegalArgumentException("buckets[" + b + "] is read-only");
-            }
-            counts[b] = seg.byteSize() / w;
-            total = Math.addExact(total, counts[b]);
-        }
+        long[] counts = BucketedAllReduce.counts(buckets, type, op);
         if (counts.length == 1) {
             MemorySegment only = buckets.getFirst();
             return call(allReducePlan(only, only, type, counts[0], op), only, only);
         }
-        MemorySegment[] segs = buckets.toArray(MemorySegment[]::new);
-        long bytes = Math.multiplyExact(total, w);
-        MemorySegment staging = takeStaging(bytes);
-        long at = 0;
-        for (MemorySegment seg : segs) {
-            MemorySegment.copy(seg, 0, staging, at, seg.byteSize());
-            at += seg.byteSize();
-        }
-        var fp = new Fingerprint(Operation.ALL_REDUCE, type, op, Fingerprint.bucketLayout(counts), total);
-        var spec = new OpSpec(Operation.ALL_REDUCE, type, op, total, -1, null, null, true);
-        return new CollectiveCall(runner, spec, labelled(fp), staging, staging, null, (seq, failure) -> {
-            try {
-                if (failure == null) {
-                    long from = 0;
-                    for (MemorySegment seg : segs) {
-                        MemorySegment.copy(staging, from, seg, 0, seg.byteSize());
-                        from += seg.byteSize();
-                    }
-                }
-            } finally {
-                returnStaging(staging);
-            }
-        }, segs, "buckets");
+        return bucketed.call(buckets.toArray(MemorySegment[]::new), counts, type, op, this::labelled);
     }
 
     /**
@@ -237,22 +196,6 @@ public final class Collectives {
                 call.finish(size(), new ErrorContext(Operation.ALL_REDUCE, rank(), size(), group.id(), seq, -1, -1));
             }
         }, new MemorySegment[] {buffer, residual}, null);
-    }
-
-    /** The staging buffer of bucketed allReduce: the cached one if it is free and large enough, else a new one. */
-    private MemorySegment takeStaging(long bytes) {
-        MemorySegment s = staging.getAndSet(null);
-        if (s == null || s.byteSize() < bytes) {
-            s = MemorySegment.ofArray(new long[Math.toIntExact((Math.max(bytes, 8) + 7) / 8)]);
-        }
-        return s.asSlice(0, bytes);
-    }
-
-    private void returnStaging(MemorySegment s) {
-        if (s.byteSize() <= MAX_CACHED_STAGING_BYTES) {
-            // the whole array again: asSlice views share it, and a later, larger call may need all of it
-            staging.set(MemorySegment.ofArray((long[]) s.heapBase().orElseThrow()));
-        }
     }
 
     /** broadcast of {@code data} from {@code root}. */

@@ -45,8 +45,9 @@ final class EngineFailures {
             // failure is seen by every member on its own)
             e.active.failEach(op -> {
                 int r = op.group.local(peer);
-                return r >= 0 && (!polite || op.stillNeeds(r)) ? new PeerFailedException(op.context().withPeer(r),
-                        "cannot complete: rank " + r + " " + why) : null;
+                return r >= 0 && (!polite || OpPeers.stillNeeds(op, r))
+                        ? new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why)
+                        : null;
             }, !polite);
             e.spaceFreed.signalAll();
         } finally {
@@ -154,7 +155,7 @@ final class EngineFailures {
         if (a.reason() == AbortReason.MISMATCH) {
             breakComm(e, op.group.id(), op.seq, Field.fromCode(a.field()));
         }
-        op.fail(op.abortedBy(op.group.local(worldPeer), a), true);
+        op.fail(OpPeers.abortedBy(op, op.group.local(worldPeer), a), true);
     }
 
     /**

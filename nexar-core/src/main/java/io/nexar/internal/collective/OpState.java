@@ -450,59 +450,10 @@ final class OpState implements BooleanSupplier {
         return null;
     }
 
-    /**
-     * Whether this operation still waits for something from communicator rank {@code r}: a receive of the open
-     * round that is not complete, or a receive of a later round whose bytes have not all arrived (arrived ones wait
-     * in {@link #later}). A rank that left politely sent everything first, so an operation that does not still need
-     * it can finish without it.
-     */
-    boolean stillNeeds(int r) {
-        Slot open = slots.get(r);
-        if (round >= 0 && open != null && !open.done) {
-            return true;
-        }
-        int w = type.byteSize();
-        int worldR = group.world(r);
-        for (int k = Math.max(round + 1, 0); k < schedule.roundCount(); k++) {
-            for (Step s : schedule.rounds().get(k)) {
-                long expected = switch (s) {
-                    case Step.RecvInto x when x.peer() == r -> x.dst().count() * w;
-                    case Step.RecvReduce x when x.peer() == r -> x.dst().count() * w;
-                    default -> -1;
-                };
-                if (expected < 0) {
-                    continue;
-                }
-                Slot early = ahead == null ? null : ahead.get(aheadKey(k, r));
-                long arrived = early == null ? 0 : early.receivedBytes;
-                for (StoredChunk c : later) {
-                    if (c.worldSrc() == worldR && c.message().step() == k) {
-                        arrived += c.message().payload().byteSize();
-                    }
-                }
-                if (arrived < expected) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** The failure of this operation aborted by communicator rank {@code src}. */
-    NexarException abortedBy(int src, io.nexar.internal.protocol.Message.CollectiveAbort a) {
-        if (a.reason() == io.nexar.internal.protocol.AbortReason.MISMATCH) {
-            var f = io.nexar.CollectiveMismatchException.Field.fromCode(a.field());
-            return new io.nexar.CollectiveMismatchException(context().withPeer(src),
-                    f == null ? io.nexar.CollectiveMismatchException.Field.SCHEDULE : f,
-                    "was aborted by rank " + src + ": " + a.detail());
-        }
-        int culprit = a.culprit() < 0 ? -1 : group.local(a.culprit());
-        if (culprit >= 0 && culprit != src && culprit != group.rank()) { // the cause, not the cascade
-            return new io.nexar.PeerFailedException(context().withPeer(culprit), "cannot complete: rank " + culprit
-                    + " failed (reported by rank " + src + ": " + a.detail() + ")");
-        }
-        return new io.nexar.PeerFailedException(context().withPeer(src), "cannot complete: rank " + src
-                + " failed it (" + a.detail() + ")");
+    /** Bytes of round {@code k}'s receive from communicator rank {@code r} applied ahead of that round (0 if none). */
+    long aheadReceived(int k, int r) {
+        Slot early = ahead == null ? null : ahead.get(aheadKey(k, r));
+        return early == null ? 0 : early.receivedBytes;
     }
 
     /** Fails the operation once; the driver sees it at its next check. */

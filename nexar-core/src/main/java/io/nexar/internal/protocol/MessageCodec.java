@@ -57,10 +57,11 @@ import java.util.Objects;
  * Any violation raises a {@link ProtocolException} that names the peer and what was wrong; decoding never throws
  * anything else, whatever the bytes.
  *
- * <p>This class frames every message and codes the bodies of the data path (HELLO, DATA, HEARTBEAT, COLLECTIVE)
- * inline; the bodies of the other families are coded by {@link ControlCodec} (GOODBYE, COLLECTIVE_ABORT, AGREE,
- * STATUS), {@link RpcFrameCodec} (RPC_*), {@link RelayCodec} (RELAY, PEER_DOWN) and {@link EnrolmentCodec}
- * (JOIN_*, PEER_TABLE and the other enrolment messages), which this class dispatches to by type.
+ * <p>This class frames every message and codes the bodies of the data path (HELLO, DATA, HEARTBEAT) inline; the
+ * bodies of the other families are coded by {@link CollectiveCodec} (COLLECTIVE), {@link ControlCodec} (GOODBYE,
+ * COLLECTIVE_ABORT, AGREE, STATUS), {@link RpcFrameCodec} (RPC_*), {@link RelayCodec} (RELAY, PEER_DOWN) and
+ * {@link EnrolmentCodec} (JOIN_*, PEER_TABLE and the other enrolment messages), which this class dispatches to by
+ * type.
  */
 public final class MessageCodec {
 
@@ -160,21 +161,7 @@ public final class MessageCodec {
                 dst.set(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET, hb.sentNanos());
             }
             case Message.Goodbye g -> ControlCodec.encode(g, dst);
-            case Message.Collective c -> {
-                dst.set(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET, c.communicator());
-                dst.set(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET, c.opSeq());
-                dst.set(INT_LE, COLLECTIVE_STEP_OFFSET, c.step());
-                dst.set(BYTE, COLLECTIVE_OPERATION_OFFSET, (byte) c.operation());
-                dst.set(BYTE, COLLECTIVE_DATA_TYPE_OFFSET, (byte) c.dataType());
-                dst.set(BYTE, COLLECTIVE_REDUCE_OP_OFFSET, (byte) c.reduceOp());
-                dst.set(INT_LE, COLLECTIVE_ROOT_OFFSET, c.root());
-                dst.set(LONG_LE, COLLECTIVE_COUNT_OFFSET, c.count());
-                dst.set(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET, c.totalBytes());
-                dst.set(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET, c.offset());
-                if (withPayload) {
-                    MemorySegment.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
-                }
-            }
+            case Message.Collective c -> CollectiveCodec.encode(c, dst, withPayload);
             case Message.CollectiveAbort a -> ControlCodec.encode(a, dst);
             case Message.Agree a -> ControlCodec.encode(a, dst);
             case Message.Status st -> ControlCodec.encode(st, dst);
@@ -202,16 +189,7 @@ public final class MessageCodec {
                 || header.get(BYTE, FLAGS_OFFSET) != 0) {
             return null;
         }
-        return collective(header, MemorySegment.NULL);
-    }
-
-    private static Message.Collective collective(MemorySegment frame, MemorySegment payload) {
-        return new Message.Collective(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
-                frame.get(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET), frame.get(INT_LE, COLLECTIVE_STEP_OFFSET),
-                frame.get(BYTE, COLLECTIVE_OPERATION_OFFSET) & 0xFF, frame.get(BYTE, COLLECTIVE_DATA_TYPE_OFFSET) & 0xFF,
-                frame.get(BYTE, COLLECTIVE_REDUCE_OP_OFFSET) & 0xFF, frame.get(INT_LE, COLLECTIVE_ROOT_OFFSET),
-                frame.get(LONG_LE, COLLECTIVE_COUNT_OFFSET), frame.get(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET),
-                frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), payload);
+        return CollectiveCodec.decode(header, MemorySegment.NULL);
     }
 
     /**
@@ -265,7 +243,7 @@ public final class MessageCodec {
             case GOODBYE -> ControlCodec.decodeGoodbye(peer, frame);
             case COLLECTIVE -> {
                 requireSize(peer, type, frame, COLLECTIVE_PAYLOAD_OFFSET, false);
-                yield collective(frame, frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
+                yield CollectiveCodec.decode(frame, frame.asSlice(COLLECTIVE_PAYLOAD_OFFSET));
             }
             case COLLECTIVE_ABORT -> ControlCodec.decodeAbort(peer, frame);
             case AGREE -> ControlCodec.decodeAgree(peer, frame);
@@ -431,35 +409,7 @@ public final class MessageCodec {
                 yield null;
             }
             case Message.Heartbeat _ -> null;
-            case Message.Collective c -> {
-                if (c.communicator() < 0) {
-                    yield "communicator " + c.communicator() + " is negative";
-                } else if (c.opSeq() < 0) {
-                    yield "opSeq " + c.opSeq() + " is negative";
-                } else if (c.step() < 0) {
-                    yield "step " + c.step() + " is negative";
-                } else if (c.operation() < 0 || c.operation() > 0xFF || c.dataType() < 0 || c.dataType() > 0xFF
-                        || c.reduceOp() < 0 || c.reduceOp() > 0xFF) {
-                    yield "operation, dataType or reduceOp does not fit in a u8";
-                } else if (c.root() < -1) {
-                    yield "root " + c.root() + " is less than -1";
-                } else if (c.count() < -1) {
-                    yield "count " + c.count() + " is less than -1";
-                } else if (c.totalBytes() < 0) {
-                    yield "totalBytes " + c.totalBytes() + " is negative";
-                } else if (c.offset() < 0) {
-                    yield "offset " + c.offset() + " is negative";
-                } else if (c.payload() == null) {
-                    yield "payload is null";
-                } else if (c.payload().byteSize() > MAX_COLLECTIVE_PAYLOAD_BYTES) {
-                    yield "payload of " + c.payload().byteSize() + " bytes exceeds the maximum of "
-                            + MAX_COLLECTIVE_PAYLOAD_BYTES + " per frame; send it in chunks";
-                } else if (c.offset() > c.totalBytes() - c.payload().byteSize()) {
-                    yield "chunk of " + c.payload().byteSize() + " bytes at offset " + c.offset()
-                            + " runs past totalBytes " + c.totalBytes();
-                }
-                yield null;
-            }
+            case Message.Collective c -> CollectiveCodec.problem(c);
             case Message.CollectiveAbort a -> ControlCodec.problem(a);
             case Message.Goodbye g -> ControlCodec.problem(g);
             case Message.Agree a -> ControlCodec.problem(a);

@@ -7,11 +7,11 @@ import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
-import io.nexar.internal.protocol.MessageType;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.topology.NeighbourGraph;
 import io.nexar.internal.topology.RoutingTable;
 import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.transport.RelayArrivals.Verdict;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -47,14 +47,12 @@ public final class RelayTransport implements Transport {
     final CloseTree closeTree;
     /** The failures this rank knows of and tells its neighbours ({@link FailureSpread}). */
     final FailureSpread failures;
-    /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
-    private final java.util.concurrent.ConcurrentHashMap<Long, Decoded> decoded =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Checks arriving envelopes and decodes their inner messages ({@link RelayArrivals}). */
+    private final RelayArrivals arrivals;
     /** Completed once the underlying transport's links (bulk lanes included) are all formed. */
     private final java.util.concurrent.CompletableFuture<Void> linksFormed =
             new java.util.concurrent.CompletableFuture<>();
     volatile boolean closed;
-    private final java.util.concurrent.atomic.AtomicLong dropped = new java.util.concurrent.atomic.AtomicLong();
     private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
 
     private RelayTransport(Transport links, InboundRouter router, NexarConfig config, NeighbourGraph graph) {
@@ -69,6 +67,7 @@ public final class RelayTransport implements Transport {
         this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
         this.closeTree = CloseTree.of(graph, links.rank());
         this.failures = new FailureSpread(this);
+        this.arrivals = new RelayArrivals(this, maxFrameBytes);
     }
 
     /**
@@ -294,23 +293,24 @@ public final class RelayTransport implements Transport {
      * @throws ProtocolException if the envelope breaks a relay rule (see the class comment)
      */
     Delivery onRelay(int from, Message.Relay envelope) {
-        Verdict v = check(from, envelope);
+        Verdict v = arrivals.check(from, envelope);
         if (LOG.isDebugEnabled()) {
             LOG.debug("rank {} got a relayed frame ({} bytes, hop {}) from rank {} to rank {} from neighbour {}: {}",
                     rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(), envelope.destination(),
                     from, v);
         }
         if (v == Verdict.DELIVER) {
-            Delivery d = router.onMessage(envelope.origin(), decodedOnce(from, envelope));
+            Delivery d = router.onMessage(envelope.origin(), arrivals.decodedOnce(from, envelope));
             if (d != Delivery.FULL) {
-                forget(from, envelope);
+                arrivals.forget(from, envelope);
             }
             return d;
         }
         if (v == Verdict.DROP) {
             return Delivery.ACCEPTED;
         }
-        return queue.offer(next(envelope), laneOf(envelope)) ? Delivery.ACCEPTED : Delivery.FULL;
+        return queue.offer(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope)) ? Delivery.ACCEPTED
+                : Delivery.FULL;
     }
 
     /**
@@ -326,11 +326,12 @@ public final class RelayTransport implements Transport {
      * @throws InterruptedException if interrupted while waiting
      */
     boolean deliverRelayWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
-        Verdict v = check(from, envelope);
+        Verdict v = arrivals.check(from, envelope);
         if (v == Verdict.DELIVER) {
-            boolean taken = router.deliverWaiting(envelope.origin(), decodedOnce(from, envelope), deadlineNanos);
+            Message inner = arrivals.decodedOnce(from, envelope);
+            boolean taken = router.deliverWaiting(envelope.origin(), inner, deadlineNanos);
             if (taken) {
-                forget(from, envelope);
+                arrivals.forget(from, envelope);
             }
             return taken;
         }
@@ -340,7 +341,7 @@ public final class RelayTransport implements Transport {
         long left = deadlineNanos - System.nanoTime();
         var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
         try {
-            forward(next(envelope), laneOf(envelope), deadline, relayContext(envelope));
+            forward(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope), deadline, relayContext(envelope));
             return true;
         } catch (OperationTimeoutException e) {
             return false;
@@ -380,109 +381,9 @@ public final class RelayTransport implements Transport {
         return new ErrorContext(io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, envelope.destination());
     }
 
-    /** What to do with an arriving envelope. */
-    private enum Verdict { DELIVER, FORWARD, DROP }
-
-    /**
-     * Checks an arriving envelope. Structural violations (a non-neighbour, ranks outside the world) are protocol
-     * errors of the neighbour; a failed source check or an exhausted hop limit drops the frame (logged), since ranks
-     * whose views of the dead set differ for a moment can route a legitimate frame that way.
-     */
-    private Verdict check(int from, Message.Relay envelope) {
-        RoutingTable routes = table;
-        int n = routes.graph().worldSize();
-        if (!routes.graph().adjacent(from, rank())) {
-            throw violation(from, "sent a RELAY frame but is not a neighbour of rank " + rank() + " in "
-                    + routes.graph().topology());
-        }
-        if (envelope.origin() >= n || envelope.destination() >= n) {
-            throw violation(from, "relayed a frame from rank " + envelope.origin() + " to rank "
-                    + envelope.destination() + ", outside the world of " + n);
-        }
-        boolean bounced = envelope.origin() == rank(); // our own frame, sent back by a rank with an older view
-        if (!bounced && !routes.mayForward(envelope.origin(), from, envelope.hops())) {
-            return drop(from, envelope, "claims to come from rank " + envelope.origin() + ", whose routes to rank "
-                    + rank() + " do not pass through rank " + from);
-        }
-        if (envelope.destination() == rank()) {
-            return Verdict.DELIVER;
-        }
-        if (envelope.hops() >= envelope.hopLimit()) {
-            return drop(from, envelope, "reached its hop limit " + envelope.hopLimit());
-        }
-        return Verdict.FORWARD;
-    }
-
-    private Verdict drop(int from, Message.Relay envelope, String why) {
-        dropped.incrementAndGet();
-        LOG.warn("rank {} dropped a frame relayed by rank {} from rank {} to rank {}: it {}", rank(), from,
-                envelope.origin(), envelope.destination(), why);
-        return Verdict.DROP;
-    }
-
     /** {@return how many relayed frames this rank dropped (failed source check or hop limit)} */
     public long droppedFrames() {
-        return dropped.get();
-    }
-
-    /**
-     * The inner message of an envelope for this rank, decoded once per envelope: a transport offers an envelope that
-     * was refused ({@code FULL}) again, the same object, and the receive sides recognise a message they deferred by
-     * its identity ({@code Deferrals}); a fresh decode at each offer looked like a new chunk every time, so a deferred
-     * relayed chunk was never stored and its paused lane (which also carries the neighbour's own frames) stayed paused.
-     */
-    private Message decodedOnce(int from, Message.Relay envelope) {
-        long key = decodedKey(from, envelope);
-        Decoded d = decoded.get(key);
-        if (d != null && d.envelope() == envelope) {
-            return d.inner();
-        }
-        Message inner = inner(envelope);
-        decoded.put(key, new Decoded(envelope, inner));
-        return inner;
-    }
-
-    private void forget(int from, Message.Relay envelope) {
-        long key = decodedKey(from, envelope);
-        Decoded d = decoded.get(key);
-        if (d != null && d.envelope() == envelope) {
-            decoded.remove(key, d);
-        }
-    }
-
-    /** One entry per neighbour and lane: each lane's reader offers its own refused envelope again. */
-    private static long decodedKey(int from, Message.Relay envelope) {
-        return (long) from * Lane.values().length + laneOf(envelope).ordinal();
-    }
-
-    /** An envelope and its decoded inner message (a view of the envelope's frame, valid as long as it is). */
-    private record Decoded(Message.Relay envelope, Message inner) {
-    }
-
-    private Message inner(Message.Relay envelope) {
-        Message inner = MessageCodec.decode(envelope.origin(), envelope.frame(), maxFrameBytes);
-        if (inner instanceof Message.Relay || inner instanceof Message.Hello || inner instanceof Message.Quiesce
-                || inner.type().code() >= MessageType.JOIN_CHALLENGE.code()) {
-            throw violation(envelope.origin(), "relayed a " + inner.type() + " frame, which never travels in a relay");
-        }
-        return inner;
-    }
-
-    private static Message.Relay next(Message.Relay envelope) {
-        return new Message.Relay(envelope.origin(), envelope.destination(), envelope.hops() + 1,
-                envelope.hopLimit(), envelope.frame());
-    }
-
-    /** The lane of the inner frame's type, as its origin's sender picks it. */
-    private static Lane laneOf(Message.Relay envelope) {
-        int code = envelope.frame().get(java.lang.foreign.ValueLayout.JAVA_BYTE, WireFormat.TYPE_OFFSET) & 0xFF;
-        MessageType type = MessageType.fromCode(code);
-        return switch (type) {
-            case DATA -> Lane.P2P;
-            case COLLECTIVE, COLLECTIVE_ABORT -> Lane.COLLECTIVE;
-            case RPC_REQUEST, RPC_RESPONSE, RPC_CANCEL -> Lane.RPC;
-            case null, default -> Lane.CONTROL;
-        };
+        return arrivals.droppedFrames();
     }
 
     ProtocolException violation(int peer, String what) {
@@ -548,7 +449,7 @@ public final class RelayTransport implements Transport {
     }
 
     /**
-     * A QUIESCE frame arrived from neighbour {@code from} (never relayed: {@link #inner} refuses it).
+     * A QUIESCE frame arrived from neighbour {@code from} (never relayed: {@link RelayArrivals} refuses it).
      *
      * @param from the neighbour
      * @param q the frame

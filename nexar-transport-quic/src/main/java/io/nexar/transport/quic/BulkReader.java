@@ -2,15 +2,12 @@ package io.nexar.transport.quic;
 
 import static io.nexar.internal.protocol.WireFormat.COLLECTIVE_PAYLOAD_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.FLAGS_OFFSET;
-import static io.nexar.internal.protocol.WireFormat.HELLO_FRAME_BYTES;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
-import static io.nexar.internal.protocol.WireFormat.MIN_FRAME_LENGTH;
 
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.InboundHandler.Delivery;
-import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -80,9 +77,8 @@ final class BulkReader {
     private int helloFlags = -1;
     private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
-    /** When the first byte of the frame being read arrived, and the last one (frame deadline); read holding the turn. */
-    private long frameBegunNanos;
-    private long frameByteNanos;
+    /** When the first byte of the frame being read arrived, and the last one; read holding the turn. */
+    private final FrameDeadline deadline = new FrameDeadline();
     /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
     private int frameSize = -1;
     /** The frame being read is large enough to be streamed if it is a collective chunk: read its header first. */
@@ -102,10 +98,7 @@ final class BulkReader {
     private volatile Exception failure;
     private volatile Thread readerThread;
     /** Messages delivered by waiting callers and by the reader thread (diagnostics; written holding the turn). */
-    private volatile long byCallers;
-    private volatile long byReader;
-    /** Of those, chunks read straight into their destination ({@link PayloadStream}). */
-    private volatile long streamed;
+    private final DeliveryCounts counts = new DeliveryCounts();
 
     BulkReader(BulkConnection owner, QuicTransport transport, BulkSocket socket, BulkWriter writer) {
         this.owner = owner;
@@ -189,24 +182,15 @@ final class BulkReader {
     /** Reader thread, holding the turn: waits until the handler takes {@code pending}; false if the lane closed. */
     private boolean awaitRoom() throws InterruptedException {
         InboundHandler handler = transport.handler();
-        count(true, 1);
+        counts.count(true, 1);
         while (!handler.deliverWaiting(owner.link().peer, pending, System.nanoTime() + DELIVER_SLICE_NANOS)) {
             if (owner.isClosed()) {
-                count(true, -1);
+                counts.count(true, -1);
                 return false;
             }
         }
         pending = null;
         return true;
-    }
-
-    /** Counts delivered messages (diagnostics, tests); holding the turn, so the volatile counters have one writer. */
-    private void count(boolean byReaderThread, int n) {
-        if (byReaderThread) {
-            byReader += n;
-        } else {
-            byCallers += n;
-        }
     }
 
     // ------------------------------------------------------------------ callers
@@ -246,7 +230,7 @@ final class BulkReader {
      * of them were chunks read straight into their destination ({@code [2]}); for tests and diagnostics.
      */
     long[] deliveries() {
-        return new long[] {byCallers, byReader, streamed};
+        return counts.snapshot();
     }
 
     /**
@@ -320,17 +304,14 @@ final class BulkReader {
                     return delivered;
                 }
                 if (n > 0) {
-                    frameByteNanos = System.nanoTime();
-                    if (fresh) {
-                        frameBegunNanos = frameByteNanos;
-                    }
+                    deadline.arrived(System.nanoTime(), fresh);
                 }
                 if (n < 0) {
                     if (n == -1 && prefix.position() == 0) {
                         ended = true;
                         return delivered > 0 ? delivered : ENDED;
                     }
-                    throw endOfStream(n);
+                    throw FrameChecks.endOfStream(n);
                 }
                 if (!prefix.hasRemaining()) {
                     startFrame(false);
@@ -344,15 +325,15 @@ final class BulkReader {
                     return delivered;
                 }
                 if (n < 0) {
-                    throw endOfStream(n);
+                    throw FrameChecks.endOfStream(n);
                 }
-                frameByteNanos = System.nanoTime();
+                deadline.arrived(System.nanoTime());
                 if (!stream.active()) { // its last byte is in: the chunk was delivered into its destination
                     frameSize = -1;
                     prefix.clear();
                     owner.link().noteReceived();
-                    count(Thread.currentThread() == readerThread, 1);
-                    streamed++; // holding the turn: one writer
+                    counts.count(Thread.currentThread() == readerThread, 1);
+                    counts.countStreamed(); // holding the turn: one writer
                     delivered++;
                 }
                 continue;
@@ -372,9 +353,9 @@ final class BulkReader {
                     return delivered;
                 }
                 if (n < 0) {
-                    throw endOfStream(n);
+                    throw FrameChecks.endOfStream(n);
                 }
-                frameByteNanos = System.nanoTime();
+                deadline.arrived(System.nanoTime());
                 if (headerFirst && f.position() == COLLECTIVE_PAYLOAD_OFFSET) {
                     headerFirst = false;
                     streamPayload(f);
@@ -406,10 +387,8 @@ final class BulkReader {
         if (frameSize < 0 && prefix.position() == 0) {
             return Long.MAX_VALUE;
         }
-        long timeout = transport.config().heartbeatTimeout().toNanos();
         long size = frameSize < 0 ? LENGTH_PREFIX_BYTES : frameSize;
-        long total = timeout + TimeUnit.SECONDS.toNanos(size) / MIN_FRAME_BYTES_PER_SECOND;
-        return Math.min(frameByteNanos + timeout, frameBegunNanos + total) - now;
+        return deadline.nanosLeft(now, size, transport.config().heartbeatTimeout());
     }
 
     /** The socket has nothing now, within a frame: fails the lane if the frame missed its deadline. */
@@ -420,18 +399,7 @@ final class BulkReader {
         }
         long have = frameSize < 0 ? prefix.position() : frame.position();
         String size = frameSize < 0 ? "length prefix" : frameSize + "-byte frame";
-        String timeout = io.nexar.internal.config.Units.formatRounded(transport.config().heartbeatTimeout());
-        throw owner.protocolError("sent " + have + " bytes of a " + size + " in "
-                + TimeUnit.NANOSECONDS.toMillis(now - frameBegunNanos) + " ms and nothing for "
-                + TimeUnit.NANOSECONDS.toMillis(now - frameByteNanos) + " ms: a begun frame must arrive without a "
-                + "pause of heartbeat.timeout (" + timeout + ") and at " + (MIN_FRAME_BYTES_PER_SECOND >> 10)
-                + " KiB/s or more after that long");
-    }
-
-    /** An end of the stream within a frame: {@code code} as {@link BulkSocket#readAvailable} returns it. */
-    private static EOFException endOfStream(int code) {
-        return new EOFException(code == -2 ? "the connection ended without a TLS close_notify"
-                : "the connection ended within a frame");
+        throw owner.protocolError(deadline.missed(now, have, size, transport.config().heartbeatTimeout()));
     }
 
     /**
@@ -463,20 +431,8 @@ final class BulkReader {
 
     /** The size of the frame whose length prefix is in {@code prefix}, checked before anything is allocated. */
     private int checkedSize(boolean hello) {
-        long length = Integer.toUnsignedLong(prefix.getInt(0));
-        long max = transport.maxFrameBytes();
-        if (length > max) {
-            throw owner.protocolError("sent a frame of " + length + " bytes, which exceeds the maximum of " + max
-                    + " bytes");
-        }
-        if (length < MIN_FRAME_LENGTH) {
-            throw owner.protocolError("sent a frame of " + length + " bytes, shorter than the " + MIN_FRAME_LENGTH
-                    + "-byte type and flags header");
-        }
-        if (hello && length != HELLO_FRAME_BYTES - LENGTH_PREFIX_BYTES) {
-            throw owner.protocolError("began its bulk lane with a frame of " + length + " bytes instead of HELLO");
-        }
-        return (int) (LENGTH_PREFIX_BYTES + length);
+        return FrameChecks.checkedSize(owner, Integer.toUnsignedLong(prefix.getInt(0)), transport.maxFrameBytes(),
+                hello);
     }
 
     private int peer() {
@@ -494,10 +450,10 @@ final class BulkReader {
             default -> {
                 // counted before the handler sees it: the operation it completes may return at once
                 boolean byReaderThread = Thread.currentThread() == readerThread;
-                count(byReaderThread, 1);
+                counts.count(byReaderThread, 1);
                 Delivery taken = transport.handler().onMessage(owner.link().peer, m);
                 if (taken == Delivery.FULL) {
-                    count(byReaderThread, -1); // kept pending: counted when it is taken
+                    counts.count(byReaderThread, -1); // kept pending: counted when it is taken
                 }
                 yield taken;
             }

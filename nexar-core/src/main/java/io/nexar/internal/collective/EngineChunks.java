@@ -1,0 +1,88 @@
+package io.nexar.internal.collective;
+
+import io.nexar.internal.collective.EarlyStore.OpKey;
+import io.nexar.internal.collective.OpState.StoredChunk;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.transport.Progress;
+
+/**
+ * Where a {@link CollectiveEngine}'s arriving chunk goes: into its open round's slot, a later round's slot ahead of
+ * time, its operation's later list, the early store, or back to its transport's buffer for a while.
+ *
+ * <p>Stateless: every method works on the engine's tables and runs under its lock.
+ */
+final class EngineChunks {
+    private EngineChunks() {
+    }
+
+    /** Handles chunk {@code c} from world rank {@code peer}. Under the lock. */
+    static Delivery onChunk(CollectiveEngine e, int peer, Message.Collective c) {
+        Delivery d = offerChunk(e, peer, c);
+        if (d == Delivery.ACCEPTED) {
+            e.deferrals.taken(peer);
+        }
+        return d;
+    }
+
+    /**
+     * True if a large chunk that cannot be applied now stays in the transport's buffer for a while instead of being
+     * copied into the store ({@link Deferrals}); only where waiting callers poll their lanes.
+     */
+    private static boolean deferred(CollectiveEngine e, int peer, Message.Collective c) {
+        return e.progress != Progress.NONE && e.deferrals.defer(peer, c, System.nanoTime());
+    }
+
+    private static Delivery offerChunk(CollectiveEngine e, int peer, Message.Collective c) {
+        OpState op = e.active.get(c.communicator(), c.opSeq());
+        if (op == null) {
+            CommState cs = e.comms.get(c.communicator());
+            if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
+                EngineFailures.lateChunk(e, cs, peer, c);
+                return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
+            }
+            if (deferred(e, peer, c)) {
+                return Delivery.FULL;
+            }
+            return e.store.holdEarly(new OpKey(c.communicator(), c.opSeq()), peer, c) ? Delivery.ACCEPTED
+                    : Delivery.FULL;
+        }
+        if (op.failure != null) {
+            return Delivery.ACCEPTED;
+        }
+        int src = op.group.local(peer);
+        Fingerprint.Mismatch m = op.fingerprint.compare(c, src);
+        if (m != null) {
+            EngineFailures.mismatch(e, op, src, m.field(), m.detail());
+            return Delivery.ACCEPTED;
+        }
+        if (c.step() > op.round) {
+            if (MismatchProbe.is(c)) {
+                return Delivery.ACCEPTED; // its fingerprint matched: nothing to do
+            }
+            Slot ahead = op.aheadSlot(src, c.step());
+            if (ahead == null) {
+                if (deferred(e, peer, c)) {
+                    return Delivery.FULL;
+                }
+                StoredChunk held = e.store.hold(peer, c);
+                return held != null && op.holdLater(held) ? Delivery.ACCEPTED : Delivery.FULL;
+            }
+            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c, true); // straight into its target: no copy to hold
+            if (m2 != null) {
+                EngineFailures.mismatch(e, op, src, m2.field(), m2.detail());
+            }
+            return Delivery.ACCEPTED;
+        }
+        apply(e, op, src, c, true);
+        return Delivery.ACCEPTED;
+    }
+
+    /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. Under the lock. */
+    static void apply(CollectiveEngine e, OpState op, int src, Message.Collective c, boolean mayUnlock) {
+        Fingerprint.Mismatch m = op.apply(src, c, mayUnlock);
+        if (m != null) {
+            EngineFailures.mismatch(e, op, src, m.field(), m.detail());
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.nexar.internal.transport;
+
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.protocol.MessageType;
+import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.topology.RoutingTable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a {@link RelayTransport} does with an arriving envelope: checks it against the relay rules (deliver here,
+ * forward, or drop), and decodes the inner message of one for this rank once however often it is offered.
+ *
+ * <p>Threading: called by every lane's reader at once; its state is a concurrent map and a counter.
+ */
+final class RelayArrivals {
+    /** Its warnings are the relay's own (same logger name as before this class was split off). */
+    private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
+
+    private final RelayTransport relay;
+    private final long maxFrameBytes;
+    /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
+    private final ConcurrentHashMap<Long, Decoded> decoded = new ConcurrentHashMap<>();
+    private final AtomicLong dropped = new AtomicLong();
+
+    RelayArrivals(RelayTransport relay, long maxFrameBytes) {
+        this.relay = relay;
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    /** What to do with an arriving envelope. */
+    enum Verdict { DELIVER, FORWARD, DROP }
+
+    /**
+     * Checks an arriving envelope. Structural violations (a non-neighbour, ranks outside the world) are protocol
+     * errors of the neighbour; a failed source check or an exhausted hop limit drops the frame (logged), since ranks
+     * whose views of the dead set differ for a moment can route a legitimate frame that way.
+     */
+    Verdict check(int from, Message.Relay envelope) {
+        RoutingTable routes = relay.table;
+        int rank = relay.rank();
+        int n = routes.graph().worldSize();
+        if (!routes.graph().adjacent(from, rank)) {
+            throw relay.violation(from, "sent a RELAY frame but is not a neighbour of rank " + rank + " in "
+                    + routes.graph().topology());
+        }
+        if (envelope.origin() >= n || envelope.destination() >= n) {
+            throw relay.violation(from, "relayed a frame from rank " + envelope.origin() + " to rank "
+                    + envelope.destination() + ", outside the world of " + n);
+        }
+        boolean bounced = envelope.origin() == rank; // our own frame, sent back by a rank with an older view
+        if (!bounced && !routes.mayForward(envelope.origin(), from, envelope.hops())) {
+            return drop(from, envelope, "claims to come from rank " + envelope.origin() + ", whose routes to rank "
+                    + rank + " do not pass through rank " + from);
+        }
+        if (envelope.destination() == rank) {
+            return Verdict.DELIVER;
+        }
+        if (envelope.hops() >= envelope.hopLimit()) {
+            return drop(from, envelope, "reached its hop limit " + envelope.hopLimit());
+        }
+        return Verdict.FORWARD;
+    }
+
+    private Verdict drop(int from, Message.Relay envelope, String why) {
+        dropped.incrementAndGet();
+        LOG.warn("rank {} dropped a frame relayed by rank {} from rank {} to rank {}: it {}", relay.rank(), from,
+                envelope.origin(), envelope.destination(), why);
+        return Verdict.DROP;
+    }
+
+    /** {@return how many relayed frames this rank dropped (failed source check or hop limit)} */
+    long droppedFrames() {
+        return dropped.get();
+    }
+
+    /**
+     * The inner message of an envelope for this rank, decoded once per envelope: a transport offers an envelope that
+     * was refused ({@code FULL}) again, the same object, and the receive sides recognise a message they deferred by
+     * its identity ({@code Deferrals}); a fresh decode at each offer looked like a new chunk every time, so a deferred
+     * relayed chunk was never stored and its paused lane (which also carries the neighbour's own frames) stayed paused.
+     */
+    Message decodedOnce(int from, Message.Relay envelope) {
+        long key = decodedKey(from, envelope);
+        Decoded d = decoded.get(key);
+        if (d != null && d.envelope() == envelope) {
+            return d.inner();
+        }
+        Message inner = inner(envelope);
+        decoded.put(key, new Decoded(envelope, inner));
+        return inner;
+    }
+
+    /** The envelope's inner message was taken: its decode is no longer kept. */
+    void forget(int from, Message.Relay envelope) {
+        long key = decodedKey(from, envelope);
+        Decoded d = decoded.get(key);
+        if (d != null && d.envelope() == envelope) {
+            decoded.remove(key, d);
+        }
+    }
+
+    /** One entry per neighbour and lane: each lane's reader offers its own refused envelope again. */
+    private static long decodedKey(int from, Message.Relay envelope) {
+        return (long) from * Lane.values().length + laneOf(envelope).ordinal();
+    }
+
+    /** An envelope and its decoded inner message (a view of the envelope's frame, valid as long as it is). */
+    private record Decoded(Message.Relay envelope, Message inner) {
+    }
+
+    private Message inner(Message.Relay envelope) {
+        Message inner = MessageCodec.decode(envelope.origin(), envelope.frame(), maxFrameBytes);
+        if (inner instanceof Message.Relay || inner instanceof Message.Hello || inner instanceof Message.Quiesce
+                || inner.type().code() >= MessageType.JOIN_CHALLENGE.code()) {
+            throw relay.violation(envelope.origin(), "relayed a " + inner.type() + " frame, which never travels in a"
+                    + " relay");
+        }
+        return inner;
+    }
+
+    /** The envelope as its next hop receives it: one hop more. */
+    static Message.Relay next(Message.Relay envelope) {
+        return new Message.Relay(envelope.origin(), envelope.destination(), envelope.hops() + 1,
+                envelope.hopLimit(), envelope.frame());
+    }
+
+    /** The lane of the inner frame's type, as its origin's sender picks it. */
+    static Lane laneOf(Message.Relay envelope) {
+        int code = envelope.frame().get(java.lang.foreign.ValueLayout.JAVA_BYTE, WireFormat.TYPE_OFFSET) & 0xFF;
+        MessageType type = MessageType.fromCode(code);
+        return switch (type) {
+            case DATA -> Lane.P2P;
+            case COLLECTIVE, COLLECTIVE_ABORT -> Lane.COLLECTIVE;
+            case RPC_REQUEST, RPC_RESPONSE, RPC_CANCEL -> Lane.RPC;
+            case null, default -> Lane.CONTROL;
+        };
+    }
+}

@@ -1,0 +1,50 @@
+package io.nexar.transport.quic;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The deadline of the frame a {@link BulkReader} is reading: when its first and its latest byte arrived, how long it
+ * has left, and the message that fails the lane when it missed it (the rule is in {@link BulkReader}'s class comment).
+ *
+ * <p>Threading: not thread-safe; used by its reader holding the turn, or by the reader thread between its turns.
+ */
+final class FrameDeadline {
+    /** When the first byte of the frame being read arrived, and the last one. */
+    private long begunNanos;
+    private long byteNanos;
+
+    /** Bytes of the frame arrived at {@code now}; {@code first}: they are its first. */
+    void arrived(long now, boolean first) {
+        byteNanos = now;
+        if (first) {
+            begunNanos = now;
+        }
+    }
+
+    /** Bytes arrived at {@code now} within the frame begun. */
+    void arrived(long now) {
+        byteNanos = now;
+    }
+
+    /**
+     * Nanoseconds left before the frame being read misses its deadline.
+     *
+     * @param size the frame's size (prefix included), or the length prefix's while that is read
+     */
+    long nanosLeft(long now, long size, Duration heartbeatTimeout) {
+        long timeout = heartbeatTimeout.toNanos();
+        long total = timeout + TimeUnit.SECONDS.toNanos(size) / BulkReader.MIN_FRAME_BYTES_PER_SECOND;
+        return Math.min(byteNanos + timeout, begunNanos + total) - now;
+    }
+
+    /** Why the frame missed its deadline at {@code now}: {@code have} bytes of {@code size} ("length prefix", ...). */
+    String missed(long now, long have, String size, Duration heartbeatTimeout) {
+        String timeout = io.nexar.internal.config.Units.formatRounded(heartbeatTimeout);
+        return "sent " + have + " bytes of a " + size + " in "
+                + TimeUnit.NANOSECONDS.toMillis(now - begunNanos) + " ms and nothing for "
+                + TimeUnit.NANOSECONDS.toMillis(now - byteNanos) + " ms: a begun frame must arrive without a "
+                + "pause of heartbeat.timeout (" + timeout + ") and at " + (BulkReader.MIN_FRAME_BYTES_PER_SECOND >> 10)
+                + " KiB/s or more after that long";
+    }
+}
