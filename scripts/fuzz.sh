@@ -46,9 +46,10 @@ for t in "${targets[@]}"; do
   log=$logs/${test/\#/.}.log
   # -am builds nexar-core from the reactor (nothing is installed into ~/.m2); the test filter keeps the other
   # modules' tests from running. The JUnit timeout is disabled: a fuzzing run is one long invocation, and the
-  # per-input timeout (@Timeout on the class) goes to libFuzzer as -timeout.
+  # per-input timeout (@Timeout on the class) goes to libFuzzer as -timeout. No JVM options for a quick start
+  # (nexar.fuzz.jvm.options): fuzzing wants the full JIT.
   JAZZER_FUZZ=1 nice -n 19 ./mvnw -o -q -pl "$module" -am verify -Dtest="$test" \
-      -Dsurefire.failIfNoSpecifiedTests=false -Dnexar.junit.timeout.mode=disabled \
+      -Dsurefire.failIfNoSpecifiedTests=false -Dnexar.junit.timeout.mode=disabled -Dnexar.fuzz.jvm.options= \
       -Djazzer.max_duration="${seconds}s" > "$log" 2>&1
   rc=$?
   done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)

@@ -6,7 +6,6 @@ import io.nexar.transport.quic.security.JoinToken;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -168,9 +167,7 @@ class CliErrorsTest {
     /** A program run without the CLI: Nexar.join() names the variable the malformed join string came from. */
     @Test
     void shouldNameNexarJoinWhenAProgramJoinsWithAMalformedJoinString() throws Exception {
-        var pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                "io.nexar.examples.AllReduce").redirectErrorStream(true);
+        var pb = new ProcessBuilder(CliProcess.javaCommand("io.nexar.examples.AllReduce")).redirectErrorStream(true);
         pb.environment().keySet().removeIf(k -> k.startsWith("NEXAR_"));
         pb.environment().put("NEXAR_JOIN", "garbage");
         Process p = pb.start();

@@ -22,6 +22,22 @@ import java.util.regex.Pattern;
  */
 final class CliProcess {
     private static final Pattern PID = Pattern.compile("^rank=(\\d+) pid=(\\d+)$");
+    /**
+     * JVM options of the JVMs the tests start themselves (the command's own workers get them from the
+     * NEXAR_WORKER_JAVA_OPTS of this module's surefire configuration): C1 only and the serial collector start a
+     * short-lived JVM with much less CPU on a 2-core machine, and change nothing a test checks.
+     */
+    static final List<String> FAST_START = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+    /** The command that runs {@code mainClass} with {@code args} in a JVM of its own on this JVM's class path. */
+    static List<String> javaCommand(String mainClass, String... args) {
+        var cmd = new ArrayList<String>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(FAST_START);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
 
     record Line(long nanos, String text) {
     }
@@ -32,10 +48,7 @@ final class CliProcess {
     final Thread pump;
 
     CliProcess(Map<String, String> env, BiConsumer<CliProcess, String> onLine, String... args) throws IOException {
-        var cmd = new ArrayList<String>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                NexarCli.class.getName()));
-        cmd.addAll(List.of(args));
+        var cmd = javaCommand(NexarCli.class.getName(), args);
         var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         process = pb.start();

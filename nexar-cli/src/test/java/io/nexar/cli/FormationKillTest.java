@@ -8,9 +8,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -63,9 +61,8 @@ class FormationKillTest {
 
     /** A worker JVM that joins with {@code Nexar.join()} (RecoveryChild), its output merged into one stream. */
     private static Process worker(String join) throws IOException {
-        var pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                RecoveryChild.class.getName(), "3")).redirectErrorStream(true);
+        var pb = new ProcessBuilder(CliProcess.javaCommand(RecoveryChild.class.getName(), "3"))
+                .redirectErrorStream(true);
         pb.environment().put("NEXAR_JOIN", join);
         pb.environment().put("NEXAR_HEARTBEAT_TIMEOUT", "3s");
         pb.environment().put("NEXAR_HEARTBEAT_INTERVAL", "500ms");

@@ -84,9 +84,7 @@ class JoinFileTest {
         var seedOut = new ByteArrayOutputStream();
         var seed = CompletableFuture.supplyAsync(() -> run(seedOut, new ByteArrayOutputStream(), "seed", "-n", "1",
                 "--bind", "127.0.0.1:0", "--formation-timeout", "60s", "--join-file", file.toString()));
-        var pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                "io.nexar.examples.AllReduce").redirectErrorStream(true);
+        var pb = new ProcessBuilder(CliProcess.javaCommand("io.nexar.examples.AllReduce")).redirectErrorStream(true);
         pb.environment().keySet().removeIf(k -> k.startsWith("NEXAR_") || k.equals("WORLD_SIZE"));
         pb.environment().put("NEXAR_JOIN", JoinFile.read(file, java.time.Duration.ofSeconds(60), System.out));
         pb.environment().put("WORLD_SIZE", "2");

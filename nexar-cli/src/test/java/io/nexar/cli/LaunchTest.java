@@ -69,12 +69,16 @@ class LaunchTest {
         }
     }
 
+    /**
+     * Two ranks: what this adds to the 4-rank runs above is the IPv6 address in the join string, the seed's socket
+     * and the members' QUIC and TCP lanes, which one pair of workers already uses (two JVMs fewer on 2 cores).
+     */
     @Test
     void shouldFormAClusterOverIpv6Loopback() throws Exception {
         Assumptions.assumeTrue(hasIpv6Loopback(), "no ::1 on this machine");
-        int code = run("launch", "-n", "4", "--host", "::1", "io.nexar.examples.Barrier");
+        int code = run("launch", "-n", "2", "--host", "::1", "io.nexar.examples.Barrier");
         assertThat(code).as(out() + err.toString(StandardCharsets.UTF_8)).isZero();
-        assertThat(out()).contains("[rank 3] rank 3 passed barrier 2", "[rank 0] rank 0 passed barrier 2");
+        assertThat(out()).contains("[rank 1] rank 1 passed barrier 2", "[rank 0] rank 0 passed barrier 2");
     }
 
     /**

@@ -35,10 +35,13 @@ class CliJarIT {
             }
         }
         Path probe = Path.of(ClassPathProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-jar", jar.toString(), "launch", "-n", String.valueOf(WORLD),
-                "--timeout", "90s", "--classpath", probe.toString(), ClassPathProbe.class.getName());
-        try (LabProcess launch = LabProcess.start("launch", cmd, Map.of())) {
+        var cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED"));
+        cmd.addAll(LabProcess.FAST_START);
+        cmd.addAll(List.of("-jar", jar.toString(), "launch", "-n", String.valueOf(WORLD), "--timeout", "90s",
+                "--classpath", probe.toString(), ClassPathProbe.class.getName()));
+        try (LabProcess launch = LabProcess.start("launch", cmd,
+                Map.of("NEXAR_WORKER_JAVA_OPTS", String.join(" ", LabProcess.FAST_START)))) {
             OptionalInt code = launch.awaitExit(Duration.ofSeconds(100));
             assertThat(code).as("exit code of nexar launch\n%s", launch.output()).hasValue(0);
             String out = launch.output();

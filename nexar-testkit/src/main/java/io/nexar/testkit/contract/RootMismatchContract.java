@@ -32,6 +32,12 @@ public abstract class RootMismatchContract {
     private static final int TRIALS = 6;
     /** Long enough that a failure by timeout is told apart from a detected mismatch. */
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /**
+     * When a stalled round probes (the default is 1 s): a reduce or gather trial waits this long before its probes
+     * find the mismatch, so 12 such trials at the default spent 12 s per transport waiting on a timer. A shorter wait
+     * runs the same probes and checks the same outcome.
+     */
+    private static final Duration PROBE_AFTER = Duration.ofMillis(250);
 
     /** For subclasses, one per transport. */
     protected RootMismatchContract() {
@@ -50,7 +56,7 @@ public abstract class RootMismatchContract {
     void shouldFailEveryRankNamingTheRootWithoutVerifyMode() {
         System.out.println(getClass().getSimpleName() + " seed " + SEED + " (-Dnexar.test.seed=... to repeat)");
         var config = NexarConfig.builder().ignoreEnvironment().collectiveTimeout(TIMEOUT)
-                .hangReportAfter(Duration.ZERO).build();
+                .collectiveProbeAfter(PROBE_AFTER).hangReportAfter(Duration.ZERO).build();
         var rng = new Random(SEED);
         try (var cluster = start(4, config)) {
             for (int t = 0; t < TRIALS; t++) {
