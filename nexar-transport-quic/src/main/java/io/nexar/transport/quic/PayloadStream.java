@@ -60,7 +60,7 @@ final class PayloadStream {
             dropping = !writing;
             int n;
             try {
-                n = writing && direct != null ? socket.readAvailable(direct) : readPiece(socket, writing);
+                n = writing && direct != null ? readDirect(socket) : readPiece(socket, writing);
             } finally {
                 if (writing) {
                     sink.pause();
@@ -79,14 +79,28 @@ final class PayloadStream {
         return total;
     }
 
+    /*
+     * Both reads count what landed in their buffer, not what readAvailable returns: that includes bytes a read or a
+     * record brought beyond the buffer's limit (the next frame's), which the socket keeps for the next read.
+     */
+
+    /** One read straight into the destination: payload bytes read, or readAvailable's 0 or end code. */
+    private int readDirect(BulkSocket socket) throws IOException {
+        int before = direct.position();
+        int n = socket.readAvailable(direct);
+        return n <= 0 ? n : direct.position() - before;
+    }
+
     /** One read into the scratch buffer; whole elements are handed to the sink ({@code writing}) or dropped. */
     private int readPiece(BulkSocket socket, boolean writing) throws IOException {
-        scratch.limit((int) Math.min(scratch.capacity(), scratch.position() + left));
+        int before = scratch.position();
+        scratch.limit((int) Math.min(scratch.capacity(), before + left));
         int n = socket.readAvailable(scratch);
         if (n <= 0) {
             return n;
         }
         int have = scratch.position();
+        n = have - before;
         int use = writing ? have - have % sink.grain() : have;
         if (writing && use > 0) {
             sink.accept(scratchSegment.asSlice(0, use), accepted);
