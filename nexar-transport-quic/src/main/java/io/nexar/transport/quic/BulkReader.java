@@ -319,15 +319,9 @@ final class BulkReader {
                 continue;
             }
             if (stream.active()) {
-                int n = stream.read(socket);
-                if (n == 0) {
-                    checkFrameDeadline();
+                if (!arrived(stream.read(socket))) {
                     return delivered;
                 }
-                if (n < 0) {
-                    throw FrameChecks.endOfStream(n);
-                }
-                deadline.arrived(System.nanoTime());
                 if (!stream.active()) { // its last byte is in: the chunk was delivered into its destination
                     frameSize = -1;
                     prefix.clear();
@@ -347,15 +341,9 @@ final class BulkReader {
                     frame = f;
                 }
                 f.limit(headerFirst ? COLLECTIVE_PAYLOAD_OFFSET : Math.min(frameSize, f.capacity()));
-                int n = socket.readAvailable(f);
-                if (n == 0) {
-                    checkFrameDeadline();
+                if (!arrived(socket.readAvailable(f))) {
                     return delivered;
                 }
-                if (n < 0) {
-                    throw FrameChecks.endOfStream(n);
-                }
-                deadline.arrived(System.nanoTime());
                 if (headerFirst && f.position() == COLLECTIVE_PAYLOAD_OFFSET) {
                     headerFirst = false;
                     streamPayload(f);
@@ -414,6 +402,22 @@ final class BulkReader {
         f.put(prefix);
         frameSize = size;
         headerFirst = !hello && size - COLLECTIVE_PAYLOAD_OFFSET >= STREAM_MIN_BYTES;
+    }
+
+    /**
+     * After a read within a frame that returned {@code n}: true if bytes came (their arrival noted for the frame
+     * deadline); false if none are there now (the deadline checked); throws at an end of the stream.
+     */
+    private boolean arrived(int n) throws IOException {
+        if (n == 0) {
+            checkFrameDeadline();
+            return false;
+        }
+        if (n < 0) {
+            throw FrameChecks.endOfStream(n);
+        }
+        deadline.arrived(System.nanoTime());
+        return true;
     }
 
     /**
