@@ -97,20 +97,8 @@ class QuicFormationLossTest {
         var release = new CountDownLatch(1);
         try {
             QuicFaults.playDead(transports.get(0), release); // enrolled, then frozen: its socket is there, nobody answers
-            long start = System.nanoTime();
-            Deadline deadline = Deadline.after(FORMATION_DEADLINE);
-            var formed1 = connect(transports.get(1), peers, deadline);
-            var formed2 = connect(transports.get(2), peers, deadline);
-            for (var formed : List.of(formed1, formed2)) {
-                Throwable f = formed.get(40, TimeUnit.SECONDS);
-                long ms = (System.nanoTime() - start) / 1_000_000;
-                System.out.println("formation failed after " + ms + " ms: " + f);
-                assertThat(f).isInstanceOf(ClusterFormationException.class)
-                        .hasMessageContaining("rank 0 was not reached")
-                        .hasMessageContaining("within heartbeat.timeout (1.5s)");
-                assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline")
-                        .isLessThan(15_000);
-            }
+            ranksOneAndTwoFailQuicklyNamingRankZero(transports, peers, "rank 0 was not reached",
+                    "within heartbeat.timeout (1.5s)");
             assertThat(transports.get(1).link(2).ready()).as("the living pair did connect").isCompleted();
         } finally {
             release.countDown();
@@ -163,22 +151,32 @@ class QuicFormationLossTest {
         var peers = peersOf(transports);
         try {
             transports.get(0).close(); // enrolled, then gone: its ports are free
-            long start = System.nanoTime();
-            Deadline deadline = Deadline.after(FORMATION_DEADLINE);
-            var formed1 = connect(transports.get(1), peers, deadline);
-            var formed2 = connect(transports.get(2), peers, deadline);
-            for (var formed : List.of(formed1, formed2)) {
-                Throwable f = formed.get(40, TimeUnit.SECONDS);
-                long ms = (System.nanoTime() - start) / 1_000_000;
-                System.out.println("formation failed after " + ms + " ms: " + f);
-                assertThat(f).isInstanceOf(ClusterFormationException.class)
-                        .hasMessageContaining("rank 0 was not reached within heartbeat.timeout (1.5s)")
-                        .hasMessageContaining("refuses connections: its process is gone");
-                assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline")
-                        .isLessThan(15_000);
-            }
+            ranksOneAndTwoFailQuicklyNamingRankZero(transports, peers,
+                    "rank 0 was not reached within heartbeat.timeout (1.5s)", "refuses connections: its process is gone");
         } finally {
             transports.forEach(QuicTransport::close);
+        }
+    }
+
+    /**
+     * Ranks 1 and 2 form with {@code peers} and both fail with a {@link ClusterFormationException} whose message holds
+     * {@code says}, within the heartbeat timeout plus margins (far below the formation deadline).
+     */
+    private static void ranksOneAndTwoFailQuicklyNamingRankZero(List<QuicTransport> transports, List<PeerInfo> peers,
+                                                                String... says) throws Exception {
+        long start = System.nanoTime();
+        Deadline deadline = Deadline.after(FORMATION_DEADLINE);
+        var formed1 = connect(transports.get(1), peers, deadline);
+        var formed2 = connect(transports.get(2), peers, deadline);
+        for (var formed : List.of(formed1, formed2)) {
+            Throwable f = formed.get(40, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            System.out.println("formation failed after " + ms + " ms: " + f);
+            var failure = assertThat(f).isInstanceOf(ClusterFormationException.class);
+            for (String text : says) {
+                failure.hasMessageContaining(text);
+            }
+            assertThat(ms).as("heartbeat timeout 1.5 s + margins, far below the 60 s deadline").isLessThan(15_000);
         }
     }
 
