@@ -39,6 +39,20 @@ final class CliProcess {
         return cmd;
     }
 
+    /**
+     * A worker JVM that joins with {@code Nexar.join()} ({@link RecoveryChild} with {@code args}) through
+     * {@code join}, heartbeat interval 500 ms and timeout 3 s, its output merged into one stream.
+     */
+    static Process recoveryWorker(String join, String... args) throws IOException {
+        var pb = new ProcessBuilder(javaCommand(RecoveryChild.class.getName(), args)).redirectErrorStream(true);
+        pb.environment().put("NEXAR_JOIN", join);
+        pb.environment().put("NEXAR_HEARTBEAT_TIMEOUT", "3s");
+        pb.environment().put("NEXAR_HEARTBEAT_INTERVAL", "500ms");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        return p;
+    }
+
     record Line(long nanos, String text) {
     }
 

@@ -59,16 +59,8 @@ class FormationKillTest {
         }
     }
 
-    /** A worker JVM that joins with {@code Nexar.join()} (RecoveryChild), its output merged into one stream. */
     private static Process worker(String join) throws IOException {
-        var pb = new ProcessBuilder(CliProcess.javaCommand(RecoveryChild.class.getName(), "3"))
-                .redirectErrorStream(true);
-        pb.environment().put("NEXAR_JOIN", join);
-        pb.environment().put("NEXAR_HEARTBEAT_TIMEOUT", "3s");
-        pb.environment().put("NEXAR_HEARTBEAT_INTERVAL", "500ms");
-        Process p = pb.start();
-        p.getOutputStream().close();
-        return p;
+        return CliProcess.recoveryWorker(join, "3");
     }
 
     /** Everything {@code p} prints, once it ends. */

@@ -8,7 +8,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,15 +79,7 @@ class FormationStarvedPeerTest {
     }
 
     private static Process worker(String join) throws IOException {
-        var pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                RecoveryChild.class.getName(), "20")).redirectErrorStream(true);
-        pb.environment().put("NEXAR_JOIN", join);
-        pb.environment().put("NEXAR_HEARTBEAT_TIMEOUT", "3s");
-        pb.environment().put("NEXAR_HEARTBEAT_INTERVAL", "500ms");
-        Process p = pb.start();
-        p.getOutputStream().close();
-        return p;
+        return CliProcess.recoveryWorker(join, "20");
     }
 
     private static void signal(String name, Process p) throws IOException, InterruptedException {
