@@ -118,20 +118,20 @@ final class CallRunner {
         runHere(spec, fp, in, out, posted, ended);
     }
 
+    /** A heap copy of {@code s} (8-byte aligned, so any element type is aligned), which every thread may access. */
+    private static MemorySegment sharedCopy(MemorySegment s) {
+        return MemorySegment.ofArray(new long[Math.toIntExact((s.byteSize() + 7) / 8)]).asSlice(0, s.byteSize())
+                .copyFrom(s);
+    }
+
     /** {@link #blocking} without {@link #verifyIfSet}. */
     private void runHere(OpSpec spec, Fingerprint fp, MemorySegment in, MemorySegment out, LongConsumer posted,
                          Ended ended) {
-        MemorySegment staged = null;
-        if (!Segments.shared(out)) {
-            staged = MemorySegment.ofArray(new long[Math.toIntExact((out.byteSize() + 7) / 8)])
-                    .asSlice(0, out.byteSize());
-            staged.copyFrom(out);
-        }
+        MemorySegment staged = Segments.shared(out) ? null : sharedCopy(out);
         MemorySegment o = staged != null ? staged : out;
         MemorySegment i = staged != null && in.equals(out) ? staged : in;
         if (i == in && !Segments.shared(in)) { // a reducing receive may read the input on a transport thread
-            i = MemorySegment.ofArray(new long[Math.toIntExact((in.byteSize() + 7) / 8)]).asSlice(0, in.byteSize())
-                    .copyFrom(in);
+            i = sharedCopy(in);
         }
         Schedule schedule = plan(spec);
         OpState reuse = spare.getAndSet(null);

@@ -1,6 +1,7 @@
 package io.nexar.internal.collective;
 
 import io.nexar.internal.transport.PayloadSink;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -43,13 +44,8 @@ final class ChunkClaim implements PayloadSink {
         this.step = step;
         this.at = at;
         this.len = len;
-        this.direct = slot.step instanceof Step.RecvInto ? viewable(slot.target.asSlice(slot.byteOffset + at, len))
-                : null;
-    }
-
-    /** {@code s} if a byte buffer can view it (native memory or a byte array), else null. */
-    private static MemorySegment viewable(MemorySegment s) {
-        return s.isNative() || s.heapBase().orElse(null) instanceof byte[] ? s : null;
+        this.direct = slot.step instanceof Step.RecvInto && Segments.byteBufferViewable(slot.target)
+                ? slot.target.asSlice(slot.byteOffset + at, len) : null;
     }
 
     @Override

@@ -21,4 +21,15 @@ public final class Segments {
     public static boolean shared(MemorySegment segment) {
         return segment.isAccessibleBy(OTHER_THREAD);
     }
+
+    /**
+     * Whether {@link MemorySegment#asByteBuffer} can view {@code segment}: native memory or a {@code byte[]}; a heap
+     * segment over another array (float[] etc.) it refuses with an exception, so callers check first.
+     *
+     * @param segment any segment
+     * @return true if a byte buffer can view it
+     */
+    public static boolean byteBufferViewable(MemorySegment segment) {
+        return segment.isNative() || segment.heapBase().orElse(null) instanceof byte[];
+    }
 }

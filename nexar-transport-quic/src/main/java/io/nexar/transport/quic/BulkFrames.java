@@ -81,7 +81,7 @@ final class BulkFrames {
      * microsecond each, on every send of such an array: checked first instead).
      */
     private static ByteBuffer view(MemorySegment payload) {
-        if (payload.isNative() || payload.heapBase().orElse(null) instanceof byte[]) {
+        if (io.nexar.internal.util.Segments.byteBufferViewable(payload)) {
             return payload.asByteBuffer();
         }
         var copy = ByteBuffer.allocate(Math.toIntExact(payload.byteSize()));
