@@ -74,6 +74,9 @@ public final class NetCheck {
             opts.put(args[i].substring(0, eq), args[i].substring(eq + 1));
         }
         Duration limit = Duration.parse("PT" + opts.getOrDefault("limit", "300s"));
+        // set before the run: the test may close standard input as soon as it reads the run's last line, before this
+        // rank reaches holdUntilReleased (a rank that had checked everything then halted with code 3)
+        holding = Boolean.parseBoolean(opts.getOrDefault("hold", "false"));
         guard(limit);
         long start = System.nanoTime();
         Communicator comm;
@@ -153,7 +156,6 @@ public final class NetCheck {
      * once every rank has finished, so no rank leaves while another is still inside a collective.
      */
     private static void holdUntilReleased() {
-        holding = true;
         System.out.println("holding until standard input ends");
         try {
             RELEASED.await();
