@@ -50,8 +50,12 @@ final class CallRunner {
      * are immutable; the plan depends only on the spec, this rank, the size and the configuration, all fixed here.
      */
     private final ConcurrentHashMap<OpSpec, Schedule> plans = new ConcurrentHashMap<>();
-    /** The last {@link #planned} call. */
+    /**
+     * The last two {@link #planned} calls: a loop that alternates two calls (a training step's allreduce and its
+     * barrier, the bench's barrier between batches) finds both.
+     */
     private volatile Planned last;
+    private volatile Planned previous;
     /**
      * The state of this communicator's last blocking operation that ended well, reused by the next one
      * ({@link CollectiveEngine#post(Group, Fingerprint, Schedule, DataType, ReduceOp, MemorySegment[], OpState)});
@@ -69,25 +73,30 @@ final class CallRunner {
 
     /** A call without count arrays: its spec, its fingerprint and its schedule (all immutable). */
     record Planned(OpSpec spec, Fingerprint fp, Schedule schedule) {
+        boolean matches(Operation operation, DataType type, ReduceOp op, long count, int root, boolean inPlace) {
+            return spec.operation() == operation && spec.type() == type && spec.op() == op && spec.count() == count
+                    && spec.root() == root && spec.inPlace() == inPlace;
+        }
     }
 
     /**
-     * The plan of a call without count arrays: the last one's if the call is the same (a loop repeating one call
-     * allocates no spec, fingerprint or schedule), else a new one from {@link #plan}.
+     * The plan of a call without count arrays: one of the last two calls' if the call is the same (a loop repeating
+     * one or two calls allocates no spec, fingerprint or schedule), else a new one from {@link #plan}.
      */
     Planned planned(Operation operation, DataType type, ReduceOp op, long count, int root, boolean inPlace) {
         Planned p = last;
-        if (p != null) {
-            OpSpec s = p.spec();
-            if (s.operation() == operation && s.type() == type && s.op() == op && s.count() == count
-                    && s.root() == root && s.inPlace() == inPlace) {
-                return p;
-            }
+        if (p != null && p.matches(operation, type, op, count, root, inPlace)) {
+            return p;
+        }
+        Planned q = previous;
+        if (q != null && q.matches(operation, type, op, count, root, inPlace)) {
+            return q;
         }
         var spec = new OpSpec(operation, type, op, count, root, null, null, inPlace);
-        p = new Planned(spec, new Fingerprint(operation, type, op, root, count), plan(spec));
-        last = p;
-        return p;
+        previous = p;
+        q = new Planned(spec, new Fingerprint(operation, type, op, root, count), plan(spec));
+        last = q;
+        return q;
     }
 
     /** The schedule of {@code spec}, from the cache when the spec carries no count arrays (compared by identity). */
@@ -155,7 +164,11 @@ final class CallRunner {
         long seq = op.seq;
         if (op.reusable()) {
             op.release();
-            op.scratch = scratchBytes <= MAX_KEPT_SCRATCH_BYTES ? scratch : null;
+            if (scratchBytes > 0) { // a call without scratch (a barrier) keeps the last one's for the next call
+                op.scratch = scratchBytes <= MAX_KEPT_SCRATCH_BYTES ? scratch : null;
+            } else if (op != reuse) {
+                op.scratch = reuse == null ? null : reuse.scratch;
+            }
             spare.set(op);
         }
         if (staged != null) {

@@ -300,10 +300,6 @@ final class OpState implements BooleanSupplier {
         return applyTo(c.step() == round ? slots.get(src) : null, src, c, mayUnlock);
     }
 
-    /** Copies or reduces chunk {@code c} ({@code len > 0} bytes) into {@code slot}'s target. */
-    private void write(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
-        writePiece(slot, c.offset(), c.payload());
-    }
 
     /**
      * Copies or reduces {@code piece}, the bytes of {@code slot}'s receive from byte {@code at} on, into its target. A
@@ -334,9 +330,7 @@ final class OpState implements BooleanSupplier {
      */
     Slot claimSlot(int src, io.nexar.internal.protocol.Message.Collective c, long len) {
         Slot slot = c.step() == round ? slots.get(src) : c.step() > round ? aheadSlot(src, c.step()) : null;
-        int w = type.byteSize();
-        if (slot == null || slot.done || c.totalBytes() != slot.expectedBytes || c.offset() % w != 0 || len % w != 0
-                || slot.receivedBytes + len > slot.expectedBytes) {
+        if (slot == null || slot.done || !fits(slot, c, len)) {
             return null;
         }
         slot.receivedBytes += len;
@@ -390,19 +384,19 @@ final class OpState implements BooleanSupplier {
     }
 
     /**
-     * {@link #write} with the engine's lock released (every hold of it: a delivery may hold it twice), so that a
-     * large copy or reduction does not stop every other delivery and driver of the process. The bytes are claimed
-     * before and counted after, under the lock; the operation cannot end meanwhile ({@link #awaitWriters}), so
-     * nothing writes its buffers after it ended.
+     * {@link #writePiece} of a whole chunk with the engine's lock released (every hold of it: a delivery may hold
+     * it twice), so that a large copy or reduction does not stop every other delivery and driver of the process. The
+     * bytes are claimed before and counted after, under the lock; the operation cannot end meanwhile
+     * ({@link #awaitWriters}), so nothing writes its buffers after it ended.
      */
-    private void writeUnlocked(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
+    private void writeUnlocked(Slot slot, io.nexar.internal.protocol.Message.Collective c) {
         writers++;
         int holds = lock.getHoldCount();
         for (int i = 0; i < holds; i++) {
             lock.unlock();
         }
         try {
-            write(slot, c, len);
+            writePiece(slot, c.offset(), c.payload());
         } finally {
             for (int i = 0; i < holds; i++) {
                 lock.lock();
@@ -434,20 +428,30 @@ final class OpState implements BooleanSupplier {
                     + " is at step " + round + "; are the ranks configured alike?)");
         }
         long len = c.payload().byteSize();
-        int w = type.byteSize();
-        if (c.totalBytes() != slot.expectedBytes || c.offset() % w != 0 || len % w != 0
-                || slot.receivedBytes + len > slot.expectedBytes) {
+        if (!fits(slot, c, len)) {
             return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SIZE, "step " + c.step()
                     + " expects " + slot.expectedBytes + " bytes from rank " + src + ", which sent " + c.totalBytes());
         }
         slot.receivedBytes += len; // claimed: a chunk over the same bytes now fails the check above
         if (mayUnlock && len >= UNLOCKED_BYTES) {
-            writeUnlocked(slot, c, len);
+            writeUnlocked(slot, c);
         } else if (len > 0) {
-            write(slot, c, len);
+            writePiece(slot, c.offset(), c.payload());
         }
         commit(slot, c.step(), len);
         return null;
+    }
+
+    /**
+     * Whether {@code len} bytes of chunk {@code c} fit {@code slot}'s receive: the sender's total is the receive's,
+     * the chunk holds whole elements at an element boundary, and its bytes are not yet received. One rule for a
+     * whole chunk ({@link #applyTo}, which reports a misfit) and a claimed one ({@link #claimSlot}, which leaves it
+     * to the whole-frame path).
+     */
+    private boolean fits(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
+        int w = type.byteSize();
+        return c.totalBytes() == slot.expectedBytes && c.offset() % w == 0 && len % w == 0
+                && slot.receivedBytes + len <= slot.expectedBytes;
     }
 
     /** Bytes of round {@code k}'s receive from communicator rank {@code r} applied ahead of that round (0 if none). */

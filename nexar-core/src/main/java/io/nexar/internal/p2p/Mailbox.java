@@ -360,13 +360,10 @@ public final class Mailbox implements InboundHandler {
             pair.active.put(m.seq, m);
             matcher.keep(d.communicator(), m);
             store.count(m); // released when a receive takes it or its communicator closes
+            arrived(pair, m, d.communicator()); // matched first: a posted receive takes the bytes straight away
         }
         accept(m, d.offset(), d.payload());
-        if (first) {
-            arrived(pair, m, d.communicator());
-        } else {
-            finishIfComplete(pair, m);
-        }
+        finishIfComplete(pair, m);
         return Delivery.ACCEPTED;
     }
 

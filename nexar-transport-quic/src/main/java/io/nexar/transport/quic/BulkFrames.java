@@ -44,7 +44,7 @@ final class BulkFrames {
             case Message.Collective c -> c.payload();
             default -> null;
         };
-        if (payload == null || payload.byteSize() == 0) {
+        if (payload == null) { // not a Data or Collective frame: rare, and a Goodbye outlives the call
             return new ByteBuffer[] {encode(m)};
         }
         ThreadFrame f = FRAME.get();

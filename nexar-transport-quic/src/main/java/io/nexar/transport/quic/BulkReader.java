@@ -77,6 +77,8 @@ final class BulkReader {
     private int helloFlags = -1;
     private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
+    /** A view of all of {@link #frame}'s memory, made when the buffer is: a decode slices it instead of a new view. */
+    private MemorySegment frameMemory = MemorySegment.ofBuffer(frame.duplicate().clear());
     /** When the first byte of the frame being read arrived, and the last one; read holding the turn. */
     private final FrameDeadline deadline = new FrameDeadline();
     /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
@@ -339,6 +341,7 @@ final class BulkReader {
                     bigger.put(f.flip());
                     f = bigger;
                     frame = f;
+                    frameMemory = MemorySegment.ofBuffer(f.duplicate().clear());
                 }
                 f.limit(headerFirst ? COLLECTIVE_PAYLOAD_OFFSET : Math.min(frameSize, f.capacity()));
                 if (!arrived(socket.readAvailable(f))) {
@@ -355,7 +358,7 @@ final class BulkReader {
             f.flip();
             frameSize = -1;
             prefix.clear();
-            Message m = MessageCodec.decode(peer(), MemorySegment.ofBuffer(f), transport.maxFrameBytes());
+            Message m = MessageCodec.decode(peer(), frameMemory.asSlice(0, f.limit()), transport.maxFrameBytes());
             owner.link().noteReceived(); // liveness is judged by what arrives, on every lane
             if (deliver(m) == Delivery.FULL) {
                 pending = m;
