@@ -159,8 +159,9 @@ final class EarlyStore {
         if (mine >= MAX_EARLY_ABORTS) {
             throw new ProtocolException(InboundRouter.decoding(end, key.comm(), key.seq(), peer), "failed: rank "
                     + peer + " sent more than " + MAX_EARLY_ABORTS + " COLLECTIVE_ABORTs of collective operations not"
-                    + " started here (the last: operation " + key.seq() + " of communicator " + key.comm() + "); a member sends"
-                    + " one per operation that failed on it, so this many pending is a broken or hostile member");
+                    + " started here (the last: operation " + key.seq() + " of communicator " + key.comm() + "); a"
+                    + " member sends one per operation that failed on it, so this many pending is a broken or hostile"
+                    + " member");
         }
         aborts.put(key, a);
         abortSenders.put(key, peer);

@@ -211,8 +211,8 @@ public final class InboundRouter implements InboundHandler {
     private RelayTransport relayOf(int peer) {
         RelayTransport r = relay;
         if (r == null) {
-            throw new ProtocolException(decoding(end, -1, -1, peer), "failed: rank " + peer + " sent a RELAY, PEER_DOWN or QUIESCE frame, but this process runs"
-                            + " topology=full-mesh");
+            throw new ProtocolException(decoding(end, -1, -1, peer), "failed: rank " + peer + " sent a RELAY,"
+                    + " PEER_DOWN or QUIESCE frame, but this process runs topology=full-mesh");
         }
         return r;
     }
