@@ -112,4 +112,43 @@ class JfrEventsTest {
         assertThat(shrinks).as("one shrink per survivor").hasSize(2)
                 .allSatisfy(e -> assertThat(e.getString("detail")).startsWith("to 2 ranks as communicator "));
     }
+
+    @Test
+    void anAutomaticRecoveryIsRecorded(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("nexar.jfr");
+        var config = NexarConfig.builder().ignoreEnvironment().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
+                .collectiveTimeout(Duration.ofSeconds(20)).recoveryTimeout(Duration.ofSeconds(20)).build();
+        try (var recording = new Recording()) {
+            recording.enable("io.nexar.Membership");
+            recording.start();
+            try (var cluster = LocalCluster.start(3, config, Duration.ofSeconds(45))) {
+                var crashed = new CountDownLatch(1);
+                var sizes = cluster.onEachRank(c -> {
+                    if (c.rank() == 2) {
+                        cluster.crash(2);
+                        crashed.countDown();
+                        return 0;
+                    }
+                    assertThat(crashed.await(20, TimeUnit.SECONDS)).isTrue();
+                    try {
+                        c.barrier(); // fails on rank 2's crash, or is the first call of the rebuilt world
+                    } catch (PeerFailedException e) {
+                        // the announcement of the rebuild: the next call runs on the survivors
+                    }
+                    c.barrier();
+                    return c.worldSize();
+                });
+                assertThat(sizes.get(0)).isEqualTo(2);
+            }
+            recording.stop();
+            recording.dump(file);
+        }
+        var recoveries = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("io.nexar.Membership"))
+                .filter(e -> e.getString("kind").equals("recovery")).toList();
+        assertThat(recoveries).as("one per survivor").hasSize(2).allSatisfy(e -> {
+            assertThat(e.getInt("communicator")).isZero();
+            assertThat(e.getString("detail")).contains("without world ranks [2]").contains("2 ranks");
+        });
+    }
 }
