@@ -193,7 +193,8 @@ final class BenchCommand implements Callable<Integer> {
         try (var recording = BenchRecording.start(jfr == null ? null : Path.of(jfr));
              var cluster = LocalCluster.start(ranks, config, Duration.ofHours(1))) {
             cluster.onEachRank(c -> {
-                var runner = new BenchRunner(c, plan, selector, context.err());
+                var runner = new BenchRunner(c, plan, selector, context.err(),
+                        context.systemProperties().get(BenchRunner.ABSENT_PROPERTY));
                 runners[c.rank()] = runner;
                 return runner.run(measured::add);
             });

@@ -44,10 +44,19 @@ final class BenchRunner {
      */
     private static final int WARMUP_CHUNK = 100;
 
+    /**
+     * Test fault, for nexar's own tests only (the {@code nexar.test.} namespace, no setting): the system property
+     * naming the one rank that never enters an operation, so that the others hang in their first one.
+     */
+    static final String ABSENT_PROPERTY = "nexar.test.bench.absent";
+    private static final int ABSENT_TAG = 0x6162;
+
     private final Communicator comm;
     private final BenchPlan plan;
     private final AlgorithmSelector selector;
     private final PrintStream progress;
+    /** The rank that never enters an operation ({@link #ABSENT_PROPERTY}), or -1. */
+    private final int absent;
     private volatile String phase = "start-up";
     /** allreduce-compressed's residual (error feedback), or NULL. */
     private MemorySegment residual = MemorySegment.NULL;
@@ -55,12 +64,14 @@ final class BenchRunner {
     /**
      * @param selector the selector of the configuration the communicator runs with, to name the algorithm chosen
      * @param progress where rank 0 prints a progress line per row (other ranks print nothing), or null
+     * @param absent the value of {@link #ABSENT_PROPERTY} (the rank that never enters an operation), or null
      */
-    BenchRunner(Communicator comm, BenchPlan plan, AlgorithmSelector selector, PrintStream progress) {
+    BenchRunner(Communicator comm, BenchPlan plan, AlgorithmSelector selector, PrintStream progress, String absent) {
         this.comm = comm;
         this.plan = plan;
         this.selector = selector;
         this.progress = comm.rank() == 0 ? progress : null;
+        this.absent = absent == null ? -1 : Integer.parseInt(absent.strip());
     }
 
     /** What this rank is doing, for error messages, for example {@code allreduce 1024 B, iteration 3 of 20}. */
@@ -94,6 +105,19 @@ final class BenchRunner {
     }
 
     /**
+     * The test fault of {@link #ABSENT_PROPERTY}: this rank waits in a receive that nobody sends to, so the others'
+     * hang reports show it there, until their failure ends it.
+     */
+    private void stayAway() {
+        int peer = (comm.rank() + 1) % comm.worldSize();
+        phase = "recv from rank " + peer + " tag " + ABSENT_TAG + ", never entering an operation (test fault "
+                + ABSENT_PROPERTY + ")";
+        comm.recv(peer, ABSENT_TAG, new byte[1]);
+        throw new IllegalStateException("rank " + comm.rank() + " received a message on tag " + ABSENT_TAG
+                + ", which no rank of nexar bench sends");
+    }
+
+    /**
      * A buffer of {@code bytes} (rounded up to whole elements): off-heap from {@code arena}, or with {@code --memory
      * heap} a Java array of the element type (float[] for f32), as an application passes it.
      */
@@ -121,6 +145,9 @@ final class BenchRunner {
      */
     List<BenchResult> run(Consumer<BenchResult> sink) {
         int n = comm.worldSize();
+        if (comm.rank() == absent) {
+            stayAway();
+        }
         var results = new ArrayList<BenchResult>();
         int total = plan.ops().stream().mapToInt(op -> plan.bytesFor(op, n).size()).sum();
         int done = 0;

@@ -67,7 +67,7 @@ public final class BenchWorker {
         try (var recording = BenchRecording.start(jfr == null ? null : BenchRecording.forRank(jfr, launchRank));
              Communicator world = Nexar.join()) {
             runner.set(new BenchRunner(world, plan, new AlgorithmSelector(NexarConfig.fromEnvironment()),
-                    System.err));
+                    System.err, System.getProperty(BenchRunner.ABSENT_PROPERTY)));
             List<BenchResult> rows = runner.get().run(r -> append(result, r));
             unhook(hook);
             if (world.rank() == 0 && result == null && BenchTable.print(System.out, rows, plan.check()) > 0) {

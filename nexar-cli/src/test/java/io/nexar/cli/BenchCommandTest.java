@@ -112,6 +112,20 @@ class BenchCommandTest {
         assertThat(out()).doesNotContain("check:");
     }
 
+    /** Issue 14 item 5: {@code --jfr FILE} records the ranks' nexar events (one file with --in-process). */
+    @Test
+    void shouldRecordTheRanksCollectivesWithJfr() throws IOException {
+        Path jfr = dir.resolve("bench.jfr");
+        assertThat(bench("--np", "2", "--op", "allreduce", "--sizes", "8", "--jfr", jfr.toString())).as(err())
+                .isZero();
+        var collectives = jdk.jfr.consumer.RecordingFile.readAllEvents(jfr).stream()
+                .filter(e -> e.getEventType().getName().equals("io.nexar.Collective"))
+                .filter(e -> e.getString("operation").equals("allReduce")).toList();
+        assertThat(collectives).as("every call, with no threshold").hasSizeGreaterThanOrEqualTo(2 * 3)
+                .allSatisfy(e -> assertThat(e.getString("outcome")).isEqualTo("ok"));
+        assertThat(collectives).extracting(e -> e.getInt("rank")).contains(0, 1);
+    }
+
     @Test
     void shouldPassEveryCheckOfEveryOperation() {
         int code = bench("--np", "3", "--op", "all", "--sizes", "8,3KiB", "--check");

@@ -62,7 +62,14 @@ final class CliProcess {
     final Thread pump;
 
     CliProcess(Map<String, String> env, BiConsumer<CliProcess, String> onLine, String... args) throws IOException {
+        this(List.of(), env, onLine, args);
+    }
+
+    /** A CLI run whose JVM gets {@code jvmOptions} (system properties, for example) before its main class. */
+    CliProcess(List<String> jvmOptions, Map<String, String> env, BiConsumer<CliProcess, String> onLine,
+               String... args) throws IOException {
         var cmd = javaCommand(NexarCli.class.getName(), args);
+        cmd.addAll(1, jvmOptions);
         var pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         process = pb.start();

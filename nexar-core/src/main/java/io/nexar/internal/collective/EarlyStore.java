@@ -1,11 +1,11 @@
 package io.nexar.internal.collective;
 
-import io.nexar.ErrorContext;
-import io.nexar.Operation;
 import io.nexar.ProtocolException;
 import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.SenderShare;
+import io.nexar.internal.transport.Transport;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -148,18 +148,20 @@ final class EarlyStore {
     /**
      * Keeps the first abort of an operation not posted yet.
      *
+     * @param end the transport it arrived on, named by the error (its rank and world), or null
      * @throws ProtocolException if world rank {@code peer} already has {@link #MAX_EARLY_ABORTS} pending here
      */
-    void holdAbort(OpKey key, int peer, Message.CollectiveAbort a) {
+    void holdAbort(OpKey key, int peer, Message.CollectiveAbort a, Transport end) {
         if (aborts.containsKey(key)) {
             return;
         }
         int mine = abortsBySender.getOrDefault(peer, 0);
         if (mine >= MAX_EARLY_ABORTS) {
-            throw new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), "failed: rank " + peer
-                    + " sent more than " + MAX_EARLY_ABORTS + " COLLECTIVE_ABORTs of collective operations not started"
-                    + " here (the last: operation " + key.seq() + " of communicator " + key.comm() + "); a member sends"
-                    + " one per operation that failed on it, so this many pending is a broken or hostile member");
+            throw new ProtocolException(InboundRouter.decoding(end, key.comm(), key.seq(), peer), "failed: rank "
+                    + peer + " sent more than " + MAX_EARLY_ABORTS + " COLLECTIVE_ABORTs of collective operations not"
+                    + " started here (the last: operation " + key.seq() + " of communicator " + key.comm() + "); a"
+                    + " member sends one per operation that failed on it, so this many pending is a broken or hostile"
+                    + " member");
         }
         aborts.put(key, a);
         abortSenders.put(key, peer);

@@ -147,7 +147,7 @@ final class EngineFailures {
             }
             return;
         }
-        e.store.holdAbort(new OpKey(a.communicator(), a.opSeq()), peer, a);
+        e.store.holdAbort(new OpKey(a.communicator(), a.opSeq()), peer, a, e.abortTransport);
     }
 
     /** Fails {@code op} as aborted by world rank {@code worldPeer}. Under the lock. */

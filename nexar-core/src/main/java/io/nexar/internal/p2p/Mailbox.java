@@ -1,5 +1,7 @@
 package io.nexar.internal.p2p;
 
+import static io.nexar.internal.p2p.MailboxFailures.protocol;
+
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.MessageSizeMismatchException;
@@ -7,13 +9,13 @@ import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
-import io.nexar.ProtocolException;
 import io.nexar.Status;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Progress;
+import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -82,6 +84,7 @@ public final class Mailbox implements InboundHandler {
     String abortedDetail;
     /** Who reads the transport while a receive waits (see {@link Progress}). */
     volatile Progress progress = Progress.NONE;
+    volatile Transport end; // named by protocol errors (its rank and world size); null until servedBy
 
     /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
     public Mailbox(long maxStoredBytes) {
@@ -199,6 +202,11 @@ public final class Mailbox implements InboundHandler {
         return MailboxWaits.await(this, r, deadline, waitLimit);
     }
 
+    /** Protocol errors name {@code t}'s rank and world size from now on (once, by the router's servedBy). */
+    public void servedBy(Transport t) {
+        end = t;
+    }
+
     /** The hang reports this receive side reports to, or null. */
     public HangReports hangReports() {
         return hangs;
@@ -224,12 +232,10 @@ public final class Mailbox implements InboundHandler {
                     MailboxFailures.markDown(this, peer, g.reason().describe(g.detail()));
                     yield Delivery.ACCEPTED;
                 }
-                case Message.Heartbeat h -> Delivery.ACCEPTED;
-                case Message.Hello h -> Delivery.ACCEPTED;
+                case Message.Heartbeat _, Message.Hello _ -> Delivery.ACCEPTED;
                 // enrolment belongs to the seed's TLS connection only; on a peer link it is a protocol violation
-                case io.nexar.internal.protocol.EnrolmentMessage e -> throw new ProtocolException(
-                        ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer), e.type() + " from rank " + peer
-                                + " on a peer link: enrolment messages travel only on the seed's connection");
+                case io.nexar.internal.protocol.EnrolmentMessage e -> throw protocol(this, null, peer, "sent "
+                        + e.type() + " on a peer link: enrolment messages travel only on the seed's connection");
                 // collective traffic goes to the collective engine (see InboundRouter); nothing else is for us
                 default -> Delivery.ACCEPTED;
             };
@@ -332,11 +338,11 @@ public final class Mailbox implements InboundHandler {
         boolean first = m == null;
         if (first) {
             if (d.messageSeq() < pair.contiguous || pair.ahead.contains(d.messageSeq())) {
-                throw protocol(peer, "sent message " + d.messageSeq() + " of comm " + d.communicator()
+                throw protocol(this, d, peer, "sent message " + d.messageSeq() + " of comm " + d.communicator()
                         + " again (or a chunk after its end)");
             }
             if (d.offset() != 0) {
-                throw protocol(peer, "started message " + d.messageSeq() + " at offset " + d.offset());
+                throw protocol(this, d, peer, "started message " + d.messageSeq() + " at offset " + d.offset());
             }
             if (!store.admitsFirst(peer, len) && !neededNow(pair, d, peer)) {
                 store.refused(peer, len, 1);
@@ -345,7 +351,7 @@ public final class Mailbox implements InboundHandler {
             m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
         } else {
             if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
-                throw protocol(peer, "changed the size or tag of message " + m.seq + " mid-way");
+                throw protocol(this, d, peer, "changed the size or tag of message " + m.seq + " mid-way");
             }
             if (m.boundTo == null && !m.discard && len > 0 && !store.admitsMore(peer, len)) {
                 store.refused(peer, len, 0);
@@ -353,8 +359,8 @@ public final class Mailbox implements InboundHandler {
             }
         }
         if (d.offset() < 0 || d.offset() > m.totalBytes - len || m.receivedBytes + len > m.totalBytes) {
-            throw protocol(peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message " + m.seq
-                    + " of " + m.totalBytes + " bytes");
+            throw protocol(this, d, peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message "
+                    + m.seq + " of " + m.totalBytes + " bytes");
         }
         if (first) {
             pair.active.put(m.seq, m);
@@ -484,11 +490,6 @@ public final class Mailbox implements InboundHandler {
      */
     public void failCommunicator(int communicator, String why) {
         MailboxFailures.failCommunicator(this, communicator, why);
-    }
-
-    private static ProtocolException protocol(int peer, String what) {
-        return new ProtocolException(ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
-                "failed: rank " + peer + " " + what);
     }
 
     PairState pair(int communicator, int src) {

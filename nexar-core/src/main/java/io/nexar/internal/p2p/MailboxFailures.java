@@ -4,6 +4,9 @@ import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
 import io.nexar.PeerFailedException;
+import io.nexar.ProtocolException;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.InboundRouter;
 import java.util.function.Function;
 
 /**
@@ -18,6 +21,18 @@ import java.util.function.Function;
  */
 final class MailboxFailures {
     private MailboxFailures() {
+    }
+
+    /**
+     * A protocol violation by {@code peer}, naming the local rank and world of the mailbox's transport (once known),
+     * the communicator and the peer.
+     *
+     * @param d the offending frame, naming the communicator, or null if it is not a data frame
+     * @param what completes "failed: rank {peer} ...", for example "started message 3 at offset 8"
+     */
+    static ProtocolException protocol(Mailbox mb, Message.Data d, int peer, String what) {
+        return new ProtocolException(InboundRouter.decoding(mb.end, d == null ? -1 : d.communicator(), -1, peer),
+                "failed: rank " + peer + " " + what);
     }
 
     /**

@@ -314,6 +314,27 @@ public final class MessageCodec {
         return new ProtocolException(ErrorContext.of(Operation.DECODE).withPeer(peer), detail, cause);
     }
 
+    /**
+     * A decode error as the receiving end reports it: the codec knows only the peer, so the transport that read the
+     * frame adds its own rank and world size (the detail, the cause and the stack stay).
+     *
+     * @param e an error raised while decoding a peer's bytes
+     * @param rank the local rank
+     * @param worldSize the local world size
+     * @return {@code e} itself if it names a local rank already (or {@code rank} is unknown), else a copy naming it
+     */
+    public static ProtocolException seenBy(ProtocolException e, int rank, int worldSize) {
+        ErrorContext c = e.context();
+        String prefix = c.describe() + " "; // a NexarException's message is its context's prefix, a space, the detail
+        if (c.rank() >= 0 || rank < 0 || e.getMessage() == null || !e.getMessage().startsWith(prefix)) {
+            return e;
+        }
+        var seen = new ProtocolException(new ErrorContext(c.operation(), rank, worldSize, c.communicator(),
+                c.sequence(), c.tag(), c.peer()), e.getMessage().substring(prefix.length()), e.getCause());
+        seen.setStackTrace(e.getStackTrace());
+        return seen;
+    }
+
     private static Message.Hello decodeHello(int peer, MemorySegment frame) {
         // Magic and version first: a later version may have a longer Hello, and must be reported as such.
         requireSize(peer, MessageType.HELLO, frame, HELLO_RANK_OFFSET, false);

@@ -47,6 +47,7 @@ public final class InProcessTransport implements Transport {
         this.worldSize = worldSize;
         this.router = router;
         this.incarnation = incarnation;
+        router.servedBy(this); // its protocol errors name this rank and world
     }
 
     @Override

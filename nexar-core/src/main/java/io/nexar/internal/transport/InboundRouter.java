@@ -1,5 +1,8 @@
 package io.nexar.internal.transport;
 
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.ProtocolException;
 import io.nexar.internal.cluster.Membership;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.p2p.Mailbox;
@@ -19,6 +22,8 @@ public final class InboundRouter implements InboundHandler {
     private volatile HangReports hangs;
     /** The relaying transport of a sparse topology, or null on a full mesh. */
     private volatile RelayTransport relay;
+    /** The transport this router serves, named by its protocol errors; null until {@link #servedBy}. */
+    private volatile Transport end;
 
     /** Routes to {@code mailbox} and {@code engine}. */
     public InboundRouter(Mailbox mailbox, CollectiveEngine engine) {
@@ -39,6 +44,31 @@ public final class InboundRouter implements InboundHandler {
         hangs = h;
         engine.reportsHangsTo(h);
         mailbox.reportsHangsTo(h);
+    }
+
+    /**
+     * Protocol errors of both receive sides name {@code t}'s rank and world size from now on (once, by the
+     * transport's constructor: the router is built before the transport it serves).
+     *
+     * @param t the transport whose inbound messages this router handles
+     */
+    public void servedBy(Transport t) {
+        end = t;
+        mailbox.servedBy(t);
+    }
+
+    /**
+     * Where a protocol violation by a peer was seen: decoding on the local rank of {@code end}, in its world.
+     *
+     * @param end the transport the violation arrived on, or null if not known (then only the peer is named)
+     * @param communicator the communicator the offending frame names, or -1
+     * @param sequence the operation sequence number the offending frame names, or -1
+     * @param peer the world rank that sent it
+     * @return the context of the {@link ProtocolException} to raise
+     */
+    public static ErrorContext decoding(Transport end, int communicator, long sequence, int peer) {
+        return end == null ? new ErrorContext(Operation.DECODE, -1, -1, communicator, sequence, -1, peer)
+                : new ErrorContext(Operation.DECODE, end.rank(), end.worldSize(), communicator, sequence, -1, peer);
     }
 
     /** Hands relay envelopes to {@code r} from now on (sparse topologies; once, before the transport connects). */
@@ -181,9 +211,8 @@ public final class InboundRouter implements InboundHandler {
     private RelayTransport relayOf(int peer) {
         RelayTransport r = relay;
         if (r == null) {
-            throw new io.nexar.ProtocolException(io.nexar.ErrorContext.of(io.nexar.Operation.DECODE).withPeer(peer),
-                    "failed: rank " + peer + " sent a RELAY, PEER_DOWN or QUIESCE frame, but this process runs"
-                            + " topology=full-mesh");
+            throw new ProtocolException(decoding(end, -1, -1, peer), "failed: rank " + peer + " sent a RELAY,"
+                    + " PEER_DOWN or QUIESCE frame, but this process runs topology=full-mesh");
         }
         return r;
     }

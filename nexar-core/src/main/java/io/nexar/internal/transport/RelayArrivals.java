@@ -1,5 +1,6 @@
 package io.nexar.internal.transport;
 
+import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.protocol.MessageType;
@@ -113,7 +114,12 @@ final class RelayArrivals {
     }
 
     private Message inner(Message.Relay envelope) {
-        Message inner = MessageCodec.decode(envelope.origin(), envelope.frame(), maxFrameBytes);
+        Message inner;
+        try {
+            inner = MessageCodec.decode(envelope.origin(), envelope.frame(), maxFrameBytes);
+        } catch (ProtocolException e) {
+            throw MessageCodec.seenBy(e, relay.rank(), relay.worldSize());
+        }
         if (inner instanceof Message.Relay || inner instanceof Message.Hello || inner instanceof Message.Quiesce
                 || inner.type().code() >= MessageType.JOIN_CHALLENGE.code()) {
             throw relay.violation(envelope.origin(), "relayed a " + inner.type() + " frame, which never travels in a"

@@ -117,7 +117,7 @@ class EarlyStoreTest {
         assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 40))).isTrue();
         assertThat(store.holdEarly(new OpKey(5, 0), 2, other)).isTrue();
         store.holdAbort(new OpKey(5, 1), 2, new Message.CollectiveAbort(5, 1, io.nexar.internal.protocol.AbortReason
-                .FAILED, 0, -1, "gone"));
+                .FAILED, 0, -1, "gone"), null);
         locked(() -> store.dropCommunicator(5));
         assertThat(store.bytes()).isEqualTo(40);
         assertThat(locked(() -> store.takeEarly(new OpKey(5, 0)))).isNull();
@@ -129,8 +129,8 @@ class EarlyStoreTest {
     void keepsTheFirstAbortOfAnOperationAndItsSender() {
         var first = new Message.CollectiveAbort(0, 3, io.nexar.internal.protocol.AbortReason.FAILED, 0, -1, "first");
         var second = new Message.CollectiveAbort(0, 3, io.nexar.internal.protocol.AbortReason.FAILED, 0, -1, "second");
-        store.holdAbort(new OpKey(0, 3), 2, first);
-        store.holdAbort(new OpKey(0, 3), 1, second);
+        store.holdAbort(new OpKey(0, 3), 2, first, null);
+        store.holdAbort(new OpKey(0, 3), 1, second, null);
         assertThat(store.isEmpty()).isFalse();
         assertThat(store.takeAbort(new OpKey(0, 3))).isSameAs(first);
         assertThat(store.abortSender(new OpKey(0, 3))).isEqualTo(2);

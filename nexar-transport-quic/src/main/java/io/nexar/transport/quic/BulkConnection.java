@@ -6,6 +6,7 @@ import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
@@ -297,8 +298,12 @@ final class BulkConnection {
                     + io.getMessage() + ")", io);
             return;
         }
-        lose(e instanceof ProtocolException ? "broke the protocol: " + e.getMessage()
-                : "was disconnected after an error on its bulk lane: " + e, e);
+        if (e instanceof ProtocolException pe) {
+            ProtocolException seen = MessageCodec.seenBy(pe, transport.rank(), transport.worldSize());
+            lose("broke the protocol: " + seen.getMessage(), seen);
+        } else {
+            lose("was disconnected after an error on its bulk lane: " + e, e);
+        }
     }
 
     /** Writing failed (the writer thread, or a sender filling an output buffer). */

@@ -14,6 +14,7 @@ import io.nexar.Operation;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.DeclaredFailed;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
@@ -234,7 +235,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     /** Reading a lane failed: a protocol violation by the peer, or an error of the inbound handler. */
     @Override
     public void laneFailed(LaneStream lane, RuntimeException e) {
-        if (e instanceof ProtocolException pe) {
+        if (e instanceof ProtocolException raised) {
+            ProtocolException pe = MessageCodec.seenBy(raised, transport.rank(), transport.worldSize());
             LOG.warn("rank {}: {}", transport.rank(), pe.getMessage());
             String detail = Texts.truncate(pe.getMessage());
             LaneStream control = lanes.get(0);

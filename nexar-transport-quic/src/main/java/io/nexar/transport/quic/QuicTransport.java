@@ -156,6 +156,7 @@ public final class QuicTransport implements Transport {
         this.loopback = new Loopback(rank, handler, config.maxFrameBytes());
         if (handler instanceof InboundRouter router) { // its receive sides poll this transport's TCP lanes
             router.drivenBy(links);
+            router.servedBy(this); // and name this rank and world in their protocol errors
         }
     }
 

@@ -123,6 +123,30 @@ class HostilePeerTest {
         }
     }
 
+    /**
+     * A frame the codec cannot decode (an unknown message type on a QUIC stream): the receiver reports the sender down
+     * at once, and the error names where it was seen, its own rank and world, as well as the sender (issue 14 item 8;
+     * the codec alone knows only the sender).
+     */
+    @Test
+    void shouldNameTheReceivingRankInADecodeErrorOfAMalformedQuicFrame() throws Exception {
+        var handlers = handlers(2);
+        var transports = QuicTestCluster.form(2, CONFIG, LOOPBACK, QuicTestCluster::credentials, handlers::get,
+                BulkLaneOptions.off());
+        try {
+            // a frame of length 2: message type 0xEE (none such), flags 0
+            QuicFaults.writeRaw(transports.get(0), 1, Lane.P2P, new byte[] {2, 0, 0, 0, (byte) 0xEE, 0});
+            var down = handlers.get(1).downs.poll(30, TimeUnit.SECONDS);
+            System.out.println("rank 1 reported: " + down);
+            assertThat(down).as("rank 1 reports rank 0").isNotNull();
+            assertThat(down.peer()).isEqualTo(0);
+            assertThat(down.why()).contains("broke the protocol: decode on rank 1 (world 2, peer 0) unknown message"
+                    + " type 0xee from rank 0");
+        } finally {
+            transports.forEach(QuicTransport::close);
+        }
+    }
+
     @Test
     void shouldCutOffAMemberThatSendsAbortsOfOperationsThatNeverCome() throws Exception {
         var ranks = new ArrayList<EngineHandler>();
