@@ -422,6 +422,9 @@ public final class RelayTransport implements Transport {
             // Transport contract wants (the handler's onPeerDown is idempotent)
             router.onPeerDown(peer, why, null);
         }
+        if (peer != rank()) { // survivors that the exclusion cuts off from this rank are lost to it as well
+            RelayNotices.reportCutOff(this, why);
+        }
     }
 
     @Override
