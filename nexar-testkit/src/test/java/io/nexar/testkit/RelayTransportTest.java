@@ -190,15 +190,11 @@ class RelayTransportTest {
                             cluster.crash(world);
                             return "crashed";
                         }
-                        if (world == 2) {
-                            try {
-                                c.allReduce(x, ReduceOp.SUM);
-                                return "rank 2 went on";
-                            } catch (io.nexar.PeerFailedException cut) {
-                                return cut.getMessage();
-                            }
+                        try {
+                            i = Resync.step(c, i) - 1;
+                        } catch (io.nexar.PeerFailedException lost) { // this rank's recovery failed: it is out
+                            return lost.getMessage();
                         }
-                        i = Resync.step(c, i) - 1;
                         continue;
                     }
                     if (size == n || size == 5) { // every rank, or the five that still reach each other
@@ -213,7 +209,13 @@ class RelayTransportTest {
                 assertThat(routes.cutOff()).as("world rank %d", a).isEmpty();
                 assertThat(routes.deadRanks()).as("world rank %d", a).containsExactly(1, 2, 3);
             }
-            // which of the others rank 2 had found cut off when too few were left depends on timing: not all five
+            // which of the others rank 2 had found cut off when too few were left depends on timing: not all five.
+            // In-process only, a survivor's exclusion notice can still reach rank 2 first (the fabric links every
+            // pair; over a network rank 2 has no link left): then it was told it was excluded
+            if (results.get(2).contains("this rank was excluded: rank ")) {
+                assertThat(results.get(2)).contains("rank 2 was excluded by the survivors");
+                return;
+            }
             assertThat(results.get(2)).containsPattern("recovery needs more than half of them; of those, world ranks"
                     + " \\[[0, 4-7]+\\] may be alive but are cut off from this rank: every path to them over the"
                     + " topology's links passes a failed rank, and recovery opens no new links");
