@@ -138,9 +138,12 @@ final class BenchCommand implements Callable<Integer> {
         }
         LaunchCommand.checkConfiguration(context);
         var out = context.out();
-        out.printf("# nexar bench: %s on %d ranks %s; %s %s; %d timed iterations after %d warm-up%n",
+        var topology = NexarConfig.builder().environment(context.env()).systemProperties(context.systemProperties())
+                .build().topology();
+        out.printf("# nexar bench: %s on %d ranks %s%s; %s %s; %d timed iterations after %d warm-up%n",
                 plan.ops().stream().map(BenchOp::cliName).collect(Collectors.joining(",")), ranks,
                 inProcess ? "in this JVM (in-process transport)" : "in worker JVMs on loopback",
+                topology.kind() == io.nexar.Topology.Kind.FULL_MESH ? "" : " (topology=" + topology + ")",
                 BenchPlan.name(plan.type()), BenchPlan.name(plan.redop()), plan.iters(), plan.warmup());
         out.println(plan.timing().equals("batch")
                 ? "# time: per call, slowest rank's mean over a batch of back-to-back calls (barrier before each"

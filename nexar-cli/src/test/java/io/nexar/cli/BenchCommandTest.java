@@ -30,10 +30,14 @@ class BenchCommandTest {
     Path dir;
 
     private int bench(String... args) {
+        return benchWith(Map.of(), args);
+    }
+
+    private int benchWith(Map<String, String> env, String... args) {
         out.reset();
         err.reset();
         var context = new CliContext(new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), Map.of(), Map.of());
+                new PrintStream(err, true, StandardCharsets.UTF_8), env, Map.of());
         var all = new ArrayList<>(List.of("bench", "--in-process", "--iters", "3", "--warmup", "1"));
         all.addAll(List.of(args));
         return NexarCli.run(context, all.toArray(String[]::new));
@@ -134,6 +138,24 @@ class BenchCommandTest {
         assertThat(out()).contains("allgather", "reducescatter", "alltoall", "barrier", "sendrecv", "p2p",
                 "binomial", "pairwise");
         assertThat(out().lines().toList().getLast()).isEqualTo("check: 15 passed, 0 failed");
+    }
+
+    @Test
+    void shouldPassEveryCheckOfEveryOperationOnSparseTopologies() {
+        // a ring of 5 (messages between non-neighbours relayed, up to 2 hops) and a hypercube of 4: the short form of
+        // the recorded runs of docs/collectives.md 2c
+        for (String topology : new String[] {"k-regular:2", "hypercube"}) {
+            int np = topology.equals("hypercube") ? 4 : 5;
+            int code = benchWith(Map.of("NEXAR_TOPOLOGY", topology), "--np", String.valueOf(np), "--op", "all",
+                    "--sizes", "8,3KiB", "--check");
+            assertThat(code).as(topology + ": " + out() + err()).isZero();
+            assertThat(out()).contains(" on " + np + " ranks in this JVM (in-process transport) (topology=" + topology
+                    + "); ");
+            assertThat(out().lines().toList().getLast()).as(topology).isEqualTo("check: 15 passed, 0 failed");
+        }
+        // the setting reaches the ranks: a hypercube of 3 cannot form
+        assertThat(benchWith(Map.of("NEXAR_TOPOLOGY", "hypercube"), "--np", "3", "--op", "barrier")).isEqualTo(1);
+        assertThat(err()).contains("topology=hypercube needs a world size that is a power of two");
     }
 
     @Test

@@ -396,8 +396,20 @@ public final class Membership implements AutoCloseable {
                     + " listed it as failed)");
             case NO_QUORUM -> failed(a, result, "only " + (a.members().length - a.failed().length) + " of "
                     + a.members().length + " ranks remain reachable (failed world ranks " + Arrays.toString(a.failed())
-                    + "); recovery needs more than half of them");
+                    + "); recovery needs more than half of them" + cutOffNote(a.failed()));
         }
+    }
+
+    /**
+     * For a failed recovery on a sparse topology: which of {@code failed} are alive but cut off from this rank (their
+     * down reason says so, {@code RelayNotices.reportCutOff}); empty if none.
+     */
+    private String cutOffNote(int[] failed) {
+        int[] cut = Arrays.stream(failed).filter(w -> down.getOrDefault(w, "").contains("is cut off from world rank"))
+                .toArray();
+        return cut.length == 0 ? "" : "; of those, world ranks " + Arrays.toString(cut) + " may be alive but are cut"
+                + " off from this rank: every path to them over the topology's links passes a failed rank, and"
+                + " recovery opens no new links";
     }
 
     private void decided(Agreement a, CompletableFuture<Decision> result) {

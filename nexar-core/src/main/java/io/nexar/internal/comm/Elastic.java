@@ -102,9 +102,8 @@ final class Elastic {
         }
         if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
             // refused on every member before rank 0 asks the seed: the waiting workers stay waiting, none is cut off
-            throw new UnsupportedOperationException("grow() is not supported yet with topology="
-                    + relay.routes().graph().topology() + " (only with full-mesh): newcomers would need neighbours"
-                    + " and routes that every member agrees on");
+            throw new UnsupportedOperationException(io.nexar.internal.transport.RelayTransport.growRefusal(
+                    relay.routes().graph().topology()));
         }
         Growth joined = admitted;
         if (joined != null) { // the members' grow() that admitted this process is running its state transfer

@@ -113,6 +113,30 @@ public final class RoutingTable {
     }
 
     /**
+     * The live ranks this rank can no longer reach: every path to them over the graph passes a rank this table knows
+     * dead (say both neighbours of a rank on a ring). No link of the graph is added after formation, so they are cut
+     * off from this rank for good.
+     *
+     * @return the cut-off ranks, ascending; empty while every live rank is reachable
+     */
+    public int[] cutOff() {
+        if (!anyDead) {
+            return new int[0];
+        }
+        int[] dist = graph.distancesFrom(self, dead);
+        return java.util.stream.IntStream.range(0, dist.length).filter(r -> !dead[r] && dist[r] < 0).toArray();
+    }
+
+    /**
+     * The ranks this table knows dead.
+     *
+     * @return their world ranks, ascending
+     */
+    public int[] deadRanks() {
+        return java.util.stream.IntStream.range(0, dead.length).filter(r -> dead[r]).toArray();
+    }
+
+    /**
      * The next hop with every rank alive, whatever this table knows of dead ranks.
      *
      * @param destination a rank other than {@link #self()}

@@ -42,6 +42,48 @@ final class RelayNotices {
             t.failures.learned(peer, why, -1);
             t.failures.tellLater(peer, -1);
         }
+        if (news) {
+            reportCutOff(t, why);
+        }
+    }
+
+    /**
+     * After a rank went down: the live ranks that no route reaches any more (every path to them passes a dead rank;
+     * recovery opens no new links) are down for this rank too, and reported so to the router, naming the dead ranks
+     * that cut them off, so that operations waiting for them fail and recovery excludes them (a rank cut off alone
+     * is on the minority side of a partition). Not spread to the neighbours: each rank that learns of the same
+     * failures finds the same cut. If the failure that cut them off was a normal close, so is their loss.
+     *
+     * @param t the relay
+     * @param why what completes "rank N ..." for the failure that was just learnt
+     */
+    static void reportCutOff(RelayTransport t, String why) {
+        if (t.closed) {
+            return;
+        }
+        int[] lost;
+        int[] dead;
+        synchronized (t) {
+            var routes = t.table;
+            lost = routes.cutOff();
+            dead = routes.deadRanks();
+            for (int r : lost) {
+                t.markDead(r);
+            }
+        }
+        if (lost.length == 0) {
+            return;
+        }
+        String detail = "is cut off from world rank " + t.rank() + ": every path of topology="
+                + t.table.graph().topology() + " to it passes a failed or departed rank (world ranks "
+                + java.util.Arrays.toString(dead) + "; recovery opens no new links)";
+        String reason = io.nexar.internal.protocol.GoodbyeReason.isPoliteLeave(why) ? "left (" + detail + ")"
+                : "failed (" + detail + ")";
+        LOG.atLevel(reason.startsWith("left") ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+                .log("rank {}: world ranks {} {}", t.rank(), java.util.Arrays.toString(lost), detail);
+        for (int r : lost) {
+            t.router.onPeerDown(r, reason, null);
+        }
     }
 
     /**
@@ -70,6 +112,7 @@ final class RelayNotices {
             if (!t.closed && !t.closeTree.everyRankClosed()) {
                 t.failures.tellLater(down, from); // pass it on: the report floods the neighbour graph
             }
+            reportCutOff(t, why);
         }
         return Delivery.ACCEPTED;
     }

@@ -166,6 +166,9 @@ public final class RelayTransport implements Transport {
                     throw e;
                 }
                 markDead(next); // the hop died: take the next route (failure detection names it, not the relay)
+                // a rebuild may have reset this rank's routes to ranks it had seen die: if that hop was the last
+                // way to some ranks, they are cut off (found here, as on the failure itself: RelayNotices)
+                RelayNotices.reportCutOff(this, "failed (" + e.getMessage() + ")");
             }
         }
     }
@@ -422,12 +425,29 @@ public final class RelayTransport implements Transport {
             // Transport contract wants (the handler's onPeerDown is idempotent)
             router.onPeerDown(peer, why, null);
         }
+        if (peer != rank()) { // survivors that the exclusion cuts off from this rank are lost to it as well
+            RelayNotices.reportCutOff(this, why);
+        }
     }
 
     @Override
     public void admit(List<Newcomer> newcomers, Deadline deadline) {
-        throw new UnsupportedOperationException("grow() is not supported yet with topology="
-                + table.graph().topology() + " (only with full-mesh)");
+        throw new UnsupportedOperationException(growRefusal(table.graph().topology()));
+    }
+
+    /**
+     * Why {@code grow()} is refused on a sparse topology, and what to do instead (docs/failure-model.md, "Sparse
+     * topologies").
+     *
+     * @param topology the world's topology
+     * @return the message of the {@link UnsupportedOperationException}
+     */
+    public static String growRefusal(io.nexar.Topology topology) {
+        return "grow() is not supported yet with topology=" + topology + " (only with full-mesh): the graph of the"
+                + " grown world gives members new neighbours too (on k-regular:2, a ring of 6 growing to 7 replaces"
+                + " the link 5-0 by 5-6 and 6-0; a hypercube grows by doubling only), and links between ranks are"
+                + " opened at formation only; start the job at its final size, or use topology=full-mesh for a world"
+                + " that grows";
     }
 
     /**

@@ -61,6 +61,31 @@ class RoutingTableTest {
     }
 
     @Test
+    void shouldNameTheLiveRanksThatTheDeadCutOff() {
+        var ring = NeighbourGraph.of(Topology.kRegular(2), 8);
+        var fromZero = RoutingTable.of(ring, 0);
+        assertThat(fromZero.cutOff()).isEmpty();
+        assertThat(fromZero.withDead(1).cutOff()).as("one dead rank on a ring cuts nothing").isEmpty();
+        // both neighbours of rank 2 dead: rank 2 is alone, and rank 0 cannot reach it
+        assertThat(fromZero.withDead(1).withDead(3).cutOff()).containsExactly(2);
+        assertThat(fromZero.withDead(1).withDead(3).deadRanks()).containsExactly(1, 3);
+        assertThat(RoutingTable.of(ring, 2).withDead(1).withDead(3).cutOff()).containsExactly(0, 4, 5, 6, 7);
+        // a ring cut twice: ranks 2-4 on one side, 6-7-0 on the other
+        assertThat(fromZero.withDead(1).withDead(5).cutOff()).containsExactly(2, 3, 4);
+        // k-regular:4 on 8 (offsets 1 and 3): two dead ranks never cut it
+        var chords = NeighbourGraph.of(Topology.kRegular(4), 8);
+        for (int a = 1; a < 8; a++) {
+            for (int b = a + 1; b < 8; b++) {
+                assertThat(RoutingTable.of(chords, 0).withDead(a).withDead(b).cutOff()).as("dead %d %d", a, b)
+                        .isEmpty();
+            }
+        }
+        // a hypercube of 8 (degree 3): all three neighbours of rank 7 dead cut it off
+        var cube = NeighbourGraph.of(Topology.HYPERCUBE, 8);
+        assertThat(RoutingTable.of(cube, 0).withDead(3).withDead(5).withDead(6).cutOff()).containsExactly(7);
+    }
+
+    @Test
     void shouldForwardOnlyForSourcesUpstreamOfTheNeighbour() {
         var g = NeighbourGraph.of(Topology.HYPERCUBE, 8);
         var relay = RoutingTable.of(g, 3); // neighbours 1, 2, 7
