@@ -6,7 +6,6 @@ import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
-import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.nio.channels.SocketChannel;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -26,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * lane): its setup ({@link BulkSetup}), its reader ({@link BulkReader}) and its writer ({@link BulkWriter}). The
  * reader and the writer each run on a platform thread of their own ({@code nexar-bulk-r<rank>-p<peer>-<lane>-rx},
  * {@code -tx}) over a socket that is non-blocking after setup ({@link BulkSocket}); senders write their own small
- * frames. This class ties them together, and decides what a failure means.
+ * frames. This class ties them together; {@link BulkLaneFailure} decides what a failure means.
  *
  * <pre>
  *  dialer (lower rank, its QUIC link ready)          acceptor
@@ -53,8 +51,6 @@ import org.slf4j.LoggerFactory;
  */
 final class BulkConnection {
     private static final Logger LOG = LoggerFactory.getLogger(BulkConnection.class);
-    /** How long an abrupt end of the socket waits for the QUIC connection's own close reason. */
-    private static final long ABRUPT_END_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final QuicTransport transport;
     private final BulkEndpoint endpoint;
@@ -66,7 +62,7 @@ final class BulkConnection {
     private final BulkReader reader;
     private final CompletableFuture<Void> setUp = new CompletableFuture<>();
     private final AtomicInteger liveLoops = new AtomicInteger(1);
-    private final AtomicBoolean abruptEnd = new AtomicBoolean();
+    private final BulkLaneFailure failure = new BulkLaneFailure(this);
     private volatile PeerLink link;
     /** The lane this connection carries: P2P or COLLECTIVE; for an accepted one, known from the dialer's HELLO. */
     private volatile Lane lane;
@@ -246,7 +242,7 @@ final class BulkConnection {
                 reader.run();
             }
         } catch (IOException | RuntimeException e) {
-            readFailed(e);
+            failure.readFailed(e);
         } catch (InterruptedException e) {
             closeSocket(); // only close() interrupts nothing; treat as a close
         } finally {
@@ -258,103 +254,13 @@ final class BulkConnection {
         try {
             writer.run();
         } catch (IOException | RuntimeException e) {
-            writeFailed(e);
+            failure.writeFailed(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
             writer.ended();
             loopEnded();
         }
-    }
-
-    private void readFailed(Exception e) {
-        if (closed) {
-            return;
-        }
-        if (ready && transport.isClosing()) {
-            if (e instanceof IOException io) {
-                abandonWhileLeaving("ended its bulk lane without a goodbye while this rank was leaving ("
-                        + io.getMessage() + ")", io);
-            }
-            closeSocket(); // this rank is leaving: an abrupt end of the peer's output is no failure to report
-            return;
-        }
-        if (!ready && dialTarget == null && link == null && e instanceof java.io.EOFException) {
-            // ended before it said who it is: no pair's lane, but a peer's formation probe (ListenerProbe) or a scan
-            LOG.debug("rank {}: a bulk connection from {} ended before it identified itself ({})", transport.rank(),
-                    remote(), e.getMessage());
-            fallBack(null);
-            closeSocket();
-            return;
-        }
-        if (!ready) {
-            fallBack("failed during setup: " + e.getMessage());
-            closeSocket();
-            return;
-        }
-        if (e instanceof IOException io) {
-            // the usual cause: the kernel closed a killed process's socket, with no TLS close_notify and no GOODBYE
-            endedAbruptly("ended its bulk lane without a goodbye (its process exited or was killed; "
-                    + io.getMessage() + ")", io);
-            return;
-        }
-        if (e instanceof ProtocolException pe) {
-            ProtocolException seen = MessageCodec.seenBy(pe, transport.rank(), transport.worldSize());
-            lose("broke the protocol: " + seen.getMessage(), seen);
-        } else {
-            lose("was disconnected after an error on its bulk lane: " + e, e);
-        }
-    }
-
-    /** Writing failed (the writer thread, or a sender filling an output buffer). */
-    void writeFailed(Exception e) {
-        if (ready && !closed && transport.isClosing() && e instanceof IOException io) {
-            abandonWhileLeaving("was disconnected while this rank was leaving (writing its bulk lane failed: " + e
-                    + ")", io);
-            return;
-        }
-        if (!ready || closed || transport.isClosing() || link.isDown()) {
-            return;
-        }
-        String why = "was disconnected (writing its bulk lane failed: " + e + ")";
-        if (e instanceof IOException io) {
-            endedAbruptly(why, io);
-        } else {
-            lose(why, e);
-        }
-    }
-
-    /**
-     * The socket ended abruptly (no TLS close_notify, a reset, or an end within a frame). If the peer's QUIC
-     * connection is closing too, its reason is the better one: it arrives within a grace period and closes this
-     * connection. Otherwise (the peer crashed) the peer is lost once the period ends.
-     */
-    private void endedAbruptly(String why, IOException e) {
-        if (abruptEnd.compareAndSet(false, true)) {
-            // Not "if this connection is still open": its reader and writer may both have ended within the grace
-            // (a failed read and a failed write), which closes it, and the peer must still be reported.
-            endpoint.schedule(() -> {
-                if (transport.isClosing()) {
-                    abandonWhileLeaving(why, e); // this rank began to leave within the grace period
-                } else if (!link.isDown()) {
-                    lose(why, e);
-                } else {
-                    close(); // the peer went down for a better reason meanwhile: only release this lane
-                }
-            }, ABRUPT_END_GRACE_NANOS);
-        }
-    }
-
-    /**
-     * This rank is leaving and the peer's bulk lane broke (an end without close_notify, a reset, a failed write): the
-     * peer is gone and will never answer the Goodbye, so its QUIC connection is closed now. Without this, the leave
-     * waited for that connection until the end of its share of {@code close.timeout} (4 s by default): a survivor
-     * whose first sign of a killed peer was a failed write ("Broken pipe") and which then closed within the grace
-     * period exited 4.7-5.6 s after the kill (issue 16).
-     */
-    private void abandonWhileLeaving(String why, IOException e) {
-        LOG.debug("rank {}: rank {} {}; not waiting for its goodbye", transport.rank(), link.peer, why);
-        onQuicConnection(c -> c.fail(why, e));
     }
 
     // ------------------------------------------------------------------ sending
@@ -440,6 +346,11 @@ final class BulkConnection {
         socket.closeSelectors(); // wakes a reader or writer waiting for the socket; frees the channel's descriptor
     }
 
+    /** Decides what a failed read or write of this connection means. */
+    BulkLaneFailure failure() {
+        return failure;
+    }
+
     /** A loop (reader or writer) ended; the socket is closed once both have. */
     private void loopEnded() {
         if (liveLoops.decrementAndGet() == 0) {
@@ -469,7 +380,7 @@ final class BulkConnection {
         return true;
     }
 
-    private String remote() {
+    String remote() {
         try {
             return Texts.format(channel.getRemoteAddress());
         } catch (IOException | RuntimeException e) {

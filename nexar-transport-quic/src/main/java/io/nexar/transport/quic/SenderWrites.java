@@ -80,7 +80,7 @@ final class SenderWrites {
 
     /** A write to the socket failed: the peer is lost (its link learns why) and the sender's call fails. */
     static PeerFailedException writeFailure(BulkConnection owner, Exception e, ErrorContext context) {
-        owner.writeFailed(e);
+        owner.failure().writeFailed(e);
         int peer = owner.link().peer;
         return new PeerFailedException(context.withPeer(peer), "cannot complete: writing rank " + peer
                 + "'s bulk lane failed: " + e, e);
