@@ -33,6 +33,9 @@ class ProtocolFuzzTest {
     /** Receiver limit of the frame targets: small, so that the oversize paths are reached as well. */
     static final long MAX_FRAME_BYTES = 4096;
     private static final int PEER = 3;
+    /** The codes of the enrolment messages (0x40-0x4F), ascending. */
+    private static final int[] ENROLMENT_CODES = Arrays.stream(MessageType.values()).mapToInt(MessageType::code)
+            .filter(c -> c >= 0x40 && c <= 0x4F).sorted().toArray();
 
     @FuzzTest
     void messageCodec(byte[] data) {
@@ -40,14 +43,16 @@ class ProtocolFuzzTest {
     }
 
     /**
-     * The enrolment bodies (JOIN_*, PEER_TABLE, ELASTIC_JOIN_REQUEST, GROW_POLL, ADMISSION): the type byte is mapped
-     * into the enrolment range so that every input reaches {@link EnrolmentCodec}.
+     * The enrolment bodies (JOIN_*, PEER_TABLE, ELASTIC_JOIN_REQUEST, GROW_POLL, ADMISSION, SEED_PROOF, RENEW_REQUEST,
+     * RENEWED: every {@link MessageType} of the enrolment range 0x40-0x4F): the type byte is mapped onto one of them, so
+     * that every input reaches {@link EnrolmentCodec} and the codecs of its families.
      */
     @FuzzTest
     void enrolmentCodec(byte[] data) {
         if (data.length > WireFormat.TYPE_OFFSET) {
             int code = data[WireFormat.TYPE_OFFSET] & 0xFF;
-            data[WireFormat.TYPE_OFFSET] = (byte) (code >= 0x40 && code <= 0x47 ? code : 0x40 + (code & 7));
+            boolean enrolment = Arrays.binarySearch(ENROLMENT_CODES, code) >= 0;
+            data[WireFormat.TYPE_OFFSET] = (byte) (enrolment ? code : ENROLMENT_CODES[code % ENROLMENT_CODES.length]);
         }
         decodeAndCheck(data);
     }

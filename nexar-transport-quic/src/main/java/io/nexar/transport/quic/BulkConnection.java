@@ -101,11 +101,23 @@ final class BulkConnection {
         var setup = new BulkSetup(this, reader, writer, channel, dialAddress, setupDeadline);
         endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer, "rx"),
                 () -> readLoop(setup));
-        endpoint.schedule(() -> {
-            if (fallBack("did not finish its setup within " + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms")) {
-                closeSocket(); // only if this timer fell back: a lane attached meanwhile stays open
-            }
-        }, setupNanos);
+        endpoint.schedule(() -> abandonSetup("did not finish its setup within "
+                + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms"), setupNanos);
+    }
+
+    /**
+     * Gives up the setup (its deadline passed, or the endpoint needs room for a newer accepted connection): falls back
+     * to QUIC and closes the socket, unless the lane was attached or had fallen back already (then it stays as it is).
+     * {@code why} as for {@link #fallBack}. Any thread.
+     *
+     * @return true if this call closed the connection
+     */
+    boolean abandonSetup(String why) {
+        if (fallBack(why)) {
+            closeSocket(); // only if this call fell back: a lane attached meanwhile stays open
+            return true;
+        }
+        return false;
     }
 
     /** The name of one of this connection's threads ({@code role} rx or tx; the lane goes before it once known). */

@@ -12,6 +12,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -51,6 +52,12 @@ final class BulkEndpoint {
      * still running when {@link #connectAll} returns go on, and their pair uses QUIC until its lane is attached.
      */
     static final Duration MIN_DIAL_SETUP = ACCEPT_SETUP.multipliedBy(2);
+    /**
+     * The least number of accepted connections whose setup may be under way at once ({@link #pendingAcceptLimit}):
+     * each holds a thread and two selectors until its dialer is identified or {@link #ACCEPT_SETUP} passes, and
+     * anyone who reaches the port can open one, before any certificate is seen.
+     */
+    static final int MIN_PENDING_ACCEPTS = 64;
     /** The lanes that get a TCP connection of their own per pair, so that they never block each other. */
     private static final Lane[] TCP_LANES = {Lane.P2P, Lane.COLLECTIVE};
 
@@ -62,6 +69,10 @@ final class BulkEndpoint {
     private final LaneTls laneTls;
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     private final Set<BulkConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Accepted connections still being set up, oldest first (the accept thread's only). */
+    private final ArrayDeque<BulkConnection> pendingAccepts = new ArrayDeque<>();
+    /** How many of them were closed to make room for newer ones (the accept thread's only). */
+    private long closedForRoom;
     private volatile boolean stopped;
     private ServerSocketChannel server;
 
@@ -116,13 +127,54 @@ final class BulkEndpoint {
             }
             try {
                 configure(ch);
+                makeRoomForAnAccept(ch);
                 var c = new BulkConnection(transport, this, null, null, null, ch, newSocket(ch,
                         tls ? laneTls.serverEngine() : null));
+                pendingAccepts.add(c);
                 track(c).start(Deadline.after(ACCEPT_SETUP));
             } catch (IOException | RuntimeException e) {
                 LOG.warn("rank {}: could not set up an accepted bulk connection", transport.rank(), e);
                 closeQuietly(ch);
             }
+        }
+    }
+
+    /**
+     * The most accepted connections whose setup may be under way at once in a world of {@code worldSize}: twice what
+     * formation needs at the highest rank (a connection per TCP lane from each other rank), at least
+     * {@link #MIN_PENDING_ACCEPTS}. A real dialer finishes its setup within milliseconds; connections that never speak
+     * (a flood, a scanner) hold at most this many threads, not one per connection for {@link #ACCEPT_SETUP}.
+     *
+     * @param worldSize the ranks of the world
+     * @return the limit
+     */
+    static int pendingAcceptLimit(int worldSize) {
+        return Math.max(MIN_PENDING_ACCEPTS, 2 * TCP_LANES.length * worldSize);
+    }
+
+    /**
+     * Before a new accepted connection is set up: forgets the accepted connections whose setup ended (attached or
+     * fallen back), and at the limit closes the oldest still being set up. Logs the first closing at WARN, naming
+     * the newcomer's address, and every 1,000th after it. Accept thread.
+     */
+    private void makeRoomForAnAccept(SocketChannel newcomer) {
+        pendingAccepts.removeIf(c -> c.setUp().isDone());
+        int limit = pendingAcceptLimit(transport.worldSize());
+        while (pendingAccepts.size() >= limit) {
+            if (pendingAccepts.poll().abandonSetup(null) && closedForRoom++ % 1000 == 0) {
+                LOG.warn("rank {}: {} connections to its bulk-lane port are being set up, the most it holds in a world"
+                        + " of {}: closed the oldest for a new one from {} ({} closed so far; a flood of connections"
+                        + " that never speak?)", transport.rank(), limit, transport.worldSize(), remote(newcomer),
+                        closedForRoom);
+            }
+        }
+    }
+
+    private static String remote(SocketChannel ch) {
+        try {
+            return Texts.format(ch.getRemoteAddress());
+        } catch (IOException | RuntimeException e) {
+            return "?";
         }
     }
 

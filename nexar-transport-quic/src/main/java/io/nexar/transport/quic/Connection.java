@@ -289,15 +289,16 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     /**
      * One tick of the failure detector for this peer: sends a heartbeat on the control lane every
      * {@code intervalNanos} (whatever else is sent: data can sit in a paused lane, a heartbeat never waits), and
-     * declares the peer failed once nothing at all arrived from it for {@code timeoutNanos}.
+     * declares the peer failed once nothing at all arrived from it for {@code timeoutNanos}, counted from no earlier
+     * than {@code resumedNanos} (when this process last resumed from a pause of its own: {@link QuicEndpoint}).
      */
-    void heartbeat(long intervalNanos, long timeoutNanos, long sequence) {
+    void heartbeat(long intervalNanos, long timeoutNanos, long resumedNanos, long sequence) {
         PeerLink l = link;
         if (!ready || done || l == null || l.isDown() || transport.isClosing()) {
             return;
         }
         long now = System.nanoTime();
-        long silent = l.silentNanos(now);
+        long silent = Math.min(l.silentNanos(now), now - resumedNanos);
         if (silent > timeoutNanos) {
             declareFailed("sent nothing for " + Texts.millis(silent) + " (heartbeat timeout "
                     + Texts.millis(timeoutNanos) + "): its process is dead, hung or unreachable");

@@ -20,6 +20,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The network side of one {@link QuicTransport}: its event loops, its two UDP sockets (one listening, one shared by
@@ -29,6 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * block their caller (never an event loop) for at most their deadline.
  */
 final class QuicEndpoint {
+    private static final Logger LOG = LoggerFactory.getLogger(QuicEndpoint.class);
     private final QuicTransport transport;
     private final QuicTuning tuning;
     private final NettyIo io;
@@ -38,6 +41,7 @@ final class QuicEndpoint {
     private Channel client;
     private BulkEndpoint bulk;
     private volatile ScheduledFuture<?> heartbeats;
+    private volatile long resumedNanos;
 
     private QuicEndpoint(QuicTransport transport, QuicTuning tuning, NettyIo io) {
         this.transport = transport;
@@ -160,17 +164,44 @@ final class QuicEndpoint {
     /**
      * Starts the failure detector: every tick (a tenth of the timeout, at most the interval) each connection sends its
      * heartbeat when due and checks how long its peer has been silent ({@link Connection#heartbeat}).
+     *
+     * <p>A tick that comes more than half the timeout (at least three ticks) after the previous one means that this
+     * process was itself paused or starved of CPU (a machine loaded far beyond its cores, a stop, a long safepoint):
+     * its peers' messages of that time may still sit unread in its sockets, and its peers may have been paused alike.
+     * Their silence then counts only from the resumption ({@link #resumedNanos}), so a pause of every process does not
+     * make each accuse the others; a peer that stays silent is declared failed one timeout later.
      */
     void startHeartbeats(Duration interval, Duration timeout) {
         long intervalNanos = interval.toNanos();
         long timeoutNanos = timeout.toNanos();
         long tick = Math.max(TimeUnit.MILLISECONDS.toNanos(5), Math.min(intervalNanos, timeoutNanos / 10));
+        long pauseNanos = Math.max(3 * tick, timeoutNanos / 2);
+        long[] lastTick = {System.nanoTime()}; // the timer's thread only
+        resumedNanos = lastTick[0];
         heartbeats = io.group().next().scheduleAtFixedRate(() -> {
+            long now = System.nanoTime();
+            long gap = now - lastTick[0];
+            lastTick[0] = now;
+            if (gap > pauseNanos) {
+                resumedNanos = now;
+                LOG.warn("rank {}: this process ran no heartbeat tick for {} (one is due every {}): it was paused or"
+                        + " starved of CPU itself, so its peers' silence counts from now (heartbeat.timeout {})",
+                        transport.rank(), Texts.millis(gap), Texts.millis(tick), Texts.millis(timeoutNanos));
+            }
+            long resumed = resumedNanos;
             for (Connection c : connections) {
-                c.channel().eventLoop().execute(() -> c.heartbeat(intervalNanos, timeoutNanos,
+                c.channel().eventLoop().execute(() -> c.heartbeat(intervalNanos, timeoutNanos, resumed,
                         heartbeatSequence.getAndIncrement()));
             }
         }, 0, tick, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * When the heartbeat timer last found that this process had been paused (or when it started): peers' silence
+     * counts from no earlier than this ({@link System#nanoTime}).
+     */
+    long resumedNanos() {
+        return resumedNanos;
     }
 
     /**
