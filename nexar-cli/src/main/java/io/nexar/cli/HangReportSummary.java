@@ -49,8 +49,10 @@ final class HangReportSummary {
     private final Map<Integer, Map<Integer, String>> lastOfSource = new TreeMap<>();
 
     /**
-     * Adds a forwarded block if it is a hang report: its first line contains {@link #MARKER}, its lines
-     * {@code "  world rank R: ..."} say what the awaited ranks do.
+     * Adds a forwarded block if it is a hang report: its first line contains {@link #MARKER} (not within an
+     * exception's message that quotes a report, which may come before the report itself and carry the closing
+     * brackets of its message on its last line), its lines {@code "  world rank R: ..."} say what the awaited ranks
+     * do.
      *
      * @param block the block's lines, as the child wrote them
      * @param fallbackRank the rank to file it under if its first line does not name one
@@ -59,8 +61,8 @@ final class HangReportSummary {
     synchronized void add(List<String> block, int fallbackRank, int source) {
         String first = block.getFirst();
         int at = first.indexOf(MARKER);
-        if (at < 0) {
-            return;
+        if (at < 0 || first.substring(0, at).contains("Exception")) {
+            return; // not a report, or one quoted by a failure's message (a peer-down line, the bench's last error)
         }
         String head = first.substring(at + MARKER.length());
         int rank = fallbackRank;

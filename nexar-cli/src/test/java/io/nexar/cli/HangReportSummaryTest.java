@@ -57,6 +57,10 @@ class HangReportSummaryTest {
         summary.ended(3);
         summary.continued("  world rank 2: not reachable (no answer within 2 s)", 3); // not the report's any more
         summary.add(List.of("[rank 0] rank 0 gave up"), 0, 1); // not a report
+        summary.add(List.of(LOG.formatted(2) + "Membership: peer down: world rank 1 failed (io.nexar"
+                + ".PeerFailedException: barrier on rank 1 (world 3, comm 0, seq 0, peer 0) cannot complete: rank 0"
+                + " failed it (nexar hang report: world rank 1 of 3 is in barrier #0 on communicator 0 for 2.0 s",
+                "  world rank 2: recv from rank 0 tag 7 on communicator 0 for 2.0 s))"), 2, 5); // a quoted report
 
         assertThat(print(summary, 3)).isEqualTo(String.join(System.lineSeparator(),
                 "nexar: hang reports of rank 1 (1 rank), grouped:",
