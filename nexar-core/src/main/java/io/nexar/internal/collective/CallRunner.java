@@ -14,6 +14,7 @@ import io.nexar.internal.util.CallTimeout;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.SoftReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,6 +63,13 @@ final class CallRunner {
      * null while a call uses it.
      */
     private final AtomicReference<OpState> spare = new AtomicReference<>();
+    /**
+     * The scratch buffer of the last blocking call that ended well and needed more than
+     * {@link #MAX_KEPT_SCRATCH_BYTES} (a 64 MiB reduce-scatter of f32 needs 32 MiB), held softly: a loop repeating the
+     * call reuses it instead of allocating and dropping that much heap per call, and the collector may take it back
+     * when memory runs short.
+     */
+    private final AtomicReference<SoftReference<MemorySegment>> keptLarge = new AtomicReference<>();
 
     CallRunner(CollectiveEngine engine, Transport transport, NexarConfig config, Group group) {
         this.engine = engine;
@@ -127,6 +135,19 @@ final class CallRunner {
         runHere(spec, fp, in, out, posted, ended);
     }
 
+    /**
+     * A zeroed scratch buffer of {@code bytes}: the last large one if it has that size and the collector left it
+     * (see {@link #keptLarge}), else a new one.
+     */
+    private MemorySegment largeScratch(long bytes) {
+        SoftReference<MemorySegment> ref = bytes > MAX_KEPT_SCRATCH_BYTES ? keptLarge.getAndSet(null) : null;
+        MemorySegment kept = ref == null ? null : ref.get();
+        if (kept != null && kept.byteSize() == bytes) {
+            return kept.fill((byte) 0); // as new; a memset, where a new array is a memset plus garbage
+        }
+        return MemorySegment.ofArray(new long[Math.toIntExact(bytes / 8)]);
+    }
+
     /** A heap copy of {@code s} (8-byte aligned, so any element type is aligned), which every thread may access. */
     private static MemorySegment sharedCopy(MemorySegment s) {
         return MemorySegment.ofArray(new long[Math.toIntExact((s.byteSize() + 7) / 8)]).asSlice(0, s.byteSize())
@@ -151,7 +172,7 @@ final class CallRunner {
         } else if (reuse != null && reuse.scratch != null && reuse.scratch.byteSize() == scratchBytes) {
             scratch = reuse.scratch.fill((byte) 0); // as new
         } else {
-            scratch = MemorySegment.ofArray(new long[Math.toIntExact(scratchBytes / 8)]);
+            scratch = largeScratch(scratchBytes);
         }
         Deadline deadline = Deadline.after(CallTimeout.collective(config));
         OpState op = post(spec, fp, schedule, i, o, scratch, reuse, posted, ended);
@@ -164,8 +185,10 @@ final class CallRunner {
         long seq = op.seq;
         if (op.reusable()) {
             op.release();
-            if (scratchBytes > 0) { // a call without scratch (a barrier) keeps the last one's for the next call
-                op.scratch = scratchBytes <= MAX_KEPT_SCRATCH_BYTES ? scratch : null;
+            if (scratchBytes > MAX_KEPT_SCRATCH_BYTES) {
+                keptLarge.set(new SoftReference<>(scratch));
+            } else if (scratchBytes > 0) { // a call without scratch (a barrier) keeps the last one's for the next call
+                op.scratch = scratch;
             } else if (op != reuse) {
                 op.scratch = reuse == null ? null : reuse.scratch;
             }
