@@ -95,7 +95,7 @@ final class BucketedAllReduce {
     private MemorySegment takeStaging(long bytes) {
         MemorySegment s = staging.getAndSet(null);
         if (s == null || s.byteSize() < bytes) {
-            s = MemorySegment.ofArray(new long[Math.toIntExact((Math.max(bytes, 8) + 7) / 8)]);
+            s = io.nexar.internal.util.Segments.heapBytes(Math.max(bytes, 8));
         }
         return s.asSlice(0, bytes);
     }
@@ -103,7 +103,7 @@ final class BucketedAllReduce {
     private void returnStaging(MemorySegment s) {
         if (s.byteSize() <= MAX_CACHED_STAGING_BYTES) {
             // the whole array again: asSlice views share it, and a later, larger call may need all of it
-            staging.set(MemorySegment.ofArray((long[]) s.heapBase().orElseThrow()));
+            staging.set(MemorySegment.ofArray((byte[]) s.heapBase().orElseThrow()));
         }
     }
 }

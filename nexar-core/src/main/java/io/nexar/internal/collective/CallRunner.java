@@ -149,18 +149,16 @@ final class CallRunner {
     }
 
     /**
-     * A new zeroed scratch buffer: a {@code byte[]}, which a byte buffer can view, so a send from scratch goes out
-     * without a copy (a {@code long[]} segment cannot be viewed: the bulk lane copied every chunk sent from scratch,
-     * 32 MiB per 64 MiB reduce-scatter). The kernels read and write elements unaligned, so no alignment is needed.
+     * A new zeroed scratch buffer that chunks can be sent from without a copy ({@link Segments#heapBytes}; the
+     * {@code long[]} scratch before cost a copy of every chunk sent from it, 32 MiB per 64 MiB reduce-scatter).
      */
     private static MemorySegment newScratch(long bytes) {
-        return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+        return Segments.heapBytes(bytes);
     }
 
-    /** A heap copy of {@code s} (8-byte aligned, so any element type is aligned), which every thread may access. */
+    /** A heap copy of {@code s} ({@link Segments#heapBytes}), which every thread may access. */
     private static MemorySegment sharedCopy(MemorySegment s) {
-        return MemorySegment.ofArray(new long[Math.toIntExact((s.byteSize() + 7) / 8)]).asSlice(0, s.byteSize())
-                .copyFrom(s);
+        return Segments.heapBytes(s.byteSize()).copyFrom(s);
     }
 
     /** {@link #blocking} without {@link #verifyIfSet}. */

@@ -11,6 +11,19 @@ public final class Segments {
     }
 
     /**
+     * Zeroed heap memory for the library's own buffers that chunks are sent from (scratch, staging, compressed
+     * payloads): a {@code byte[]}, which a byte buffer can view, so the bulk lane encrypts or writes it where it lies.
+     * A segment over a {@code long[]} cannot be viewed, and every chunk sent from it was copied first. Elements in it
+     * are read and written with unaligned layouts (the reduction kernels, the codecs).
+     *
+     * @param bytes its size
+     * @return a segment of {@code bytes} zero bytes, accessible by any thread
+     */
+    public static MemorySegment heapBytes(long bytes) {
+        return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+    }
+
+    /**
      * Whether threads other than the caller can access {@code segment}: true for heap, global, automatic and shared
      * arena memory, false for a confined arena's. Transport threads write received data straight into shared memory;
      * confined memory has to be staged through shared memory (blocking calls) or is refused (asynchronous ones).
