@@ -6,6 +6,7 @@ import io.nexar.DataType;
 import io.nexar.Operation;
 import io.nexar.ReduceOp;
 import io.nexar.internal.util.Checks;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -95,7 +96,7 @@ final class BucketedAllReduce {
     private MemorySegment takeStaging(long bytes) {
         MemorySegment s = staging.getAndSet(null);
         if (s == null || s.byteSize() < bytes) {
-            s = io.nexar.internal.util.Segments.heapBytes(Math.max(bytes, 8));
+            s = Segments.heapBytes(Math.max(bytes, 8));
         }
         return s.asSlice(0, bytes);
     }

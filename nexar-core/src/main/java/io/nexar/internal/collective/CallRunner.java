@@ -136,23 +136,17 @@ final class CallRunner {
     }
 
     /**
-     * A zeroed scratch buffer of {@code bytes}: the last large one if it has that size and the collector left it
-     * (see {@link #keptLarge}), else a new one.
+     * A zeroed scratch buffer of {@code bytes} for a call whose operation state keeps none that fits: the last large
+     * one if it has that size and the collector left it (see {@link #keptLarge}), else a new one that chunks can be
+     * sent from without a copy ({@link Segments#heapBytes}; a {@code long[]} scratch cost a copy of every chunk sent
+     * from it, 32 MiB per 64 MiB reduce-scatter).
      */
-    private MemorySegment largeScratch(long bytes) {
+    private MemorySegment scratchOf(long bytes) {
         SoftReference<MemorySegment> ref = bytes > MAX_KEPT_SCRATCH_BYTES ? keptLarge.getAndSet(null) : null;
         MemorySegment kept = ref == null ? null : ref.get();
         if (kept != null && kept.byteSize() == bytes) {
             return kept.fill((byte) 0); // as new; a memset, where a new array is a memset plus garbage
         }
-        return newScratch(bytes);
-    }
-
-    /**
-     * A new zeroed scratch buffer that chunks can be sent from without a copy ({@link Segments#heapBytes}; the
-     * {@code long[]} scratch before cost a copy of every chunk sent from it, 32 MiB per 64 MiB reduce-scatter).
-     */
-    private static MemorySegment newScratch(long bytes) {
         return Segments.heapBytes(bytes);
     }
 
@@ -179,7 +173,7 @@ final class CallRunner {
         } else if (reuse != null && reuse.scratch != null && reuse.scratch.byteSize() == scratchBytes) {
             scratch = reuse.scratch.fill((byte) 0); // as new
         } else {
-            scratch = largeScratch(scratchBytes);
+            scratch = scratchOf(scratchBytes);
         }
         Deadline deadline = Deadline.after(CallTimeout.collective(config));
         OpState op = post(spec, fp, schedule, i, o, scratch, reuse, posted, ended);
@@ -222,7 +216,7 @@ final class CallRunner {
         verifyIfSet(call.fp, call.ended);
         Schedule schedule = plan(call.spec);
         long scratchBytes = scratchBytes(schedule, call.spec);
-        MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL : newScratch(scratchBytes);
+        MemorySegment scratch = scratchBytes == 0 ? MemorySegment.NULL : Segments.heapBytes(scratchBytes);
         Deadline deadline = Deadline.after(CallTimeout.collective(config));
         OpState op = post(call.spec, call.fp, schedule, call.in, call.out, scratch, null, call.posted, call.ended);
         var handle = new AsyncOp(engine, op);
