@@ -28,8 +28,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Threading: all state is guarded by one lock, held by nobody while writing to the socket. One thread at a time
  * writes ({@code writing}): the writer thread, or a sender writing its own frame (a small one that fit one output
- * buffer with nothing queued, {@link #writeOwn}; a large direct one, {@link #sendDirect}). The socket-level halves of
- * the senders' own writes, and their errors, are static helpers in {@link SenderWrites}.
+ * buffer with nothing queued: {@link #sendOwn}, two rounds of the lock per frame, or {@link #writeOwn} when the socket
+ * was busy as the frame came; a large direct one, {@link #sendDirect}). The socket-level halves of the senders' own
+ * writes, and their errors, are static helpers in {@link SenderWrites}.
  */
 final class BulkWriter {
     private final BulkConnection owner;
@@ -83,6 +84,8 @@ final class BulkWriter {
     void send(Message message, Deadline deadline, ErrorContext context) {
         ByteBuffer[] srcs = BulkFrames.frameOf(message);
         long bytes = BulkFrames.remaining(srcs);
+        boolean direct = SenderWrites.direct(srcs, bytes, output);
+        ByteBuffer own = null;
         lock.lock();
         try {
             checkOpen(context);
@@ -97,10 +100,17 @@ final class BulkWriter {
             }
             frameBusy = true;
             queuedBytes += bytes;
+            if (!direct && !writing && full.isEmpty() && !free.isEmpty()) {
+                writing = true; // nothing waits to be written and nobody writes: this sender writes its frame itself
+                own = free.poll();
+            }
         } finally {
             lock.unlock();
         }
-        if (SenderWrites.direct(srcs, bytes, output)) {
+        if (own != null && sendOwn(srcs, bytes, own, context)) {
+            return;
+        }
+        if (direct) {
             boolean handedOver = false;
             try {
                 handedOver = sendDirect(srcs, bytes, deadline, context);
@@ -111,7 +121,7 @@ final class BulkWriter {
         }
         boolean handedOver = false;
         try {
-            boolean started = false;
+            boolean started = own != null;
             while (BulkOutput.hasRemaining(srcs)) {
                 ByteBuffer out = takeFree(deadline, context, started);
                 if (out == null) { // the deadline passed mid-frame: the writer finishes it from a copy
@@ -134,6 +144,63 @@ final class BulkWriter {
             }
         } finally {
             frameDone(handedOver, bytes);
+        }
+    }
+
+    /**
+     * The common case of a small frame, with the frame's turn and the socket's taken in one round of the lock by
+     * {@link #send}: fills {@code out} and, if the whole frame fit, writes it on the sender's thread without waiting
+     * for the socket (what the socket does not take now goes to the writer thread, first in line) and ends the frame
+     * in a second round of the lock. Saves the hand-off to the writer thread, and lock rounds, for small frames.
+     *
+     * @return true if the frame is done; false if it is larger than one output buffer: {@code out}, filled, went to
+     *         the writer thread and the sender goes on with the rest as {@link #send}'s buffered path does
+     */
+    private boolean sendOwn(ByteBuffer[] srcs, long bytes, ByteBuffer out, ErrorContext context) {
+        boolean all;
+        try {
+            output.fill(srcs, out);
+            if (BulkOutput.hasRemaining(srcs)) {
+                signal(() -> {
+                    writing = false;
+                    full.add(out);
+                });
+                return false;
+            }
+            all = output.tryWrite(out);
+        } catch (IOException | RuntimeException e) {
+            endOwn(out.clear(), true, bytes, false);
+            throw SenderWrites.writeFailure(owner, e, context);
+        }
+        endOwn(out, all, bytes, true);
+        return true;
+    }
+
+    /**
+     * Ends a frame its sender wrote itself ({@link #sendOwn}): gives back the socket's turn, the frame's turn and
+     * {@code out}, to the free buffers if it was written {@code all}, else to the writer thread first in line.
+     */
+    private void endOwn(ByteBuffer out, boolean all, long bytes, boolean count) {
+        lock.lock();
+        try {
+            writing = false;
+            frameBusy = false;
+            queuedBytes -= bytes;
+            if (all) {
+                free.add(out);
+            } else {
+                full.addFirst(out);
+            }
+            if (count) {
+                ownWrites++;
+                partOwnWrites += all ? 0 : 1;
+            }
+            changed.signalAll();
+            if (writerHasWork()) {
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
