@@ -39,6 +39,12 @@ final class OpState implements BooleanSupplier {
     final MemorySegment[] buffers = new MemorySegment[3]; // by Buf ordinal
     /** A small scratch buffer kept with this state for its reuse ({@link CallRunner}), or null; not cleared by init. */
     MemorySegment scratch;
+    /**
+     * The message the driver sends every chunk of this operation in, refilled per chunk ({@link ScheduleExecutor}):
+     * transports encode a message before their send returns.
+     */
+    final Message.Collective outgoing = new Message.Collective(
+            0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL);
     /** The engine's lock, which guards this state. */
     private final ReentrantLock lock;
     /** The thread waiting in {@link CollectiveEngine#awaitRound}, or null; unparked by {@link #wake}. */

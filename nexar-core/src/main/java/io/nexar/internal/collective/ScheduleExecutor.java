@@ -205,7 +205,7 @@ public final class ScheduleExecutor {
         long offset = 0;
         do {
             long len = Math.min(chunk, total - offset);
-            var m = new Message.Collective(op.group.id(), op.seq, step, fp.operationCode(), fp.typeCode(), fp.opCode(),
+            var m = op.outgoing.set(op.group.id(), op.seq, step, fp.operationCode(), fp.typeCode(), fp.opCode(),
                     fp.root(), fp.count(), total, offset,
                     start + offset == 0 && len == src.byteSize() ? src : src.asSlice(start + offset, len));
             // the operation's context, built once per operation: the transport adds the peer to a failure's

@@ -32,13 +32,43 @@ final class CollectiveCodec {
 
     /** The message whose header is in {@code frame} (any values), with {@code payload}; never fails. */
     static Message.Collective decode(MemorySegment frame, MemorySegment payload) {
-        return new Message.Collective(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
+        return decode(frame, payload, new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL));
+    }
+
+    /** As {@link #decode(MemorySegment, MemorySegment)}, into {@code into} (refilled and returned). */
+    static Message.Collective decode(MemorySegment frame, MemorySegment payload, Message.Collective into) {
+        return into.set(frame.get(INT_LE, COLLECTIVE_COMMUNICATOR_OFFSET),
                 frame.get(LONG_LE, COLLECTIVE_OP_SEQ_OFFSET), frame.get(INT_LE, COLLECTIVE_STEP_OFFSET),
                 frame.get(BYTE, COLLECTIVE_OPERATION_OFFSET) & 0xFF,
                 frame.get(BYTE, COLLECTIVE_DATA_TYPE_OFFSET) & 0xFF,
                 frame.get(BYTE, COLLECTIVE_REDUCE_OP_OFFSET) & 0xFF, frame.get(INT_LE, COLLECTIVE_ROOT_OFFSET),
                 frame.get(LONG_LE, COLLECTIVE_COUNT_OFFSET), frame.get(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET),
                 frame.get(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET), payload);
+    }
+
+    /**
+     * Decodes the COLLECTIVE frame of {@code frameBytes} at the start of {@code memory}, whose frame header
+     * {@link MessageCodec} checked, into {@code into} (see {@link MessageCodec#decode(int, MemorySegment, long, long,
+     * Message.Collective)}).
+     */
+    static Message.Collective decodeInto(int peer, MemorySegment memory, long frameBytes, Message.Collective into) {
+        if (frameBytes < COLLECTIVE_PAYLOAD_OFFSET) {
+            throw MessageCodec.error(peer, MessageType.COLLECTIVE + " frame from " + MessageCodec.source(peer) + " has "
+                    + frameBytes + " bytes, expected at least " + COLLECTIVE_PAYLOAD_OFFSET);
+        }
+        long payloadBytes = frameBytes - COLLECTIVE_PAYLOAD_OFFSET;
+        MemorySegment payload = into.payload();
+        if (into.decodedFrom != memory || payload.byteSize() != payloadBytes) { // else the same view of the same bytes
+            payload = memory.asSlice(COLLECTIVE_PAYLOAD_OFFSET, payloadBytes);
+        }
+        decode(memory, payload, into);
+        into.decodedFrom = memory;
+        String problem = problem(into);
+        if (problem != null) {
+            throw MessageCodec.error(peer, "invalid " + MessageType.COLLECTIVE + " from " + MessageCodec.source(peer)
+                    + ": " + problem);
+        }
+        return into;
     }
 
     /** What is wrong with {@code c}'s fields, or null if it may go on the wire. */

@@ -95,12 +95,137 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
      * @param totalBytes the size of the step's whole message
      * @param offset where this chunk's payload starts in the step's message
      * @param payload the chunk's bytes; on decode a view of the frame, valid only while the frame is
+     *
+     * <p>Unlike the other messages this is not a record: its owner may {@linkplain #set refill} it, so that the data
+     * path does not build one per chunk (an operation's driver sends every chunk from one, a reader decodes every
+     * frame into one). Whoever is handed a message owns it only until the call it was passed to returns: what keeps a
+     * chunk (the collective engine's store) keeps a copy. Equality is a record's: field by field.
      */
-    record Collective(int communicator, long opSeq, int step, int operation, int dataType, int reduceOp, int root,
-                      long count, long totalBytes, long offset, MemorySegment payload) implements Message {
+    final class Collective implements Message {
+        private int communicator;
+        private long opSeq;
+        private int step;
+        private int operation;
+        private int dataType;
+        private int reduceOp;
+        private int root;
+        private long count;
+        private long totalBytes;
+        private long offset;
+        private MemorySegment payload;
+        /**
+         * The memory whose frame was last decoded into this message by {@link MessageCodec#decode(int, MemorySegment,
+         * long, long, Collective)}, or null: a frame of the same size there has the same payload view, kept.
+         */
+        MemorySegment decodedFrom;
+
+        /** A message with these fields (see the class's parameters). */
+        public Collective(int communicator, long opSeq, int step, int operation, int dataType, int reduceOp, int root,
+                          long count, long totalBytes, long offset, MemorySegment payload) {
+            set(communicator, opSeq, step, operation, dataType, reduceOp, root, count, totalBytes, offset, payload);
+        }
+
+        /**
+         * Refills this message, for its owner only (see the class's comment).
+         *
+         * @return this message
+         */
+        public Collective set(int communicator, long opSeq, int step, int operation, int dataType, int reduceOp,
+                              int root, long count, long totalBytes, long offset, MemorySegment payload) {
+            this.communicator = communicator;
+            this.opSeq = opSeq;
+            this.step = step;
+            this.operation = operation;
+            this.dataType = dataType;
+            this.reduceOp = reduceOp;
+            this.root = root;
+            this.count = count;
+            this.totalBytes = totalBytes;
+            this.offset = offset;
+            this.payload = payload;
+            this.decodedFrom = null;
+            return this;
+        }
+
+        /** @return the communicator id */
+        public int communicator() {
+            return communicator;
+        }
+
+        /** @return the operation's sequence number */
+        public long opSeq() {
+            return opSeq;
+        }
+
+        /** @return the schedule round */
+        public int step() {
+            return step;
+        }
+
+        /** @return the operation's code */
+        public int operation() {
+            return operation;
+        }
+
+        /** @return the element type's code */
+        public int dataType() {
+            return dataType;
+        }
+
+        /** @return the reduce operator's code */
+        public int reduceOp() {
+            return reduceOp;
+        }
+
+        /** @return the root rank, or -1 */
+        public int root() {
+            return root;
+        }
+
+        /** @return the element count, or -1 */
+        public long count() {
+            return count;
+        }
+
+        /** @return the size of the step's whole message */
+        public long totalBytes() {
+            return totalBytes;
+        }
+
+        /** @return where this chunk starts in the step's message */
+        public long offset() {
+            return offset;
+        }
+
+        /** @return the chunk's bytes */
+        public MemorySegment payload() {
+            return payload;
+        }
+
         @Override
         public MessageType type() {
             return MessageType.COLLECTIVE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Collective c && communicator == c.communicator && opSeq == c.opSeq && step == c.step
+                    && operation == c.operation && dataType == c.dataType && reduceOp == c.reduceOp && root == c.root
+                    && count == c.count && totalBytes == c.totalBytes && offset == c.offset
+                    && java.util.Objects.equals(payload, c.payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(communicator, opSeq, step, operation, dataType, reduceOp, root, count,
+                    totalBytes, offset, payload);
+        }
+
+        @Override
+        public String toString() {
+            return "Collective[communicator=" + communicator + ", opSeq=" + opSeq + ", step=" + step + ", operation="
+                    + operation + ", dataType=" + dataType + ", reduceOp=" + reduceOp + ", root=" + root + ", count="
+                    + count + ", totalBytes=" + totalBytes + ", offset=" + offset + ", payload=" + payload + "]";
         }
     }
 

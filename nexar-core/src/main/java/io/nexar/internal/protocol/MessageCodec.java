@@ -193,21 +193,34 @@ public final class MessageCodec {
     }
 
     /**
-     * Decodes exactly one whole frame, length prefix included.
-     *
-     * <p>A decoded {@link Message.Data#payload()} is a slice of {@code frame}, not a copy: it is valid only as long
-     * as {@code frame}'s memory is, and it changes if that memory is reused.
+     * Decodes the frame of {@code frameBytes} bytes at the start of {@code memory} as {@link #decode} does, except
+     * that a COLLECTIVE frame is decoded into {@code into} (refilled, its payload a view of {@code memory}) rather
+     * than into a new message: what a reader that owns {@code into} does per frame, so that a collective chunk
+     * costs no message of its own (see {@link Message.Collective}).
      *
      * @param peer the rank the bytes came from, named in error messages ({@code -1} if not yet known)
-     * @param frame the frame; its size must be exactly {@code 4 + length}
-     * @param maxFrameBytes the largest accepted value of the length field (the frame size without its prefix)
-     * @return the message
+     * @param memory the frame's memory, at least {@code frameBytes} long
+     * @param frameBytes the frame's size, length prefix included
+     * @param maxFrameBytes the largest accepted value of the length field
+     * @param into the message a COLLECTIVE frame is decoded into
+     * @return the message: {@code into} for a COLLECTIVE frame
      * @throws ProtocolException if the bytes break any rule; never any other exception for any content
-     * @throws IllegalArgumentException if {@code maxFrameBytes < MIN_FRAME_LENGTH}
      */
-    public static Message decode(int peer, MemorySegment frame, long maxFrameBytes) {
+    public static Message decode(int peer, MemorySegment memory, long frameBytes, long maxFrameBytes,
+                                 Message.Collective into) {
+        if (frameBytes <= TYPE_OFFSET || (memory.get(BYTE, TYPE_OFFSET) & 0xFF) != MessageType.COLLECTIVE.code()) {
+            return decode(peer, memory.asSlice(0, frameBytes), maxFrameBytes);
+        }
+        checkedType(peer, memory, frameBytes, maxFrameBytes);
+        return CollectiveCodec.decodeInto(peer, memory, frameBytes, into);
+    }
+
+    /**
+     * The type of the frame of {@code size} bytes at the start of {@code frame}, after the checks every frame passes
+     * (length prefix, known type, flags).
+     */
+    private static MessageType checkedType(int peer, MemorySegment frame, long size, long maxFrameBytes) {
         checkMaxFrameBytes(maxFrameBytes);
-        long size = frame.byteSize();
         if (size < LENGTH_PREFIX_BYTES) {
             throw error(peer, "truncated frame from " + source(peer) + ": " + size + " bytes, the length prefix alone"
                     + " needs " + LENGTH_PREFIX_BYTES);
@@ -227,6 +240,24 @@ public final class MessageCodec {
         if (flags != 0) {
             throw error(peer, type + " from " + source(peer) + " has flags " + hex(flags) + ", expected 0x00");
         }
+        return type;
+    }
+
+    /**
+     * Decodes exactly one whole frame, length prefix included.
+     *
+     * <p>A decoded {@link Message.Data#payload()} is a slice of {@code frame}, not a copy: it is valid only as long
+     * as {@code frame}'s memory is, and it changes if that memory is reused.
+     *
+     * @param peer the rank the bytes came from, named in error messages ({@code -1} if not yet known)
+     * @param frame the frame; its size must be exactly {@code 4 + length}
+     * @param maxFrameBytes the largest accepted value of the length field (the frame size without its prefix)
+     * @return the message
+     * @throws ProtocolException if the bytes break any rule; never any other exception for any content
+     * @throws IllegalArgumentException if {@code maxFrameBytes < MIN_FRAME_LENGTH}
+     */
+    public static Message decode(int peer, MemorySegment frame, long maxFrameBytes) {
+        MessageType type = checkedType(peer, frame, frame.byteSize(), maxFrameBytes);
         Message m = switch (type) {
             case HELLO -> decodeHello(peer, frame);
             case DATA -> {

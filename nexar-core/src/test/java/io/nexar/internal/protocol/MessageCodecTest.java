@@ -190,6 +190,45 @@ class MessageCodecTest {
         assertSameMessage(f.message(), decode(f.bytes()));
     }
 
+    /**
+     * A bulk reader decodes every collective frame into one message from one frame memory: each decode shows that
+     * frame's fields and bytes (a payload view kept for a same-sized frame shows the new bytes), a frame of another
+     * type is a message of its own, and a malformed collective frame is refused.
+     */
+    @Test
+    @Timeout(10)
+    void decodesCollectiveFramesIntoOneReusedMessage() {
+        var memory = MemorySegment.ofArray(new byte[256]);
+        var into = new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL);
+        List<Message> frames = List.of(
+                new Message.Collective(2, 17, 3, 1, 3, 1, -1, 1024, 4096, 8, segment(0xde, 0xad, 0xbe, 0xef)),
+                new Message.Collective(2, 18, 0, 1, 3, 1, -1, 1024, 4096, 12, segment(1, 2, 3, 4)),
+                new Message.Heartbeat(1, 2),
+                new Message.Collective(5, 19, 1, 2, 3, 0, 0, 2, 8, 0, segment(9, 8, 7, 6, 5, 4, 3, 2)),
+                new Message.Collective(5, 20, 1, 2, 3, 0, 0, 0, 0, 0, segment()));
+        MemorySegment firstPayload = null;
+        for (int i = 0; i < frames.size(); i++) {
+            Message m = frames.get(i);
+            memory.fill((byte) 0x77); // what the frame does not cover is stale
+            long size = MessageCodec.encode(m, memory);
+            Message d = MessageCodec.decode(5, memory, size, 4096, into);
+            assertSameMessage(m, d);
+            if (m instanceof Message.Collective) {
+                assertSame(into, d, "frame " + i);
+            }
+            if (i == 0) {
+                firstPayload = into.payload();
+            } else if (i == 1) {
+                assertSame(firstPayload, into.payload(), "the same view for a same-sized payload at the same place");
+            }
+        }
+        memory.fill((byte) 0);
+        long size = MessageCodec.encode(frames.getFirst(), memory);
+        memory.set(WireFormat.LONG_LE, WireFormat.COLLECTIVE_CHUNK_OFFSET_OFFSET, 4094); // past totalBytes
+        assertThatThrownBy(() -> MessageCodec.decode(5, memory, size, 4096, into))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("runs past totalBytes");
+    }
+
     /** The header of a payload-carrying frame is the whole frame's first bytes, its length counting the payload. */
     @Test
     void encodeHeaderWritesTheFramesHeaderWithoutThePayload() {

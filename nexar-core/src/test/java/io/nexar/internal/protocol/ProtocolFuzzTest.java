@@ -109,18 +109,42 @@ class ProtocolFuzzTest {
         }
     }
 
-    /** Decodes one frame; a success must re-encode to exactly the input (nothing invented, nothing beyond it). */
+    /**
+     * A bulk reader's frame memory, larger than any frame and reused for every input, and the message it decodes
+     * collective frames into: the reader's path ({@link #decodeAsReader}) keeps payload views of same-sized frames.
+     */
+    private static final MemorySegment READER_MEMORY = MemorySegment.ofArray(new byte[(int) MAX_FRAME_BYTES + 64]);
+    private static final Message.Collective READER_MESSAGE = new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0,
+            MemorySegment.NULL);
+
+    /**
+     * Decodes one frame; a success must re-encode to exactly the input (nothing invented, nothing beyond it), and the
+     * reader's path must come to the same result.
+     */
     private static void decodeAndCheck(byte[] data) {
         Message m;
         try {
             m = MessageCodec.decode(PEER, MemorySegment.ofArray(data), MAX_FRAME_BYTES);
         } catch (ProtocolException e) {
             assertThat(e.getMessage()).isNotBlank();
+            assertThatThrownBy(() -> decodeAsReader(data)).as("the reader's path").isInstanceOf(ProtocolException.class);
             return;
         }
         assertThat(MessageCodec.encodedSize(m)).as("encoded size of %s", m.type()).isEqualTo(data.length)
                 .isLessThanOrEqualTo(WireFormat.LENGTH_PREFIX_BYTES + MAX_FRAME_BYTES);
         assertThat(encode(m)).as("re-encoded %s", m.type()).isEqualTo(data);
+        Message r = decodeAsReader(data);
+        assertThat(r instanceof Message.Collective).isEqualTo(m instanceof Message.Collective);
+        assertThat(encode(r)).as("re-encoded %s from the reader's path", r.type()).isEqualTo(data);
+    }
+
+    /** Decodes {@code data} as a bulk reader does: from the start of memory longer than the frame, stale bytes after. */
+    private static Message decodeAsReader(byte[] data) {
+        MemorySegment memory = data.length + 16 <= READER_MEMORY.byteSize() ? READER_MEMORY
+                : MemorySegment.ofArray(new byte[data.length + 16]);
+        memory.fill((byte) 0x5A);
+        MemorySegment.copy(MemorySegment.ofArray(data), 0, memory, 0, data.length);
+        return MessageCodec.decode(PEER, memory, data.length, MAX_FRAME_BYTES, READER_MESSAGE);
     }
 
     private static byte[] encode(Message m) {

@@ -92,6 +92,12 @@ final class BulkReader {
      * turn; volatile so that the reader thread sees, before it waits for the socket, that it must not.
      */
     private volatile Message pending;
+    /**
+     * The message every collective frame is decoded into (its payload a view of {@link #frameMemory}): like the
+     * frame's memory it is reused once the frame was delivered, which the turn orders.
+     */
+    private final Message.Collective received = new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0,
+            MemorySegment.NULL);
     /** When a caller last polled; 0 after a hand-back. */
     private volatile long drivenAt;
     private volatile boolean ended;
@@ -358,7 +364,7 @@ final class BulkReader {
             f.flip();
             frameSize = -1;
             prefix.clear();
-            Message m = MessageCodec.decode(peer(), frameMemory.asSlice(0, f.limit()), transport.maxFrameBytes());
+            Message m = MessageCodec.decode(peer(), frameMemory, f.limit(), transport.maxFrameBytes(), received);
             owner.link().noteReceived(); // liveness is judged by what arrives, on every lane
             if (deliver(m) == Delivery.FULL) {
                 pending = m;
