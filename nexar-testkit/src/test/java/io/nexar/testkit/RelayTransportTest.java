@@ -272,8 +272,12 @@ class RelayTransportTest {
     }
 
     @Test
-    void shouldRefuseGrowOnASparseTopologyOnEveryMember() {
-        try (var cluster = LocalCluster.start(6, ring())) {
+    void shouldRefuseGrowOnEveryMemberWhenNoGrowthOfTheTopologyCouldWork() {
+        // a hypercube grows by doubling only: four ranks with world.max.size 6 cannot grow, refused on every member
+        // before rank 0 asks for waiting workers; a ring can always grow (here nobody waits: an in-process cluster
+        // has no seed), and grow() changes nothing
+        var cube = NexarConfig.builder().ignoreEnvironment().topology(Topology.HYPERCUBE).worldMaxSize(6).build();
+        try (var cluster = LocalCluster.start(4, cube)) {
             Map<Integer, String> refused = cluster.onEachRank(c -> {
                 try {
                     c.grow();
@@ -282,14 +286,20 @@ class RelayTransportTest {
                     return e.getMessage();
                 }
             });
-            assertThat(refused.values()).hasSize(6).allSatisfy(m -> assertThat(m)
-                    .startsWith("grow() is not supported yet with topology=k-regular:2 (only with full-mesh)"));
+            assertThat(refused.values()).hasSize(4).allSatisfy(m -> assertThat(m).isEqualTo("grow() cannot admit"
+                    + " workers into this world of topology=hypercube: for every size up to world.max.size 6,"
+                    + " topology=hypercube cannot be built on 5 ranks (a hypercube grows by doubling only); start the"
+                    + " job at its final size, or use topology=full-mesh or k-regular:2 for a world that grows"));
             cluster.run(c -> { // the world is unchanged and works
                 float[] x = {1};
                 c.allReduce(x, ReduceOp.SUM);
-                assertThat(x[0]).isEqualTo(6f);
+                assertThat(x[0]).isEqualTo(4f);
                 return null;
             });
+        }
+        try (var cluster = LocalCluster.start(6, ring())) {
+            assertThat(cluster.onEachRank(c -> c.grow()).values()).hasSize(6)
+                    .containsOnly(new io.nexar.Growth(6, 6, false));
         }
     }
 
