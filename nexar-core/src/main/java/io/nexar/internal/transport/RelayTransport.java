@@ -327,6 +327,7 @@ public final class RelayTransport implements Transport {
             }
         }
         table = routes;
+        pending = null; // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors
     }
 
     /** A rank is down: routes avoid it from now on (a rank of a pending growth only once the growth is used). */

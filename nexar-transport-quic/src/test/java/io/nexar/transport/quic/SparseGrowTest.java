@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * grow() on a sparse topology over loopback QUIC, through a real seed and {@link QuicTransportProvider}: a ring of
  * four ({@code k-regular:2}) admits a fifth worker, then a sixth. Each growth replaces the ring's closing link (3-0,
  * then 4-0) by links through the newcomer, which only the last member and rank 0 open; every rank of the grown world
- * then reaches every other (relays included) for point-to-point messages and allreduces with checked results.
+ * then reaches every other (relays included) for point-to-point messages and allreduces with checked results. And a
+ * hypercube of 2 doubles to 4 at one grow().
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SparseGrowTest {
@@ -67,6 +68,45 @@ class SparseGrowTest {
                 return null;
             });
         }
+    }
+
+    @Test
+    void shouldDoubleAHypercube() throws Exception {
+        // a hypercube of 2 (one link) admits two workers at one grow(): world ranks 2 and 3 take the new dimension,
+        // each linked to one member (0-2, 1-3) and to each other; the link 0-1 stays
+        var options = SeedOptions.builder(2).bind("127.0.0.1:0").ca(QuicTestCluster.CA)
+                .formationDeadline(Duration.ofSeconds(30)).build();
+        var world = new ArrayList<Communicator>();
+        try (var seed = SeedServer.start(options)) {
+            var joins = List.of(GrowFixtures.join(seed.joinString(), cube(false), JOIN),
+                    GrowFixtures.join(seed.joinString(), cube(false), JOIN));
+            for (var j : joins) {
+                world.add(j.get(40, TimeUnit.SECONDS));
+            }
+            world.sort(Comparator.comparingInt(Communicator::rank));
+            var joining = List.of(GrowFixtures.join(seed.joinString(), cube(true), JOIN),
+                    GrowFixtures.join(seed.joinString(), cube(true), JOIN));
+            // both wait at the seed before the members ask: a hypercube grows by doubling only
+            io.nexar.testkit.Await.until(() -> seed.waiting() == 2, Duration.ofSeconds(40),
+                    "two workers waiting at the seed");
+            assertThat(all(List.copyOf(world), c -> c.grow())).containsOnly(new Growth(2, 4, false));
+            for (var j : joining) {
+                Communicator newcomer = j.get(40, TimeUnit.SECONDS);
+                world.add(newcomer);
+            }
+            assertThat(all(world.subList(2, 4), c -> c.grow())).containsOnly(new Growth(2, 4, true));
+            world.sort(Comparator.comparingInt(Communicator::rank));
+            check(world);
+        } finally {
+            all(world, c -> {
+                c.close();
+                return null;
+            });
+        }
+    }
+
+    private static NexarConfig cube(boolean elastic) {
+        return config(elastic).toBuilder().topology(Topology.HYPERCUBE).build();
     }
 
     /** Every rank sends to every other (neighbour or not), then an allreduce; results checked. */
