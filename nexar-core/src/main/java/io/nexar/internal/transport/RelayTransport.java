@@ -453,9 +453,22 @@ public final class RelayTransport implements Transport {
     /**
      * A rank went down (reported by the router): routes avoid it; news of a failure is told to this rank's
      * neighbours ({@link RelayNotices#onPeerDown}).
+     *
+     * @return true if it was news: the router then calls {@link #reportCutOff} once it has reported the rank itself
      */
-    void onPeerDown(int peer, String why, Throwable cause) {
-        RelayNotices.onPeerDown(this, peer, why, cause);
+    boolean onPeerDown(int peer, String why, Throwable cause) {
+        return RelayNotices.onPeerDown(this, peer, why, cause);
+    }
+
+    /**
+     * After the router reported a rank down: the live ranks that no route reaches any more are reported down too
+     * ({@link RelayNotices#reportCutOff}), after the rank whose loss cut them off, so that what fails names the
+     * cause first, not the cascade.
+     *
+     * @param why what completes "rank N ..." for the failure that was just learnt
+     */
+    void reportCutOff(String why) {
+        RelayNotices.reportCutOff(this, why);
     }
 
     /**
