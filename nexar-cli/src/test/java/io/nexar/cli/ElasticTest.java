@@ -29,7 +29,7 @@ class ElasticTest {
         var newcomer = new CompletableFuture<CliProcess>();
         String[] program = {ElasticChild.class.getName(), "60", "5", "10", "30"};
         var launch = new CliProcess(ENV, (c, line) -> {
-            joinOnWait(line, join, newcomer, program); // the event: the members wait at their grow point
+            joinOnWait(ENV, line, join, newcomer, program); // the event: the members wait at their grow point
         }, concat(new String[] {"launch", "-n", "3", "--elastic"}, program));
         CliProcess worker = null;
         try {
@@ -61,17 +61,25 @@ class ElasticTest {
         }
     }
 
+    /**
+     * On a sparse topology ({@code k-regular:2}, a ring: rank 2 relays between ranks 1 and 3): the kill leaves the
+     * path 3-0-1, and the replacement (world rank 4) joins the ring of five as the neighbour of ranks 3 and 0, the only
+     * members that open a link to it; the others reach it through relays.
+     */
     @Test
     void shouldAdmitAReplacementForAKilledWorker() throws Exception {
+        var env = new java.util.HashMap<>(ENV);
+        env.put("NEXAR_TOPOLOGY", "k-regular:2"); // the newcomer too: every process of a job has the same topology
         var join = new CompletableFuture<String>();
         var replacement = new CompletableFuture<CliProcess>();
         long[] killedAt = {0};
         String[] program = {ElasticChild.class.getName(), "40", "5", "15", "-1"};
-        var launch = new CliProcess(ENV, (c, line) -> {
+        var launch = new CliProcess(env, (c, line) -> {
             if (killedAt[0] == 0 && line.startsWith("[rank 2] step 5 ")) {
                 killedAt[0] = c.kill(2); // as a node failure would
             } else {
-                joinOnWait(line, join, replacement, program); // as a scheduler restarting the failed task would
+                // as a scheduler restarting the failed task would
+                joinOnWait(env, line, join, replacement, program);
             }
         }, concat(new String[] {"launch", "-n", "4", "--elastic"}, program));
         CliProcess worker = null;
@@ -104,14 +112,14 @@ class ElasticTest {
      * Reacts to a line of {@code nexar launch --elastic}: keeps the join string, and once rank 0 prints that the
      * members wait for a newcomer, starts {@code nexar worker --join ... --elastic} with {@code program} (once).
      */
-    private static void joinOnWait(String line, CompletableFuture<String> join, CompletableFuture<CliProcess> worker,
-                                   String[] program) {
+    private static void joinOnWait(Map<String, String> env, String line, CompletableFuture<String> join,
+                                   CompletableFuture<CliProcess> worker, String[] program) {
         Matcher m = JOIN.matcher(line);
         if (m.matches()) {
             join.complete(m.group(1));
         } else if (line.equals("[rank 0] waiting for a newcomer") && !worker.isDone()) {
             try {
-                worker.complete(new CliProcess(ENV, (w, l) -> { }, concat(new String[] {"worker", "--join",
+                worker.complete(new CliProcess(env, (w, l) -> { }, concat(new String[] {"worker", "--join",
                         join.getNow(null), "--elastic"}, program)));
             } catch (java.io.IOException e) {
                 worker.completeExceptionally(e);

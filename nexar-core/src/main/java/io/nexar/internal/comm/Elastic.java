@@ -100,11 +100,6 @@ final class Elastic {
             throw new UnsupportedOperationException(recovery.membership() == null ? "this communicator was built"
                     + " without a membership service" : "grow() works on the world communicator only");
         }
-        if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
-            // refused on every member before rank 0 asks the seed: the waiting workers stay waiting, none is cut off
-            throw new UnsupportedOperationException(io.nexar.internal.transport.RelayTransport.growRefusal(
-                    relay.routes().graph().topology()));
-        }
         Growth joined = admitted;
         if (joined != null) { // the members' grow() that admitted this process is running its state transfer
             admitted = null;
@@ -114,6 +109,14 @@ final class Elastic {
         }
         View v = recovery.collView(Operation.GROW);
         Group old = v.group();
+        if (transport instanceof io.nexar.internal.transport.RelayTransport relay) {
+            // a sparse world no growth could work for is refused on every member (each computes the same answer)
+            // before rank 0 asks the seed: the waiting workers stay waiting
+            String refusal = relay.growRefusal(old.worldRanks(), config.worldMaxSize());
+            if (refusal != null) {
+                throw new UnsupportedOperationException(refusal);
+            }
+        }
         Group next;
         try {
             // the round's broadcast and allReduce run for grow: their errors name grow, the call the user made

@@ -34,9 +34,11 @@ import org.slf4j.LoggerFactory;
  *   <li>rank 0 asks the {@link Admissions} (the seed) for the waiting workers, at most up to setting
  *       {@code world.max.size}; the seed tells them their world ranks and the {@link Admissions.Ticket};</li>
  *   <li>rank 0 broadcasts the offer (world rank and transport descriptor of each newcomer);</li>
- *   <li>every member connects to every newcomer ({@link Transport#admit});</li>
+ *   <li>every member connects to every newcomer ({@link Transport#admit}; on a sparse topology, to the newcomers
+ *       that are its neighbours in the grown world's graph);</li>
  *   <li>an allreduce (min) of "connected" decides: all members admit them, or none does and every member excludes
- *       them, so the world never differs between members.</li>
+ *       them, so the world never differs between members; if all admit them, each member's transport switches to
+ *       the grown world ({@link Transport#admitted}).</li>
  * </ol>
  *
  * The caller then adopts the grown group and runs a barrier on it, which the newcomers' join also runs.
@@ -74,7 +76,7 @@ final class GrowRound {
         int[] added = newcomers.stream().mapToInt(Newcomer::worldRank).toArray();
         String problem = null;
         try {
-            transport.admit(newcomers, Deadline.after(config.collectiveTimeout()));
+            transport.admit(newcomers, g.worldRanks(), Deadline.after(config.collectiveTimeout()));
         } catch (NexarException | UnsupportedOperationException e) {
             problem = "could not connect to them: " + e.getMessage();
             try (var mdc = LogContext.scope(g.rank(), g.size(), g.id())) {
@@ -94,6 +96,7 @@ final class GrowRound {
         }
         engine.reserveId(id);
         var grown = new Group(id, g.rank(), grownRanks(g.worldRanks(), added));
+        transport.admitted(grown.worldRanks()); // a sparse topology switches to the grown world's graph here
         try (var mdc = LogContext.scope(grown.rank(), grown.size(), id)) {
             LOG.info("grow: communicator {} grown into {} with world ranks {} ({} ranks, generation {})", g.id(), id,
                     Arrays.toString(added), grown.size(), nextGeneration);

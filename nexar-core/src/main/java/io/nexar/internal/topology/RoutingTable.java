@@ -52,6 +52,23 @@ public final class RoutingTable {
     }
 
     /**
+     * The routes of {@code self} with the ranks {@code dead} accepts dead (the world ranks a grown world does not
+     * hold: failed, departed or never admitted).
+     *
+     * @param graph the neighbour graph
+     * @param self the rank whose table this is
+     * @param dead which world ranks are dead
+     * @return the table
+     */
+    public static RoutingTable of(NeighbourGraph graph, int self, java.util.function.IntPredicate dead) {
+        boolean[] marks = new boolean[graph.worldSize()];
+        for (int r = 0; r < marks.length; r++) {
+            marks[r] = r != self && dead.test(r);
+        }
+        return new RoutingTable(graph, self, marks);
+    }
+
+    /**
      * This table with one more rank dead: routes that went through it take another neighbour.
      *
      * @param rank the dead rank

@@ -220,9 +220,8 @@ public final class InboundRouter implements InboundHandler {
     @Override
     public void onPeerDown(int peer, String why, Throwable cause) {
         RelayTransport r = relay;
-        if (r != null) { // first: a send retried on the failure must already route around the dead rank
-            r.onPeerDown(peer, why, cause);
-        }
+        // first: a send retried on the failure must already route around the dead rank
+        boolean news = r != null && r.onPeerDown(peer, why, cause);
         Membership m = membership;
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way
             m.beforePeerDown(peer, cause);
@@ -232,6 +231,9 @@ public final class InboundRouter implements InboundHandler {
         rpc.onPeerDown(peer, why);
         if (m != null) {
             m.onPeerDown(peer, why, cause);
+        }
+        if (news) { // last: the ranks its loss cut off are reported after it, so failures name the cause first
+            r.reportCutOff(why);
         }
     }
 

@@ -43,8 +43,15 @@ final class RelayArrivals {
     Verdict check(int from, Message.Relay envelope) {
         RoutingTable routes = relay.table;
         int rank = relay.rank();
+        // around a growth, ranks that switched to the grown routes and ranks that did not yet both route legitimately
+        // (RelayGrowth): an envelope that does not fit the routes in use is checked against the other ones
+        RoutingTable pending = relay.pending;
+        RoutingTable other = pending != null ? pending : relay.previous;
+        if (other != null && !fits(routes, rank, from, envelope) && fits(other, rank, from, envelope)) {
+            routes = other;
+        }
         int n = routes.graph().worldSize();
-        if (!routes.graph().adjacent(from, rank)) {
+        if (from >= n || !routes.graph().adjacent(from, rank)) {
             throw relay.violation(from, "sent a RELAY frame but is not a neighbour of rank " + rank + " in "
                     + routes.graph().topology());
         }
@@ -64,6 +71,14 @@ final class RelayArrivals {
             return drop(from, envelope, "reached its hop limit " + envelope.hopLimit());
         }
         return Verdict.FORWARD;
+    }
+
+    /** Whether an envelope from neighbour {@code from} passes every check of {@link #check} under {@code routes}. */
+    private static boolean fits(RoutingTable routes, int rank, int from, Message.Relay envelope) {
+        int n = routes.graph().worldSize();
+        return from < n && rank < n && envelope.origin() < n && envelope.destination() < n
+                && routes.graph().adjacent(from, rank)
+                && (envelope.origin() == rank || routes.mayForward(envelope.origin(), from, envelope.hops()));
     }
 
     private Verdict drop(int from, Message.Relay envelope, String why) {

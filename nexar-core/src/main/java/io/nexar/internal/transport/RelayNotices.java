@@ -24,11 +24,14 @@ final class RelayNotices {
     /**
      * A rank went down (reported by the router): routes avoid it. If this is news (this rank saw it on its own link,
      * say), the neighbours are told ({@link FailureSpread#tell}, on a virtual thread of its own, since this runs on a
-     * transport thread); the ranks that are not its neighbours would never hear of it otherwise.
+     * transport thread); the ranks that are not its neighbours would never hear of it otherwise. The ranks its loss
+     * cuts off are reported by the caller ({@link RelayTransport#reportCutOff}) once the rank itself was.
+     *
+     * @return true if it was news
      */
-    static void onPeerDown(RelayTransport t, int peer, String why, Throwable cause) {
+    static boolean onPeerDown(RelayTransport t, int peer, String why, Throwable cause) {
         if (peer < 0 || peer >= t.table.graph().worldSize() || peer == t.rank()) {
-            return;
+            return false;
         }
         boolean news;
         synchronized (t) {
@@ -42,9 +45,7 @@ final class RelayNotices {
             t.failures.learned(peer, why, -1);
             t.failures.tellLater(peer, -1);
         }
-        if (news) {
-            reportCutOff(t, why);
-        }
+        return news;
     }
 
     /**

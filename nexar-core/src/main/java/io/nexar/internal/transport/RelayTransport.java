@@ -40,11 +40,17 @@ public final class RelayTransport implements Transport {
     private final long maxFrameBytes;
     final Duration forwardTimeout;
     volatile RoutingTable table;
-    private final int hopLimit;
+    /**
+     * The grown world's routes between {@link #admit(List, int[], Deadline)} and {@link #admitted} (null otherwise):
+     * arriving envelopes may follow them already, from ranks that switched first ({@link RelayGrowth}).
+     */
+    volatile RoutingTable pending;
+    /** The routes before the last growth, or null: envelopes sent by ranks that have not switched yet follow them. */
+    volatile RoutingTable previous;
     /** Which peers the underlying transport was asked to reach (tests check they are neighbours). */
     private volatile AtomicIntegerArray linksUsed;
     private final RelayQueue queue;
-    final CloseTree closeTree;
+    volatile CloseTree closeTree;
     /** The failures this rank knows of and tells its neighbours ({@link FailureSpread}). */
     final FailureSpread failures;
     /** Checks arriving envelopes and decodes their inner messages ({@link RelayArrivals}). */
@@ -55,17 +61,16 @@ public final class RelayTransport implements Transport {
     volatile boolean closed;
     private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
 
-    private RelayTransport(Transport links, InboundRouter router, NexarConfig config, NeighbourGraph graph) {
+    private RelayTransport(Transport links, InboundRouter router, NexarConfig config, RoutingTable routes) {
         this.links = links;
         this.router = router;
         this.maxFrameBytes = config.maxFrameBytes();
         this.forwardTimeout = config.collectiveTimeout().compareTo(config.p2pTimeout()) > 0
                 ? config.collectiveTimeout() : config.p2pTimeout();
-        this.table = RoutingTable.of(graph, links.rank());
-        this.hopLimit = Math.min(255, Math.max(1, graph.worldSize() - 1));
-        this.linksUsed = new AtomicIntegerArray(graph.worldSize());
+        this.table = routes;
+        this.linksUsed = new AtomicIntegerArray(routes.graph().worldSize());
         this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
-        this.closeTree = CloseTree.of(graph, links.rank());
+        this.closeTree = RelayGrowth.closeTree(routes);
         this.failures = new FailureSpread(this);
         this.arrivals = new RelayArrivals(this, maxFrameBytes);
     }
@@ -85,9 +90,51 @@ public final class RelayTransport implements Transport {
         if (graph.fullMesh()) {
             return links;
         }
-        var relay = new RelayTransport(links, router, config, graph);
+        var relay = new RelayTransport(links, router, config, RoutingTable.of(graph, links.rank()));
         router.attach(relay);
         return relay;
+    }
+
+    /**
+     * Like {@link #over} for a worker admitted into a running cluster by a growth: the routes are those of the grown
+     * world's graph ({@code worldSize} ranks) without the world ranks that are not members of it, the routes every
+     * member switches to when it admits this worker ({@link #admitted}).
+     *
+     * @param links the transport that reaches this rank's neighbours
+     * @param router the process's inbound router (relayed frames arrive through it)
+     * @param config the configuration (topology, frame and store bounds, timeouts)
+     * @param worldSize the grown world size (the highest world rank plus one)
+     * @param worldRanks the world ranks of the grown world, this one included
+     * @return the transport to build communicators on
+     * @throws io.nexar.ClusterFormationException if the topology cannot be built on this world size
+     */
+    public static Transport overAdmitted(Transport links, InboundRouter router, NexarConfig config, int worldSize,
+                                         int[] worldRanks) {
+        NeighbourGraph graph = NeighbourGraph.of(config.topology(), worldSize);
+        if (graph.fullMesh()) {
+            return links;
+        }
+        var relay = new RelayTransport(links, router, config, RelayGrowth.routes(graph, links.rank(), worldRanks));
+        router.attach(relay);
+        return relay;
+    }
+
+    /**
+     * Whether this rank holds a link to {@code peer} in the graph it routes over now.
+     *
+     * @param routes the routes now
+     * @param peer a world rank
+     * @return true for a neighbour
+     */
+    private boolean linked(RoutingTable routes, int peer) {
+        return peer < routes.graph().worldSize() && routes.graph().adjacent(rank(), peer);
+    }
+
+    /** The routes that reach {@code destination}: the grown world's while a growth is pending and only it has it. */
+    private RoutingTable routesTo(int destination) {
+        RoutingTable routes = table;
+        RoutingTable grown = pending;
+        return destination >= routes.graph().worldSize() && grown != null ? grown : routes;
     }
 
     @Override
@@ -117,8 +164,8 @@ public final class RelayTransport implements Transport {
 
     @Override
     public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
-        RoutingTable routes = table;
-        if (peer == rank() || routes.graph().adjacent(rank(), peer)) {
+        RoutingTable routes = routesTo(peer);
+        if (peer == rank() || linked(routes, peer)) {
             direct(peer, lane, message, deadline, context);
             return;
         }
@@ -130,7 +177,8 @@ public final class RelayTransport implements Transport {
         }
         MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
         MessageCodec.encode(message, frame);
-        var envelope = new Message.Relay(rank(), peer, 1, hopLimit, frame);
+        var envelope = new Message.Relay(rank(), peer, 1, Math.min(255, Math.max(1,
+                routes.graph().worldSize() - 1)), frame);
         try {
             forward(envelope, lane, deadline, context);
         } catch (PeerFailedException e) {
@@ -147,8 +195,8 @@ public final class RelayTransport implements Transport {
     private void forward(Message.Relay envelope, Lane lane, Deadline deadline, ErrorContext context) {
         int destination = envelope.destination();
         while (true) {
-            RoutingTable routes = table;
-            int next = routes.nextHop(destination);
+            RoutingTable routes = routesTo(destination);
+            int next = destination < routes.graph().worldSize() ? routes.nextHop(destination) : -1;
             if (next < 0) {
                 throw new PeerFailedException(context.withPeer(destination), "cannot complete: rank " + destination
                         + " cannot be reached from rank " + rank() + ": every route to it passes a failed rank");
@@ -221,8 +269,9 @@ public final class RelayTransport implements Transport {
      */
     @Override
     public void flush(int peer, Deadline deadline) {
-        RoutingTable routes = table;
-        int next = peer == rank() || routes.graph().adjacent(rank(), peer) ? peer : routes.nextHop(peer);
+        RoutingTable routes = routesTo(peer);
+        int next = peer == rank() || linked(routes, peer) ? peer
+                : peer < routes.graph().worldSize() ? routes.nextHop(peer) : -1;
         if (next >= 0) {
             links.flush(next, deadline);
         }
@@ -278,11 +327,18 @@ public final class RelayTransport implements Transport {
             }
         }
         table = routes;
+        pending = null; // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors
     }
 
-    /** A rank is down: routes avoid it from now on. */
+    /** A rank is down: routes avoid it from now on (a rank of a pending growth only once the growth is used). */
     synchronized void markDead(int peer) {
-        table = table.withDead(peer);
+        if (peer < table.graph().worldSize()) {
+            table = table.withDead(peer);
+        }
+        RoutingTable grown = pending;
+        if (grown != null && peer < grown.graph().worldSize()) {
+            pending = grown.withDead(peer);
+        }
     }
 
     /**
@@ -397,9 +453,22 @@ public final class RelayTransport implements Transport {
     /**
      * A rank went down (reported by the router): routes avoid it; news of a failure is told to this rank's
      * neighbours ({@link RelayNotices#onPeerDown}).
+     *
+     * @return true if it was news: the router then calls {@link #reportCutOff} once it has reported the rank itself
      */
-    void onPeerDown(int peer, String why, Throwable cause) {
-        RelayNotices.onPeerDown(this, peer, why, cause);
+    boolean onPeerDown(int peer, String why, Throwable cause) {
+        return RelayNotices.onPeerDown(this, peer, why, cause);
+    }
+
+    /**
+     * After the router reported a rank down: the live ranks that no route reaches any more are reported down too
+     * ({@link RelayNotices#reportCutOff}), after the rank whose loss cut them off, so that what fails names the
+     * cause first, not the cascade.
+     *
+     * @param why what completes "rank N ..." for the failure that was just learnt
+     */
+    void reportCutOff(String why) {
+        RelayNotices.reportCutOff(this, why);
     }
 
     /**
@@ -417,6 +486,10 @@ public final class RelayTransport implements Transport {
 
     @Override
     public void exclude(int peer, String why) {
+        if (peer >= table.graph().worldSize()) { // a newcomer of a growth that failed: the old world stays
+            RelayGrowth.notAdmitted(this, peer, why);
+            return;
+        }
         boolean neighbour = table.graph().adjacent(rank(), peer);
         markDead(peer); // known dead first: an exclusion by recovery is not spread (the agreement told everyone)
         links.exclude(peer, why);
@@ -430,24 +503,69 @@ public final class RelayTransport implements Transport {
         }
     }
 
+    /**
+     * Refused: a sparse world needs the members to compute the grown graph ({@link #admit(List, int[], Deadline)}).
+     *
+     * @param newcomers the admitted workers
+     * @param deadline when to give up
+     * @throws UnsupportedOperationException always
+     */
     @Override
     public void admit(List<Newcomer> newcomers, Deadline deadline) {
-        throw new UnsupportedOperationException(growRefusal(table.graph().topology()));
+        throw new UnsupportedOperationException("a sparse topology admits workers with the members' world ranks");
     }
 
     /**
-     * Why {@code grow()} is refused on a sparse topology, and what to do instead (docs/failure-model.md, "Sparse
-     * topologies").
+     * Prepares a growth ({@link RelayGrowth#prepare}): computes the grown world's graph and routes, checks that it
+     * needs no new link between members, and links this rank to the newcomers that are its neighbours in it. The
+     * routes switch at {@link #admitted}.
      *
-     * @param topology the world's topology
-     * @return the message of the {@link UnsupportedOperationException}
+     * @param newcomers the admitted workers, each world rank above every rank of this world
+     * @param members the world ranks of the current members
+     * @param deadline when to give up
+     * @throws io.nexar.ClusterFormationException if the grown graph cannot be built here (see the class comment of
+     *         {@link RelayGrowth}) or a newcomer could not be connected
      */
-    public static String growRefusal(io.nexar.Topology topology) {
-        return "grow() is not supported yet with topology=" + topology + " (only with full-mesh): the graph of the"
-                + " grown world gives members new neighbours too (on k-regular:2, a ring of 6 growing to 7 replaces"
-                + " the link 5-0 by 5-6 and 6-0; a hypercube grows by doubling only), and links between ranks are"
-                + " opened at formation only; start the job at its final size, or use topology=full-mesh for a world"
-                + " that grows";
+    @Override
+    public void admit(List<Newcomer> newcomers, int[] members, Deadline deadline) {
+        RelayGrowth.prepare(this, links, newcomers, members, deadline);
+    }
+
+    @Override
+    public void admitted(int[] worldRanks) {
+        RelayGrowth.commit(this);
+    }
+
+    /** Closes the link to {@code peer} for good, if the underlying transport knows the rank (a failed growth's). */
+    void excludeLink(int peer, String why) {
+        if (peer < links.worldSize()) {
+            links.exclude(peer, why);
+        }
+    }
+
+    /** Grows the record of the links used to the grown world's size. */
+    synchronized void growLinksUsed(int worldSize) {
+        AtomicIntegerArray now = linksUsed;
+        if (now.length() < worldSize) {
+            var grown = new AtomicIntegerArray(worldSize);
+            for (int i = 0; i < now.length(); i++) {
+                grown.set(i, now.get(i));
+            }
+            linksUsed = grown;
+        }
+    }
+
+    /**
+     * Whether {@code grow()} can admit workers into a world of this rank's topology at all, checked on every member
+     * before rank 0 asks the seed (so that waiting workers stay waiting when no growth could work): null if some
+     * growth can, else why not ({@link RelayGrowth#refusal}).
+     *
+     * @param members the world ranks of the current members
+     * @param maxSize setting {@code world.max.size}
+     * @return null, or the message of the {@link UnsupportedOperationException} to throw
+     */
+    public String growRefusal(int[] members, int maxSize) {
+        return RelayGrowth.refusal(table, members, maxSize);
     }
 
     /**

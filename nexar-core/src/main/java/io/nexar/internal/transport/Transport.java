@@ -66,6 +66,48 @@ public interface Transport extends AutoCloseable {
         throw new UnsupportedOperationException("this transport cannot admit workers into a running cluster");
     }
 
+    /**
+     * Like {@link #admit(java.util.List, Deadline)}, for a growth of the world whose current members are
+     * {@code members}: a transport that relays over a sparse topology needs them to compute the grown world's
+     * neighbour graph the same way on every rank ({@link RelayTransport}). The grown world is not used until
+     * {@link #admitted} (every member then switches to it); if the growth fails instead, each newcomer is
+     * {@link #exclude excluded}.
+     *
+     * @param newcomers the admitted workers, each world rank above every rank this transport knows
+     * @param members the world ranks of the current members, ascending or in communicator order
+     * @param deadline when to give up
+     * @throws io.nexar.ClusterFormationException naming the newcomer that could not be connected, or why the grown
+     *         world cannot be built on this topology
+     * @throws UnsupportedOperationException if this transport cannot grow
+     */
+    default void admit(java.util.List<Newcomer> newcomers, int[] members, Deadline deadline) {
+        admit(newcomers, deadline);
+    }
+
+    /**
+     * Opens links to {@code linked} (some of the workers admitted by a growth, possibly none) and grows the world to
+     * {@code worldSize} ranks, the highest admitted world rank plus one: on a sparse topology a member links only to
+     * the newcomers that are its neighbours in the grown world's graph.
+     *
+     * @param linked the newcomers to connect to
+     * @param worldSize the grown world size, above every rank in {@code linked}
+     * @param deadline when to give up
+     * @throws io.nexar.ClusterFormationException naming the newcomer that could not be connected
+     * @throws UnsupportedOperationException if this transport cannot grow
+     */
+    default void admitLinks(java.util.List<Newcomer> linked, int worldSize, Deadline deadline) {
+        throw new UnsupportedOperationException("this transport cannot admit workers into a running cluster");
+    }
+
+    /**
+     * Every member decided to admit the newcomers of the last {@link #admit(java.util.List, int[], Deadline)}: the
+     * world grows into {@code worldRanks}. Nothing to do for a full mesh.
+     *
+     * @param worldRanks the world ranks of the grown world, members then newcomers
+     */
+    default void admitted(int[] worldRanks) {
+    }
+
     /** Says goodbye to every peer and releases every resource. Idempotent. */
     @Override
     void close();

@@ -107,8 +107,8 @@ final class QuicLifecycle {
         }
     }
 
-    /** {@link QuicTransport#admit}. */
-    static void admit(QuicTransport t, List<Newcomer> newcomers, Deadline deadline) {
+    /** {@link QuicTransport#admit} and {@link QuicTransport#admitLinks}: the world grows to at least worldSize. */
+    static void admit(QuicTransport t, List<Newcomer> newcomers, int worldSize, Deadline deadline) {
         t.assertNotEventLoop();
         var infos = new ArrayList<PeerInfo>(newcomers.size());
         for (Newcomer n : newcomers) {
@@ -122,7 +122,7 @@ final class QuicLifecycle {
                 throw new CommunicatorClosedException(t.context(-1), "failed: cannot admit workers: the transport"
                         + " is " + (t.closing.get() ? "closed" : "not connected"));
             }
-            int size = t.worldSize;
+            int size = Math.max(t.worldSize, worldSize);
             for (PeerInfo p : infos) {
                 size = Math.max(size, p.rank() + 1);
             }

@@ -240,7 +240,22 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public void admit(List<Newcomer> newcomers, Deadline deadline) {
-        QuicLifecycle.admit(this, newcomers, deadline);
+        QuicLifecycle.admit(this, newcomers, 0, deadline);
+    }
+
+    /**
+     * Like {@link #admit(List, Deadline)} for some of a growth's newcomers (a sparse topology's member links only to
+     * its neighbours in the grown graph; possibly none): the world size grows to {@code worldSize} all the same.
+     *
+     * @param linked the newcomers to connect to
+     * @param worldSize the grown world size
+     * @param deadline when to give up
+     * @throws ClusterFormationException naming the first newcomer that failed, or those missing at the deadline
+     * @throws IllegalArgumentException if a descriptor is malformed or names a rank or member already known
+     */
+    @Override
+    public void admitLinks(List<Newcomer> linked, int worldSize, Deadline deadline) {
+        QuicLifecycle.admit(this, linked, worldSize, deadline);
     }
 
     @Override

@@ -222,11 +222,26 @@ public final class QuicTransportProvider implements TransportProvider {
         try (var formationMdc = LogContext.scope(enrolment.rank(), enrolment.worldSize(), -1)) {
             transport.bind();
             if (elastic) {
-                transport.connectAdmitted(enrolment.peers(), deadline);
                 var a = enrolment.admission();
                 int[] newcomers = a.newcomers().stream().mapToInt(e -> e.rank()).toArray();
-                world = TransportCommunicator.admitted(transport, router, config,
-                        new Admissions.Ticket(a.communicator(), a.generation(), a.members()), newcomers, onClose);
+                // a sparse topology: the grown world's graph, the one the members switch to when they admit this
+                // worker; links to its neighbours in it only (the seed listed every member and newcomer)
+                Transport relaying = RelayTransport.overAdmitted(transport, router, config, enrolment.worldSize(),
+                        java.util.stream.IntStream.concat(java.util.Arrays.stream(a.members()),
+                                java.util.Arrays.stream(newcomers)).toArray());
+                List<PeerInfo> peers = enrolment.peers();
+                if (relaying instanceof RelayTransport r) {
+                    var graph = r.routes().graph();
+                    peers = peers.stream().filter(p -> p.rank() == transport.rank()
+                            || graph.adjacent(transport.rank(), p.rank())).toList();
+                }
+                transport.connectAdmitted(peers, deadline);
+                if (relaying instanceof RelayTransport r) {
+                    r.linksFormed();
+                }
+                world = TransportCommunicator.admitted(relaying, router, config,
+                        new Admissions.Ticket(a.communicator(), a.generation(), a.members()), newcomers,
+                        closing(relaying, transport, router, onClose));
             } else {
                 // a sparse topology: messages to non-neighbours go through relays (the transport itself otherwise);
                 // attached before connecting, since neighbours that formed first relay to this rank at once
@@ -235,17 +250,8 @@ public final class QuicTransportProvider implements TransportProvider {
                 if (relaying instanceof RelayTransport r) {
                     r.linksFormed();
                 }
-                world = TransportCommunicator.world(relaying, router, config, relaying == transport ? onClose : () -> {
-                    var relay = (RelayTransport) relaying;
-                    if (router.membership() == null || router.membership().aborted() == null) {
-                        // the other ranks may still need this one as a relay: wait until every rank closed
-                        try (var mdc = LogContext.scope(transport.rank(), transport.worldSize(), 0)) {
-                            relay.quiesce(Deadline.after(relay.quiesceTimeout()));
-                        }
-                    }
-                    relay.stopRelaying();
-                    onClose.run();
-                });
+                world = TransportCommunicator.world(relaying, router, config,
+                        closing(relaying, transport, router, onClose));
             }
         } catch (RuntimeException e) {
             transport.close();
@@ -269,6 +275,26 @@ public final class QuicTransportProvider implements TransportProvider {
             }
         }
         return world;
+    }
+
+    /**
+     * What closing the world communicator runs: {@code onClose}, after waiting on a sparse topology until every rank
+     * closed, since the other ranks may still need this one as a relay.
+     */
+    private static Runnable closing(Transport relaying, QuicTransport transport, InboundRouter router,
+                                    Runnable onClose) {
+        if (!(relaying instanceof RelayTransport relay)) {
+            return onClose;
+        }
+        return () -> {
+            if (router.membership() == null || router.membership().aborted() == null) {
+                try (var mdc = LogContext.scope(transport.rank(), transport.worldSize(), 0)) {
+                    relay.quiesce(Deadline.after(relay.quiesceTimeout()));
+                }
+            }
+            relay.stopRelaying();
+            onClose.run();
+        };
     }
 
     /**
