@@ -311,12 +311,10 @@ final class CompressedAllReduce {
     }
 
     /**
-     * Payload memory. Still a {@code long[]} (a byte buffer cannot view it, so the bulk lane copies a payload before
-     * sending it) rather than {@link io.nexar.internal.util.Segments#heapBytes}: with {@code byte[]} payloads
-     * CompressedTrainingTest failed in three runs of three (a rank received a payload whose second index was 0, at
-     * operation 1297-2873), not yet understood.
+     * Payload memory: a {@code byte[]} ({@link io.nexar.internal.util.Segments#heapBytes}), which a byte buffer can
+     * view, so the bulk lane sends a payload where it lies instead of copying it first.
      */
     private static MemorySegment heap(long bytes) {
-        return MemorySegment.ofArray(new long[Math.toIntExact((bytes + 7) / 8)]).asSlice(0, bytes);
+        return io.nexar.internal.util.Segments.heapBytes(bytes);
     }
 }

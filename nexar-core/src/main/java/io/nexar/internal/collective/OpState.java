@@ -322,8 +322,8 @@ final class OpState implements BooleanSupplier {
                 Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * type.byteSize() + at, piece, 0, slot.target,
                         slot.byteOffset + at, n, type, combiner);
             }
-        } else {
-            MemorySegment.copy(piece, 0, slot.target, slot.byteOffset + at, len);
+        } else { // not MemorySegment.copy: C2 miscompiled its small-copy loop here (Segments.copy)
+            io.nexar.internal.util.Segments.copy(piece, 0, slot.target, slot.byteOffset + at, len);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.nexar.internal.util;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /** Which threads may touch a caller's memory: the one test of it, for collectives and point-to-point alike. */
 public final class Segments {
@@ -21,6 +22,26 @@ public final class Segments {
      */
     public static MemorySegment heapBytes(long bytes) {
         return MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+    }
+
+    /**
+     * Copies {@code bytes} bytes from {@code src} at {@code srcOffset} to {@code dst} at {@code dstOffset}, as
+     * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)} does, but always through the JDK's
+     * bulk copy ({@code Unsafe.copyMemory}). That five-argument copy moves fewer than 64 bytes with a Java loop of
+     * 8-byte accesses (JDK 25, {@code jdk.internal.foreign.SegmentBulkOperations.copy}), and HotSpot's C2 compiled
+     * that loop wrongly where a collective's receive copies a chunk into the caller's buffer
+     * ({@code OpState.writePiece}): two 8-byte words of a 44-byte chunk between two {@code byte[]} segments were left
+     * unwritten, in its first calls after C2 compiled it (docs/performance.md, "A miscompiled small copy"). This
+     * overload has no Java loop to miscompile.
+     *
+     * @param src the source
+     * @param srcOffset where in {@code src} the bytes start
+     * @param dst the destination
+     * @param dstOffset where in {@code dst} they go
+     * @param bytes how many
+     */
+    public static void copy(MemorySegment src, long srcOffset, MemorySegment dst, long dstOffset, long bytes) {
+        MemorySegment.copy(src, ValueLayout.JAVA_BYTE, srcOffset, dst, ValueLayout.JAVA_BYTE, dstOffset, bytes);
     }
 
     /**
