@@ -1,5 +1,6 @@
 package io.nexar.device;
 
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -64,7 +65,7 @@ public interface DeviceAdapter {
         long offset = 0;
         for (DeviceBuffer b : sources) {
             MemorySegment staged = stageForSend(b);
-            MemorySegment.copy(staged, 0, out, offset, b.byteSize());
+            Segments.copy(staged, 0, out, offset, b.byteSize());
             offset += b.byteSize();
         }
         return out;

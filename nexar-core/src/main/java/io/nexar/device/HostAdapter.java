@@ -1,5 +1,6 @@
 package io.nexar.device;
 
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -42,7 +43,7 @@ public final class HostAdapter implements DeviceAdapter {
                     + memory.byteSize() + " bytes");
         }
         if (!isSameRegion(received, memory)) {
-            MemorySegment.copy(received, 0, memory, 0, received.byteSize());
+            Segments.copy(received, 0, memory, 0, received.byteSize());
         }
     }
 

@@ -72,7 +72,7 @@ final class BucketedAllReduce {
         MemorySegment staging = takeStaging(bytes);
         long at = 0;
         for (MemorySegment seg : segs) {
-            MemorySegment.copy(seg, 0, staging, at, seg.byteSize());
+            Segments.copy(seg, 0, staging, at, seg.byteSize());
             at += seg.byteSize();
         }
         var fp = new Fingerprint(Operation.ALL_REDUCE, type, op, Fingerprint.bucketLayout(counts), total);
@@ -82,7 +82,7 @@ final class BucketedAllReduce {
                 if (failure == null) {
                     long from = 0;
                     for (MemorySegment seg : segs) {
-                        MemorySegment.copy(staging, from, seg, 0, seg.byteSize());
+                        Segments.copy(staging, from, seg, 0, seg.byteSize());
                         from += seg.byteSize();
                     }
                 }

@@ -152,7 +152,9 @@ final class CallRunner {
 
     /** A heap copy of {@code s} ({@link Segments#heapBytes}), which every thread may access. */
     private static MemorySegment sharedCopy(MemorySegment s) {
-        return Segments.heapBytes(s.byteSize()).copyFrom(s);
+        MemorySegment copy = Segments.heapBytes(s.byteSize());
+        Segments.copy(s, 0, copy, 0, s.byteSize());
+        return copy;
     }
 
     /** {@link #blocking} without {@link #verifyIfSet}. */
@@ -196,7 +198,7 @@ final class CallRunner {
             spare.set(op);
         }
         if (staged != null) {
-            out.copyFrom(staged);
+            Segments.copy(staged, 0, out, 0, staged.byteSize());
         }
         ended(ended, seq, null);
     }

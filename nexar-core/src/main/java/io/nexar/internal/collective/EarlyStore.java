@@ -6,6 +6,7 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -247,7 +248,7 @@ final class EarlyStore {
     /** A heap copy of {@code payload} (one array and one segment; toArray would allocate more). */
     private static MemorySegment copyOf(MemorySegment payload) {
         MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(payload.byteSize())]);
-        MemorySegment.copy(payload, 0, copy, 0, payload.byteSize());
+        Segments.copy(payload, 0, copy, 0, payload.byteSize());
         return copy;
     }
 }

@@ -16,6 +16,7 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
@@ -173,7 +174,7 @@ public final class ScheduleExecutor {
         if (bytes == 0 || srcOffset == dstOffset && (src == dst || src.equals(dst))) {
             return;
         }
-        MemorySegment.copy(src, srcOffset, dst, dstOffset, bytes);
+        Segments.copy(src, srcOffset, dst, dstOffset, bytes);
     }
 
     private static void runLocal(OpState op, List<Step> steps) {

@@ -2,6 +2,7 @@ package io.nexar.internal.collective;
 
 import io.nexar.DataType;
 import io.nexar.ReduceOp;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -210,7 +211,7 @@ public final class Simulator {
             Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * w, MemorySegment.ofArray(payload), 0, target,
                     dst.offset() * w, dst.count(), type, combiner);
         } else {
-            MemorySegment.copy(MemorySegment.ofArray(payload), 0, target, dst.offset() * w, payload.length);
+            Segments.copy(MemorySegment.ofArray(payload), 0, target, dst.offset() * w, payload.length);
         }
     }
 
@@ -263,7 +264,7 @@ public final class Simulator {
                               int w) {
         for (Step st : steps) {
             switch (st) {
-                case Step.Copy c -> MemorySegment.copy(b[c.src().buf().ordinal()], c.src().offset() * w,
+                case Step.Copy c -> Segments.copy(b[c.src().buf().ordinal()], c.src().offset() * w,
                         b[c.dst().buf().ordinal()], c.dst().offset() * w, c.src().count() * w);
                 case Step.Reduce r -> Kernels.reduce(b[r.dst().buf().ordinal()], r.dst().offset() * w,
                         b[r.src().buf().ordinal()], r.src().offset() * w, r.src().count(), type, combiner);

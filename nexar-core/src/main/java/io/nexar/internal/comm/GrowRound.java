@@ -15,6 +15,7 @@ import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -139,7 +140,7 @@ final class GrowRound {
         }
         MemorySegment bytes = Arena.ofAuto().allocate(n);
         if (offer != null) {
-            MemorySegment.copy(MemorySegment.ofArray(offer), 0, bytes, 0, n);
+            Segments.copy(MemorySegment.ofArray(offer), 0, bytes, 0, n);
         }
         coll.broadcast(bytes, DataType.U8, n, 0);
         return bytes.toArray(ValueLayout.JAVA_BYTE);

@@ -188,7 +188,7 @@ final class PointToPoint {
             try (Arena staging = Arena.ofShared()) {
                 MemorySegment shared = staging.allocate(buffer.byteSize(), 8);
                 Status st = recvSegment(src, tag, shared);
-                MemorySegment.copy(shared, 0, buffer, 0, st.byteSize());
+                Segments.copy(shared, 0, buffer, 0, st.byteSize());
                 return st;
             }
         }
@@ -323,7 +323,7 @@ final class PointToPoint {
             try (Arena staging = Arena.ofShared()) {
                 MemorySegment shared = staging.allocate(recvBuffer.byteSize(), 8);
                 Status st = sendRecv(dest, sendTag, sendData, src, recvTag, shared);
-                MemorySegment.copy(shared, 0, recvBuffer, 0, st.byteSize());
+                Segments.copy(shared, 0, recvBuffer, 0, st.byteSize());
                 return st;
             }
         }

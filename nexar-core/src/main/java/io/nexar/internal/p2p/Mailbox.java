@@ -17,6 +17,7 @@ import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -402,7 +403,7 @@ public final class Mailbox implements InboundHandler {
             return;
         }
         if (m.boundTo != null) {
-            MemorySegment.copy(payload, 0, m.boundTo.buffer, offset, len);
+            Segments.copy(payload, 0, m.boundTo.buffer, offset, len);
         } else {
             m.stored.add(new InboundMessage.StoredChunk(offset, payload.toArray(
                     java.lang.foreign.ValueLayout.JAVA_BYTE)));
@@ -453,7 +454,7 @@ public final class Mailbox implements InboundHandler {
             return;
         }
         for (InboundMessage.StoredChunk c : m.stored) {
-            MemorySegment.copy(MemorySegment.ofArray(c.bytes()), 0, r.buffer, c.offset(), c.bytes().length);
+            Segments.copy(MemorySegment.ofArray(c.bytes()), 0, r.buffer, c.offset(), c.bytes().length);
         }
         m.stored.clear();
         m.boundTo = r;

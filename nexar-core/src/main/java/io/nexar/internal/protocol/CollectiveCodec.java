@@ -2,6 +2,7 @@ package io.nexar.internal.protocol;
 
 import static io.nexar.internal.protocol.WireFormat.*;
 
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -26,7 +27,7 @@ final class CollectiveCodec {
         dst.set(LONG_LE, COLLECTIVE_TOTAL_BYTES_OFFSET, c.totalBytes());
         dst.set(LONG_LE, COLLECTIVE_CHUNK_OFFSET_OFFSET, c.offset());
         if (withPayload) {
-            MemorySegment.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
+            Segments.copy(c.payload(), 0, dst, COLLECTIVE_PAYLOAD_OFFSET, c.payload().byteSize());
         }
     }
 

@@ -4,6 +4,7 @@ import static io.nexar.internal.protocol.WireFormat.INT_LE;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
 
 import io.nexar.ProtocolException;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -114,7 +115,7 @@ public final class FrameDecoder {
             }
             if (frameSize < 0) {
                 int n = (int) Math.min(LENGTH_PREFIX_BYTES - filled, end - pos);
-                MemorySegment.copy(src, pos, bufferSegment, filled, n); // capacity is always >= the prefix
+                Segments.copy(src, pos, bufferSegment, filled, n); // capacity is always >= the prefix
                 filled += n;
                 pos += n;
                 if (filled < LENGTH_PREFIX_BYTES) {
@@ -124,7 +125,7 @@ public final class FrameDecoder {
             }
             int n = (int) Math.min(frameSize - filled, end - pos);
             ensureCapacity(filled + n);
-            MemorySegment.copy(src, pos, bufferSegment, filled, n);
+            Segments.copy(src, pos, bufferSegment, filled, n);
             filled += n;
             pos += n;
             if (filled == frameSize) {

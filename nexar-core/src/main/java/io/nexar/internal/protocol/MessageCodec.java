@@ -5,6 +5,7 @@ import static io.nexar.internal.protocol.WireFormat.*;
 import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.ProtocolException;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -153,7 +154,7 @@ public final class MessageCodec {
                 dst.set(LONG_LE, DATA_TOTAL_BYTES_OFFSET, d.totalBytes());
                 dst.set(LONG_LE, DATA_OFFSET_OFFSET, d.offset());
                 if (withPayload) {
-                    MemorySegment.copy(d.payload(), 0, dst, DATA_PAYLOAD_OFFSET, d.payload().byteSize());
+                    Segments.copy(d.payload(), 0, dst, DATA_PAYLOAD_OFFSET, d.payload().byteSize());
                 }
             }
             case Message.Heartbeat hb -> {

@@ -8,6 +8,7 @@ import static io.nexar.internal.protocol.MessageCodec.utf8;
 import static io.nexar.internal.protocol.MessageCodec.utf8Length;
 import static io.nexar.internal.protocol.WireFormat.*;
 
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
@@ -34,7 +35,7 @@ final class RelayCodec {
         dst.set(BYTE, RELAY_HOPS_OFFSET, (byte) r.hops());
         dst.set(BYTE, RELAY_HOP_LIMIT_OFFSET, (byte) r.hopLimit());
         dst.set(SHORT_LE, RELAY_RESERVED_OFFSET, (short) 0);
-        MemorySegment.copy(r.frame(), 0, dst, RELAY_FRAME_OFFSET, r.frame().byteSize());
+        Segments.copy(r.frame(), 0, dst, RELAY_FRAME_OFFSET, r.frame().byteSize());
     }
 
     static void encode(Message.PeerDown d, MemorySegment dst) {

@@ -10,6 +10,7 @@ import static io.nexar.internal.protocol.MessageCodec.utf8Length;
 import static io.nexar.internal.protocol.WireFormat.*;
 
 import io.nexar.ErrorCode;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
@@ -36,7 +37,7 @@ final class RpcFrameCodec {
         dst.set(LONG_LE, RPC_REQUEST_ID_OFFSET, r.requestId());
         dst.set(INT_LE, RPC_REQUEST_FUNCTION_OFFSET, r.functionId());
         dst.set(LONG_LE, RPC_REQUEST_TIMEOUT_OFFSET, r.timeoutNanos());
-        MemorySegment.copy(r.payload(), 0, dst, RPC_REQUEST_PAYLOAD_OFFSET, r.payload().byteSize());
+        Segments.copy(r.payload(), 0, dst, RPC_REQUEST_PAYLOAD_OFFSET, r.payload().byteSize());
     }
 
     static void encode(Message.RpcResponse r, MemorySegment dst) {
@@ -49,7 +50,7 @@ final class RpcFrameCodec {
         dst.set(SHORT_LE, RPC_RESPONSE_DETAIL_LENGTH_OFFSET, (short) detail.length);
         MemorySegment.copy(cls, 0, dst, BYTE, RPC_RESPONSE_TEXT_OFFSET, cls.length);
         MemorySegment.copy(detail, 0, dst, BYTE, RPC_RESPONSE_TEXT_OFFSET + cls.length, detail.length);
-        MemorySegment.copy(r.payload(), 0, dst, RPC_RESPONSE_TEXT_OFFSET + cls.length + detail.length,
+        Segments.copy(r.payload(), 0, dst, RPC_RESPONSE_TEXT_OFFSET + cls.length + detail.length,
                 r.payload().byteSize());
     }
 

@@ -1,6 +1,7 @@
 package io.nexar.internal.transport;
 
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
@@ -48,7 +49,7 @@ final class RelayQueue {
             return false;
         }
         MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
-        MemorySegment.copy(envelope.frame(), 0, copy, 0, size);
+        Segments.copy(envelope.frame(), 0, copy, 0, size);
         held.add(new Held(new Message.Relay(envelope.origin(), envelope.destination(), envelope.hops(),
                 envelope.hopLimit(), copy), lane));
         heldBytes += size;

@@ -32,7 +32,8 @@ public final class Segments {
      * that loop wrongly where a collective's receive copies a chunk into the caller's buffer
      * ({@code OpState.writePiece}): two 8-byte words of a 44-byte chunk between two {@code byte[]} segments were left
      * unwritten, in its first calls after C2 compiled it (docs/performance.md, "A miscompiled small copy"). This
-     * overload has no Java loop to miscompile.
+     * overload has no Java loop to miscompile. Every copy between two segments in nexar-core and nexar-transport-quic
+     * goes through here, never through the five-argument copy or {@code copyFrom} (SegmentCopiesTest checks).
      *
      * @param src the source
      * @param srcOffset where in {@code src} the bytes start

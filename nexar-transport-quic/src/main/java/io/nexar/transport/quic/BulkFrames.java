@@ -3,6 +3,7 @@ package io.nexar.transport.quic;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -52,7 +53,7 @@ final class BulkFrames {
         int n = (int) MessageCodec.encodeHeader(m, f.segment); // checks every field
         long len = payload.byteSize();
         if (len <= INLINE_PAYLOAD_BYTES) {
-            MemorySegment.copy(payload, 0, f.segment, n, len);
+            Segments.copy(payload, 0, f.segment, n, len);
             header.limit(n + (int) len);
             return f.one;
         }
@@ -81,11 +82,11 @@ final class BulkFrames {
      * microsecond each, on every send of such an array: checked first instead).
      */
     private static ByteBuffer view(MemorySegment payload) {
-        if (io.nexar.internal.util.Segments.byteBufferViewable(payload)) {
+        if (Segments.byteBufferViewable(payload)) {
             return payload.asByteBuffer();
         }
         var copy = ByteBuffer.allocate(Math.toIntExact(payload.byteSize()));
-        MemorySegment.ofBuffer(copy).copyFrom(payload);
+        Segments.copy(payload, 0, MemorySegment.ofBuffer(copy), 0, payload.byteSize());
         return copy;
     }
 }
