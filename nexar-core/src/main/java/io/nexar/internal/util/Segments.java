@@ -28,10 +28,10 @@ public final class Segments {
      * Copies {@code bytes} bytes from {@code src} at {@code srcOffset} to {@code dst} at {@code dstOffset}, as
      * {@link MemorySegment#copy(MemorySegment, long, MemorySegment, long, long)} does, but always through the JDK's
      * bulk copy ({@code Unsafe.copyMemory}). That five-argument copy moves fewer than 64 bytes with a Java loop of
-     * 8-byte accesses (JDK 25, {@code jdk.internal.foreign.SegmentBulkOperations.copy}), and HotSpot's C2 compiled
-     * that loop wrongly where a collective's receive copies a chunk into the caller's buffer
-     * ({@code OpState.writePiece}): two 8-byte words of a 44-byte chunk between two {@code byte[]} segments were left
-     * unwritten, in its first calls after C2 compiled it (docs/performance.md, "A miscompiled small copy"). This
+     * 8-byte accesses (JDK 25, {@code jdk.internal.foreign.SegmentBulkOperations.copy}), and once that loop's profile
+     * has seen a second destination type, HotSpot's C2 compiled it so that a 44-byte copy between two {@code byte[]}
+     * segments left the 8-byte words at offsets 8 and 24 unwritten: a collective's receive
+     * ({@code OpState.writePiece}) lost parts of chunks (docs/performance.md, "A miscompiled small copy"). This
      * overload has no Java loop to miscompile. Every copy between two segments in nexar-core and nexar-transport-quic
      * goes through here, never through the five-argument copy or {@code copyFrom} (SegmentCopiesTest checks).
      *
