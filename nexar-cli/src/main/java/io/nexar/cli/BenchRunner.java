@@ -6,6 +6,7 @@ import io.nexar.Operation;
 import io.nexar.ReduceOp;
 import io.nexar.internal.collective.AlgorithmSelector;
 import io.nexar.internal.collective.OpSpec;
+import io.nexar.internal.util.Segments;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -219,7 +220,7 @@ final class BenchRunner {
                 res.fill((byte) 0);
                 // a fresh input every call, as a trainer's gradient (the copy is timed with the call)
                 yield () -> {
-                    dst.copyFrom(src);
+                    Segments.copy(src, 0, dst, 0, src.byteSize());
                     comm.allReduceCompressed(dst, type, count, redop, compressor, res);
                 };
             }
@@ -332,7 +333,7 @@ final class BenchRunner {
         DataType rt = residualType();
         MemorySegment res = residual.asSlice(0, count * rt.byteSize());
         res.fill((byte) 0);
-        dst.copyFrom(src);
+        Segments.copy(src, 0, dst, 0, src.byteSize());
         comm.allReduceCompressed(dst, plan.type(), count, plan.redop(), BenchPlan.parseCompressor(plan.compressor()),
                 res);
         comm.allReduce(res, rt, count, ReduceOp.SUM);

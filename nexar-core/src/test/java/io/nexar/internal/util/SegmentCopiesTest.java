@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every copy between two segments in the shipped code of nexar-core and nexar-transport-quic goes through
+ * Every copy between two segments in the shipped code of nexar-core, nexar-transport-quic and nexar-cli goes through
  * {@link Segments#copy}: the five-argument {@code MemorySegment.copy} and {@code copyFrom} move small copies with a Java
  * loop that HotSpot's C2 compiled wrongly (docs/performance.md, "A miscompiled small copy"), so they must not come
  * back. Also checks that {@link Segments#copy} copies what it is given, overlapping ranges included.
@@ -28,7 +28,7 @@ class SegmentCopiesTest {
     @Timeout(30)
     void shippedCodeCopiesBetweenSegmentsOnlyThroughSegmentsCopy() throws IOException {
         List<String> found = new ArrayList<>();
-        for (String module : List.of("../nexar-core", "../nexar-transport-quic")) {
+        for (String module : List.of("../nexar-core", "../nexar-transport-quic", "../nexar-cli")) {
             Path root = Path.of(module, "src/main/java");
             assertThat(root).as("sources of %s (run from its module folder)", module).isDirectory();
             try (Stream<Path> files = Files.walk(root)) {
