@@ -27,7 +27,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * buffers ({@link BulkOutput#OUT_BYTES} each) and, for a frame finished by the writer, a copy of its rest.
  *
  * <p>Threading: all state is guarded by one lock, held by nobody while writing to the socket. One thread at a time
- * writes ({@code writing}): the writer thread, or a sender writing its own frame (a small one that fit one output
+ * writes ({@link #socketTurn}): the writer thread, or a sender writing its own frame (a small one that fit one output
  * buffer with nothing queued: {@link #sendOwn}, two rounds of the lock per frame, or {@link #writeOwn} when the socket
  * was busy as the frame came; a large direct one, {@link #sendDirect}). The socket-level halves of the senders' own
  * writes, and their errors, are static helpers in {@link SenderWrites}.
@@ -44,10 +44,13 @@ final class BulkWriter {
     /** Output buffers ready to fill, and filled ones for the writer, in order: two in all (double buffering). */
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
     private final ArrayDeque<ByteBuffer> full = new ArrayDeque<>();
-    /** A sender (or, for a detached frame, the writer) is moving a frame into output buffers. */
-    private boolean frameBusy;
-    /** A thread (the writer, or a sender writing its own small frame) is writing to the socket. */
-    private boolean writing;
+    /**
+     * Who moves a frame into output buffers: nobody, its sender, or the writer thread (a frame whose sender went at
+     * its deadline, the Goodbye, a key update, the end of the output). Frames are taken whole, one at a time.
+     */
+    private Turn frameTurn = Turn.FREE;
+    /** Who writes to the socket: nobody, a sender (its own small frame, or a large direct one) or the writer thread. */
+    private Turn socketTurn = Turn.FREE;
     /** What is left of a frame whose sender went at its deadline; the writer finishes it. */
     private ByteBuffer[] detached;
     /** The Goodbye to write after the frames sent so far, before close_notify (see {@link #queueGoodbye}). */
@@ -58,6 +61,11 @@ final class BulkWriter {
     private long partOwnWrites;
     private boolean finishRequested;
     private boolean writerDone;
+
+    /** Who holds one of the writer's two turns ({@link #frameTurn}, {@link #socketTurn}). */
+    private enum Turn {
+        FREE, SENDER, WRITER
+    }
 
     BulkWriter(BulkConnection owner, BulkSocket socket) {
         this.owner = owner;
@@ -91,17 +99,18 @@ final class BulkWriter {
             checkOpen(context);
             queuedBytes += bytes;
             try {
-                while (frameBusy) {
+                while (frameTurn != Turn.FREE) {
                     awaitChange(deadline, context);
                     checkOpen(context);
                 }
             } finally {
                 queuedBytes -= bytes;
             }
-            frameBusy = true;
+            frameTurn = Turn.SENDER;
             queuedBytes += bytes;
-            if (!direct && !writing && full.isEmpty() && !free.isEmpty()) {
-                writing = true; // nothing waits to be written and nobody writes: this sender writes its frame itself
+            if (!direct && socketTurn == Turn.FREE && full.isEmpty() && !free.isEmpty()) {
+                // nothing waits to be written and nobody writes: this sender writes its frame itself
+                socketTurn = Turn.SENDER;
                 own = free.poll();
             }
         } finally {
@@ -162,7 +171,7 @@ final class BulkWriter {
             output.fill(srcs, out);
             if (BulkOutput.hasRemaining(srcs)) {
                 signal(() -> {
-                    writing = false;
+                    socketTurn = Turn.FREE;
                     full.add(out);
                 });
                 return false;
@@ -183,8 +192,8 @@ final class BulkWriter {
     private void endOwn(ByteBuffer out, boolean all, long bytes, boolean count) {
         lock.lock();
         try {
-            writing = false;
-            frameBusy = false;
+            socketTurn = Turn.FREE;
+            frameTurn = Turn.FREE;
             queuedBytes -= bytes;
             if (all) {
                 free.add(out);
@@ -211,7 +220,7 @@ final class BulkWriter {
     private void frameDone(boolean handedOver, long bytes) {
         lock.lock();
         try {
-            frameBusy = handedOver;
+            frameTurn = handedOver ? Turn.WRITER : Turn.FREE;
             queuedBytes -= bytes;
             changed.signalAll();
             if (writerHasWork()) {
@@ -232,12 +241,12 @@ final class BulkWriter {
     private boolean sendDirect(ByteBuffer[] srcs, long bytes, Deadline deadline, ErrorContext context) {
         lock.lock();
         try {
-            while (writing || !full.isEmpty() || detached != null) {
+            while (socketTurn != Turn.FREE || !full.isEmpty() || detached != null) {
                 checkOpen(context);
                 awaitChange(deadline, context);
             }
             checkOpen(context);
-            writing = true; // the writer thread keeps off the socket meanwhile
+            socketTurn = Turn.SENDER; // the writer thread keeps off the socket meanwhile
         } finally {
             lock.unlock();
         }
@@ -245,22 +254,22 @@ final class BulkWriter {
         try {
             all = SenderWrites.writeFrom(owner, output, srcs, deadline.deadlineNanos());
         } catch (IOException | RuntimeException e) {
-            signal(() -> writing = false);
+            signal(() -> socketTurn = Turn.FREE);
             throw SenderWrites.writeFailure(owner, e, context);
         }
         if (all) {
             signal(() -> {
-                writing = false;
+                socketTurn = Turn.FREE;
                 ownWrites++;
             });
             return false;
         }
         if (BulkFrames.remaining(srcs) == bytes) { // nothing written: withdraw the frame
-            signal(() -> writing = false);
+            signal(() -> socketTurn = Turn.FREE);
             throw SenderWrites.tooSlow(owner, deadline, context);
         }
         handOver(srcs);
-        signal(() -> writing = false);
+        signal(() -> socketTurn = Turn.FREE);
         return true;
     }
 
@@ -322,15 +331,15 @@ final class BulkWriter {
 
     /**
      * True if this sender may write to the socket itself: no filled buffer waits and nobody writes (then it writes
-     * now, as the writer would next). Frames stay in order: the next sender waits for this frame ({@code frameBusy}).
+     * now, as the writer would next). Frames stay in order: the next sender waits for this frame ({@link #frameTurn}).
      */
     private boolean claimSocket() {
         lock.lock();
         try {
-            if (writing || !full.isEmpty() || owner.isClosed() || writerDone) {
+            if (socketTurn != Turn.FREE || !full.isEmpty() || owner.isClosed() || writerDone) {
                 return false;
             }
-            writing = true;
+            socketTurn = Turn.SENDER;
             return true;
         } finally {
             lock.unlock();
@@ -347,13 +356,13 @@ final class BulkWriter {
             all = output.tryWrite(out);
         } catch (IOException | RuntimeException e) {
             signal(() -> {
-                writing = false;
+                socketTurn = Turn.FREE;
                 free.add(out.clear());
             });
             throw SenderWrites.writeFailure(owner, e, context);
         }
         signal(() -> {
-            writing = false;
+            socketTurn = Turn.FREE;
             ownWrites++;
             if (all) {
                 free.add(out);
@@ -406,7 +415,7 @@ final class BulkWriter {
                 if (owner.isClosed()) {
                     return;
                 }
-                writing = true; // no sender writes its own frame meanwhile
+                socketTurn = Turn.WRITER; // no sender writes its own frame meanwhile
                 if (!full.isEmpty()) {
                     out = full.poll();
                 } else {
@@ -414,10 +423,10 @@ final class BulkWriter {
                     if (detached != null) {
                         fill = detached;
                     } else if (goodbyeLeft()) {
-                        frameBusy = true; // the Goodbye, after every frame before it
+                        frameTurn = Turn.WRITER; // the Goodbye, after every frame before it
                         fill = goodbye;
                     } else {
-                        frameBusy = true; // until the key update is sent, or forever once finishing
+                        frameTurn = Turn.WRITER; // until the key update is sent, or forever once finishing
                         finish = finishRequested;
                         fill = BulkOutput.NOTHING;
                     }
@@ -435,11 +444,11 @@ final class BulkWriter {
             output.flush(out);
             boolean frameDone = fill != null && !BulkOutput.hasRemaining(fill);
             signal(() -> {
-                writing = false;
+                socketTurn = Turn.FREE;
                 free.add(out);
                 if (frameDone) {
                     detached = null;
-                    frameBusy = false;
+                    frameTurn = Turn.FREE;
                 }
             });
         }
@@ -486,8 +495,8 @@ final class BulkWriter {
 
     /** True if the writer thread has something to do (or must see a close); under lock. */
     private boolean writerHasWork() {
-        return owner.isClosed() || !writing && (!full.isEmpty() || detached != null
-                || !frameBusy && (finishRequested || goodbyeLeft() || output.wrapWanted()));
+        return owner.isClosed() || socketTurn == Turn.FREE && (!full.isEmpty() || detached != null
+                || frameTurn == Turn.FREE && (finishRequested || goodbyeLeft() || output.wrapWanted()));
     }
 
     /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */
