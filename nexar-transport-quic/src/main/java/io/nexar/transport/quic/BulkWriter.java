@@ -59,8 +59,24 @@ final class BulkWriter {
     private int detachedFrames;
     private long ownWrites;
     private long partOwnWrites;
-    private boolean finishRequested;
-    private boolean writerDone;
+    /** Where the output is in its life; only moves forward ({@link #advance}). */
+    private Stage stage = Stage.OPEN;
+
+    /**
+     * The output's life: OPEN takes frames; GOODBYE: a Goodbye is queued, to be written after the frames before it,
+     * and no frame is taken any more; FINISHING: close_notify and FIN are to be written once nothing else is left;
+     * ENDED: the writer thread ended, however.
+     */
+    private enum Stage {
+        OPEN, GOODBYE, FINISHING, ENDED
+    }
+
+    /** Moves {@link #stage} forward to {@code next}, never back; under lock. */
+    private void advance(Stage next) {
+        if (next.compareTo(stage) > 0) {
+            stage = next;
+        }
+    }
 
     /** Who holds one of the writer's two turns ({@link #frameTurn}, {@link #socketTurn}). */
     private enum Turn {
@@ -301,7 +317,7 @@ final class BulkWriter {
         lock.lock();
         try {
             while (free.isEmpty()) {
-                if (writerDone || owner.isClosed()) {
+                if (stage == Stage.ENDED || owner.isClosed()) {
                     link.checkUp(context);
                     throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
                             + "'s bulk lane closed while this message was written");
@@ -336,7 +352,7 @@ final class BulkWriter {
     private boolean claimSocket() {
         lock.lock();
         try {
-            if (socketTurn != Turn.FREE || !full.isEmpty() || owner.isClosed() || writerDone) {
+            if (socketTurn != Turn.FREE || !full.isEmpty() || owner.isClosed() || stage == Stage.ENDED) {
                 return false;
             }
             socketTurn = Turn.SENDER;
@@ -391,7 +407,7 @@ final class BulkWriter {
     private void checkOpen(ErrorContext context) {
         PeerLink link = owner.link();
         link.checkUp(context);
-        if (owner.isClosed() || writerDone || finishRequested || goodbye != null) {
+        if (owner.isClosed() || stage != Stage.OPEN) {
             throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
                     + "'s bulk lane is closed");
         }
@@ -427,7 +443,7 @@ final class BulkWriter {
                         fill = goodbye;
                     } else {
                         frameTurn = Turn.WRITER; // until the key update is sent, or forever once finishing
-                        finish = finishRequested;
+                        finish = stage == Stage.FINISHING;
                         fill = BulkOutput.NOTHING;
                     }
                 }
@@ -456,7 +472,7 @@ final class BulkWriter {
 
     /** The writer thread ended, however: senders waiting for an output buffer fail. */
     void ended() {
-        signal(() -> writerDone = true);
+        signal(() -> advance(Stage.ENDED));
     }
 
     /** A Goodbye is queued and not yet written; under lock. */
@@ -467,12 +483,15 @@ final class BulkWriter {
     /** See {@link BulkConnection#writeNow}: queues the Goodbye for the writer thread, without waiting. */
     void queueGoodbye(Message goodbye) {
         ByteBuffer[] frame = BulkFrames.frameOf(goodbye);
-        signal(() -> this.goodbye = frame);
+        signal(() -> {
+            this.goodbye = frame;
+            advance(Stage.GOODBYE);
+        });
     }
 
     /** See {@link BulkConnection#finishOutput}. */
     void finishOutput() {
-        signal(() -> finishRequested = true);
+        signal(() -> advance(Stage.FINISHING));
     }
 
     /** Wakes the writer and every waiting sender, to look at the state again (a close, a key update). Any thread. */
@@ -496,7 +515,7 @@ final class BulkWriter {
     /** True if the writer thread has something to do (or must see a close); under lock. */
     private boolean writerHasWork() {
         return owner.isClosed() || socketTurn == Turn.FREE && (!full.isEmpty() || detached != null
-                || frameTurn == Turn.FREE && (finishRequested || goodbyeLeft() || output.wrapWanted()));
+                || frameTurn == Turn.FREE && (stage == Stage.FINISHING || goodbyeLeft() || output.wrapWanted()));
     }
 
     /** Bytes of frames that senders are waiting to hand over or are handing over (for tests and diagnostics). */
