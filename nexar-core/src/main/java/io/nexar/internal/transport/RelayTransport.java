@@ -39,6 +39,12 @@ public final class RelayTransport implements Transport {
     final InboundRouter router;
     private final long maxFrameBytes;
     final Duration forwardTimeout;
+    /**
+     * How long a recovery waits for the links that bridge a hole ({@link #rebuilt}): a quarter of
+     * {@code recovery.timeout}, so that a survivor that never links back (it did not learn the decision: cut off
+     * while it was taken) is reported down in time for the next agreement to exclude it.
+     */
+    private final Duration linkTimeout;
     volatile RoutingTable table;
     /**
      * The grown world's routes between {@link #admit(List, int[], Deadline)} and {@link #admitted} (null otherwise):
@@ -67,6 +73,7 @@ public final class RelayTransport implements Transport {
         this.maxFrameBytes = config.maxFrameBytes();
         this.forwardTimeout = config.collectiveTimeout().compareTo(config.p2pTimeout()) > 0
                 ? config.collectiveTimeout() : config.p2pTimeout();
+        this.linkTimeout = config.recoveryTimeout().dividedBy(4);
         this.table = routes;
         this.linksUsed = new AtomicIntegerArray(routes.graph().worldSize());
         this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
@@ -317,17 +324,55 @@ public final class RelayTransport implements Transport {
      * same way whatever each had learnt before (a rank it marked down on its own that the agreement kept is routed
      * through again; a link that is really down is routed around again at its first failed send).
      *
+     * <p>If the underlying transport can open links between running members ({@link Transport#linksMembers}), the
+     * graph is the formation graph with the holes of the non-members bridged ({@link NeighbourGraph#bridged}): this
+     * rank first opens its links that the bridged graph adds (each survivor does so for its own, and a link is up
+     * once both ends asked for it), accepting envelopes routed over the bridged graph meanwhile, and then switches
+     * its routes; envelopes routed over the old graph stay accepted after the switch ({@link #previous}). Called on
+     * the membership thread before the rebuilt world carries traffic, so its first operation takes the new routes.
+     *
      * @param member whether a world rank is a member of the rebuilt world
      */
-    public synchronized void rebuilt(java.util.function.IntPredicate member) {
-        RoutingTable routes = RoutingTable.of(table.graph(), rank());
-        for (int r = 0; r < worldSize(); r++) {
-            if (r != rank() && !member.test(r)) {
-                routes = routes.withDead(r);
+    public void rebuilt(java.util.function.IntPredicate member) {
+        RoutingTable old = table;
+        NeighbourGraph formed = old.graph().formation();
+        NeighbourGraph next = links.linksMembers() ? formed.bridged(r -> r != rank() && !member.test(r)) : formed;
+        RoutingTable routes = RoutingTable.of(next, rank(), r -> !member.test(r));
+        int[] added = java.util.Arrays.stream(next.neighbours(rank()))
+                .filter(p -> member.test(p) && !old.graph().adjacent(rank(), p)).toArray();
+        synchronized (this) {
+            // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors; while the
+            // new links open, envelopes routed over them by ranks that switched first are accepted
+            pending = added.length > 0 ? routes : null;
+        }
+        int unlinked = -1;
+        String why = null;
+        if (added.length > 0) {
+            LOG.debug("recovery: rank {} opens links to world ranks {} that bridge the holes of the failed ranks"
+                    + " (topology={})", rank(), java.util.Arrays.toString(added), next.topology());
+            try {
+                links.linkMembers(added, Deadline.after(linkTimeout));
+            } catch (PeerFailedException e) {
+                // the peer never linked back: it did not learn the decision (cut off while it was taken) or died.
+                // It is down for this rank, and the next recovery excludes it
+                unlinked = e.peer().orElse(added[0]);
+                why = "failed (it did not open the link to world rank " + rank() + " that the rebuilt world's graph"
+                        + " needs within " + linkTimeout.toMillis() + " ms: " + e.getMessage() + ")";
+                LOG.warn("recovery: rank {}: world rank {} {}", rank(), unlinked, why);
             }
         }
-        table = routes;
-        pending = null; // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors
+        synchronized (this) {
+            if (next.hasBridges() || old.graph().hasBridges()) {
+                previous = old;
+            }
+            RoutingTable now = pending != null ? pending : routes; // with the ranks learnt dead while linking
+            table = unlinked >= 0 ? now.withDead(unlinked) : now;
+            pending = null;
+        }
+        if (unlinked >= 0) {
+            router.onPeerDown(unlinked, why, null);
+            reportCutOff(why);
+        }
     }
 
     /** A rank is down: routes avoid it from now on (a rank of a pending growth only once the growth is used). */

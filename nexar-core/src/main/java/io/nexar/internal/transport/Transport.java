@@ -108,6 +108,30 @@ public interface Transport extends AutoCloseable {
     default void admitted(int[] worldRanks) {
     }
 
+    /**
+     * Whether this transport can open links between running members ({@link #linkMembers}): a recovery on a sparse
+     * topology then bridges the holes that the failed ranks leave in the neighbour graph ({@link RelayTransport}).
+     *
+     * @return false unless overridden
+     */
+    default boolean linksMembers() {
+        return false;
+    }
+
+    /**
+     * Opens links to running members this rank holds no link to (a recovery on a sparse topology bridges a hole):
+     * each of {@code peers} calls it for this rank too, at about the same time, and the link is up once both did.
+     * Returns once every link is up.
+     *
+     * @param peers the world ranks of the members to link to
+     * @param deadline when to give up
+     * @throws io.nexar.PeerFailedException naming a peer whose link is not up at the deadline
+     * @throws UnsupportedOperationException if {@link #linksMembers} is false
+     */
+    default void linkMembers(int[] peers, Deadline deadline) {
+        throw new UnsupportedOperationException("this transport cannot open links between running members");
+    }
+
     /** Says goodbye to every peer and releases every resource. Idempotent. */
     @Override
     void close();
