@@ -345,6 +345,15 @@ class RelayTransportTest {
                     (byte) MessageType.RELAY.code()); // the inner frame now claims to be an envelope itself
             assertThatThrownBy(() -> MessageCodec.decode(1, nested, 1 << 20)).isInstanceOf(ProtocolException.class)
                     .hasMessageContaining("inner frame of type RELAY cannot be relayed");
+            // a PEER_TABLE travels in a relay only as a link offer: one entry, the origin's own
+            var entry = new io.nexar.internal.protocol.EnrolmentMessage.PeerTable.Entry(3, "member-3",
+                    new java.net.InetSocketAddress("127.0.0.1", 7000), null);
+            var other = new io.nexar.internal.protocol.EnrolmentMessage.PeerTable.Entry(4, "member-4",
+                    new java.net.InetSocketAddress("127.0.0.1", 7001), null);
+            MemorySegment notOwn = frame(new io.nexar.internal.protocol.EnrolmentMessage.PeerTable(
+                    java.util.List.of(entry, other)));
+            assertThatThrownBy(() -> router2.deliverWaiting(1, new Message.Relay(0, 2, 2, 5, notOwn), deadline))
+                    .isInstanceOf(ProtocolException.class).hasMessageContaining("is not a link offer of its own");
             // legitimate: 0 -> 1 -> 2, delivered as rank 0's first message with tag 9
             assertThat(router2.deliverWaiting(1, new Message.Relay(0, 2, 2, 5, inner), deadline)).isTrue();
             byte[] got = new byte[4];

@@ -194,13 +194,15 @@ public final class InProcessTransport implements Transport {
      * Opens links to running members: each is up once {@code peer} asked for its link to this rank too
      * ({@link InProcessFabric#link}).
      *
-     * @param peers the members to link to
+     * @param peers the members to link to (their descriptors are not needed)
+     * @param listed run at once
      * @param deadline when to give up
      * @throws PeerFailedException naming the first peer whose link is not up at the deadline (or that went down)
      */
     @Override
-    public void linkMembers(int[] peers, Deadline deadline) {
-        int[] missing = fabric.link(rank, peers, deadline);
+    public void linkMembers(java.util.List<Newcomer> peers, Runnable listed, Deadline deadline) {
+        listed.run();
+        int[] missing = fabric.link(rank, peers.stream().mapToInt(Newcomer::worldRank).toArray(), deadline);
         if (missing.length > 0) {
             throw new PeerFailedException(new ErrorContext(io.nexar.Operation.RECOVERY, rank, worldSize, -1, -1, -1,
                     missing[0]), "cannot complete: the new link to rank " + missing[0] + " is not up (ranks "

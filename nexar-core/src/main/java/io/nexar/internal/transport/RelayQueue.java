@@ -16,10 +16,10 @@ import org.slf4j.LoggerFactory;
 final class RelayQueue {
     /** Forwards one frame; may block (its link back-pressures). */
     interface Forwarder {
-        void forward(Message.Relay envelope, Lane lane);
+        void forward(Message.Relay envelope, Lane lane, int from);
     }
 
-    private record Held(Message.Relay envelope, Lane lane) {
+    private record Held(Message.Relay envelope, Lane lane, int from) {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(RelayQueue.class);
@@ -42,7 +42,7 @@ final class RelayQueue {
      *
      * @return false if the queue is full (or closed); offer it again later
      */
-    synchronized boolean offer(Message.Relay envelope, Lane lane) {
+    synchronized boolean offer(Message.Relay envelope, Lane lane, int from) {
         long size = envelope.frame().byteSize();
         if (closed || !held.isEmpty() && heldBytes + size > maxBytes) {
             return false;
@@ -50,7 +50,7 @@ final class RelayQueue {
         MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
         MemorySegment.copy(envelope.frame(), 0, copy, 0, size);
         held.add(new Held(new Message.Relay(envelope.origin(), envelope.destination(), envelope.hops(),
-                envelope.hopLimit(), copy), lane));
+                envelope.hopLimit(), copy), lane, from));
         heldBytes += size;
         if (thread == null) {
             thread = Thread.ofVirtual().name("nexar-relay-r" + rank).start(this::run);
@@ -81,7 +81,7 @@ final class RelayQueue {
                 next = held.peek();
             }
             try {
-                forwarder.forward(next.envelope(), next.lane());
+                forwarder.forward(next.envelope(), next.lane(), next.from());
             } catch (RuntimeException e) {
                 // the origin learns of it through failure detection or its own timeout
                 LOG.warn("rank {} dropped a relayed frame from rank {} to rank {}: {}", rank, next.envelope().origin(),
