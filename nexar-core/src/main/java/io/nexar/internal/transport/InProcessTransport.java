@@ -184,7 +184,11 @@ public final class InProcessTransport implements Transport {
         return down.get() != null;
     }
 
-    /** Every pair of endpoints reaches each other: a link between running members is the agreement of both ends. */
+    /**
+     * Every pair of endpoints reaches each other: a link between running members is the agreement of both ends.
+     *
+     * @return true
+     */
     @Override
     public boolean linksMembers() {
         return true;

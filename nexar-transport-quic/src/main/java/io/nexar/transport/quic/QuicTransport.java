@@ -258,7 +258,11 @@ public final class QuicTransport implements Transport {
         QuicLifecycle.admit(this, linked, worldSize, deadline);
     }
 
-    /** A QUIC member can open links to running members: the two exchange link offers first. */
+    /**
+     * A QUIC member can open links to running members: the two exchange link offers first ({@link #linkOffer}).
+     *
+     * @return true
+     */
     @Override
     public boolean linksMembers() {
         return true;
