@@ -197,6 +197,9 @@ class RelayTransportTest {
                         try {
                             i = Resync.step(c, i) - 1;
                         } catch (io.nexar.PeerFailedException lost) { // this rank's recovery failed: it is out
+                            // and exits, as a process does (a QUIC rank also closes its world when it gives up):
+                            // a survivor that had linked to it before it gave up must not wait for it
+                            cluster.crash(world);
                             return lost.getMessage();
                         }
                         continue;
