@@ -47,14 +47,14 @@ class SparseKillTest {
         }
     }
     /**
-     * Two kills under automatic recovery on the ring of six: rank 1 (a relay hop: the survivors reroute on the path
-     * 2-3-4-5-0 and go on as five), then, once rank 3 ran ten steps in the world of five, rank 3, the other neighbour
-     * of rank 2. Rank 2 is then cut off: every path from it passes a dead rank and recovery opens no new links, so it
-     * fails with the error that says so, while ranks 0, 4 and 5 (three of five, a majority) rebuild without ranks 2
-     * and 3 and finish with checked results.
+     * Two kills under automatic recovery on the ring of six: rank 1 (a relay hop: the five survivors rebuild, and
+     * ranks 0 and 2 open a link that bridges its hole, exchanging link offers over the path 2-3-4-5-0: a ring
+     * again), then, once rank 3 ran ten steps in the world of five, rank 3, the other neighbour of rank 2. Without the
+     * bridge rank 2 would be cut off; with it, ranks 0, 2, 4 and 5 rebuild without rank 3 (and ranks 2 and 4 bridge
+     * its hole) and all four finish with checked results.
      */
     @Test
-    void shouldGoOnWithTheSurvivorsUnderAutomaticAndFailTheRankThatIsCutOff() throws Exception {
+    void shouldBridgeTheHoleOfTheFirstKillSoTheSecondCutsNobodyOff() throws Exception {
         long[] killedAt = {0, 0};
         var cli = new CliProcess(Map.of("NEXAR_TOPOLOGY", "k-regular:2", "NEXAR_RECOVERY_POLICY", "automatic",
                 "NEXAR_HEARTBEAT_INTERVAL", "500ms", "NEXAR_HEARTBEAT_TIMEOUT", "5s"), (c, line) -> {
@@ -73,26 +73,13 @@ class SparseKillTest {
                 assertThat(cli.first("^\\[rank " + r + "\\] event Rebuilt\\[.*failed=\\[1\\].*size=5", killedAt[0]))
                         .as("rank %d rebuilt the world without rank 1", r).isNotNull();
             }
-            for (int r : new int[] {0, 4, 5}) {
-                // failed= names ranks of the world of five: world ranks 2 and 3 are its ranks 1 and 2
-                assertThat(cli.first("^\\[rank " + r + "\\] event Rebuilt\\[.*failed=\\[1, 2\\].*size=3",
-                        killedAt[1])).as("rank %d rebuilt the world without ranks 2 and 3", r).isNotNull();
-                assertThat(cli.any("^\\[rank " + r + "\\] iteration 39 size 3$")).as("rank %d finished", r).isTrue();
+            for (int r : new int[] {0, 2, 4, 5}) {
+                // failed= names ranks of the world of five: world rank 3 is its rank 2
+                assertThat(cli.first("^\\[rank " + r + "\\] event Rebuilt\\[.*failed=\\[2\\].*size=4",
+                        killedAt[1])).as("rank %d rebuilt the world without rank 3", r).isNotNull();
+                assertThat(cli.any("^\\[rank " + r + "\\] iteration 39 size 4$")).as("rank %d finished", r).isTrue();
             }
-            // rank 2 finds the others cut off itself (it has no live link left), reports them down after rank 3,
-            // and its recovery fails on too few reachable ranks, saying why: "... only 2 of 5 ranks remain reachable
-            // (failed world ranks [0, 3, 4]); recovery needs more than half of them; of those, world ranks [0, 4] may
-            // be alive but are cut off from this rank: every path to them over the topology's links passes a failed
-            // rank, and recovery opens no new links" (which of 0, 4, 5 it lists depends on timing)
-            var cut = cli.first("^\\[rank 2\\] Exception in thread \"main\" io.nexar.PeerFailedException: ",
-                    killedAt[1]);
-            System.out.println("test> rank 2 after " + TimeUnit.NANOSECONDS.toMillis(cut.nanos() - killedAt[1])
-                    + " ms: " + cut.text());
-            assertThat(cut.text()).as("rank 2 names the cut").containsPattern("world ranks \\[[0, 45]+\\] may be alive"
-                    + " but are cut off from this rank: every path to them over the topology's links passes a failed"
-                    + " rank");
-            assertThat(cli.any("^\\[rank 2\\] done")).as("rank 2 went on alone").isFalse();
-            assertThat(code).as("ranks 1 and 3 were killed, rank 2 failed").isNotZero();
+            assertThat(code).as("ranks 1 and 3 were killed, the others finished").isNotZero();
         } finally {
             cli.destroy();
         }

@@ -142,14 +142,16 @@ class RelayTransportTest {
                 }
                 return "size " + c.worldSize();
             });
-            var graph = NeighbourGraph.of(Topology.kRegular(2), n);
+            // the ring with rank 1's hole bridged: ranks 0 and 2 opened a link
+            var graph = NeighbourGraph.of(Topology.kRegular(2), n).bridged(r -> r == 1);
+            assertThat(graph.adjacent(0, 2)).isTrue();
             for (int a : new int[] {0, 2, 3, 4, 5}) {
                 assertThat(results.get(a)).isEqualTo("size 5");
                 var routes = ((RelayTransport) cluster.transport(a)).routes();
                 for (int r = 0; r < n; r++) {
                     assertThat(routes.isDead(r)).as("rank %d's view of rank %d", a, r).isEqualTo(r == 1);
                 }
-                for (int b : new int[] {0, 2, 3, 4, 5}) { // every route: neighbour links only, around rank 1
+                for (int b : new int[] {0, 2, 3, 4, 5}) { // every route: the bridged ring's links only, around rank 1
                     int at = a;
                     for (int hops = 0; at != b; hops++) {
                         assertThat(hops).as("route %d to %d", a, b).isLessThan(n);
@@ -165,9 +167,11 @@ class RelayTransportTest {
 
     @Test
     void shouldExcludeARankCutOffByTheDeathOfBothItsNeighboursAndNameItSo() {
-        // a ring of 8: ranks 1 and 3 die, so rank 2 is alive but has no link left. Recovery opens no new links: the
-        // five ranks that still reach each other (a majority) go on without it, and rank 2, cut off from every other
-        // rank, fails its recovery with an error that says so
+        // a ring of 8: ranks 1 and 3 die at once, so rank 2 is alive but has no link left. Recovery bridges holes only
+        // between ranks that still reach each other (no route carries the decision to rank 2): the five ranks that
+        // still reach each other (a majority) go on without it, and rank 2, cut off from every other rank, fails its
+        // recovery with an error that says so. If one recovery decides on rank 1 alone before rank 3's death is known
+        // everywhere, its bridge 0-2 keeps rank 2 in, and the six go on
         int n = 8;
         var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
                 .recoveryTimeout(Duration.ofSeconds(20)).build();
@@ -193,40 +197,59 @@ class RelayTransportTest {
                         try {
                             i = Resync.step(c, i) - 1;
                         } catch (io.nexar.PeerFailedException lost) { // this rank's recovery failed: it is out
+                            // and exits, as a process does (a QUIC rank also closes its world when it gives up):
+                            // a survivor that had linked to it before it gave up must not wait for it
+                            cluster.crash(world);
                             return lost.getMessage();
                         }
                         continue;
                     }
-                    if (size == n || size == 5) { // every rank, or the five that still reach each other
-                        assertThat(x[0]).as("world rank %d step %d", world, i).isEqualTo(size == n ? 36f : 27f);
+                    if (size == n || size == 5 || size == 6) { // every rank, the five or the six that go on
+                        assertThat(x[0]).as("world rank %d step %d", world, i)
+                                .isEqualTo(size == n ? 36f : size == 6 ? 30f : 27f);
                     }
                 }
                 return "size " + c.worldSize();
             });
+            boolean bridged = results.get(2).equals("size 6");
+            System.out.println("RelayTransportTest: rank 2 " + (bridged ? "kept by the bridge 0-2" : "cut off"));
             for (int a : new int[] {0, 4, 5, 6, 7}) {
-                assertThat(results.get(a)).as("world rank %d", a).isEqualTo("size 5");
+                assertThat(results.get(a)).as("world rank %d", a).isEqualTo(bridged ? "size 6" : "size 5");
                 var routes = ((RelayTransport) cluster.transport(a)).routes();
                 assertThat(routes.cutOff()).as("world rank %d", a).isEmpty();
-                assertThat(routes.deadRanks()).as("world rank %d", a).containsExactly(1, 2, 3);
+                if (bridged) {
+                    assertThat(routes.deadRanks()).as("world rank %d", a).containsExactly(1, 3);
+                } else {
+                    assertThat(routes.deadRanks()).as("world rank %d", a).containsExactly(1, 2, 3);
+                }
+            }
+            if (bridged) {
+                return;
             }
             // which of the others rank 2 had found cut off when too few were left depends on timing: not all five.
             // In-process only, a survivor's exclusion notice can still reach rank 2 first (the fabric links every
-            // pair; over a network rank 2 has no link left): then it was told it was excluded
+            // pair; over a network rank 2 has no link left): then it was told it was excluded. So it is when rank 2
+            // had learnt a decision on rank 1 alone (and linked to rank 0) but the others found it cut off before
+            // they had: their next agreement excludes it
             if (results.get(2).contains("this rank was excluded: rank ")) {
                 assertThat(results.get(2)).contains("rank 2 was excluded by the survivors");
                 return;
             }
+            if (results.get(2).contains("this rank was excluded by the survivors")) {
+                return;
+            }
             assertThat(results.get(2)).containsPattern("recovery needs more than half of them; of those, world ranks"
                     + " \\[[0, 4-7]+\\] may be alive but are cut off from this rank: every path to them over the"
-                    + " topology's links passes a failed rank, and recovery opens no new links");
+                    + " topology's links passes a failed rank, and recovery bridges a hole only between ranks that"
+                    + " still reach each other");
         }
     }
 
     @Test
-    void shouldFindTheCutLeftByASecondDeathAfterARebuild() {
-        // a ring of 6 under automatic: rank 1 dies, the five rebuild (routes reset to the ring without rank 1); then
-        // rank 3 dies, which leaves rank 2 with no live neighbour. The survivors that still reach each other (0, 4,
-        // 5: three of five) must find that cut themselves and go on without rank 2, which fails naming the cut
+    void shouldBridgeTheHoleOfADeathSoThatASecondDeathCutsNobodyOff() {
+        // a ring of 6 under automatic: rank 1 dies, the five rebuild over the ring with the hole bridged (0 and 2 open
+        // a link); then rank 3 dies, which without that link would leave rank 2 with no live neighbour. Now the four
+        // survivors rebuild (2 and 4 open a link: a ring of 0, 2, 4, 5) and finish their checked allreduces
         int n = 6;
         var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
                 .recoveryTimeout(Duration.ofSeconds(20)).build();
@@ -244,29 +267,28 @@ class RelayTransportTest {
                     try {
                         c.allReduce(x, ReduceOp.SUM);
                     } catch (io.nexar.PeerFailedException e) {
-                        try {
-                            i = Resync.step(c, i) - 1;
-                        } catch (io.nexar.PeerFailedException lost) { // this rank's recovery failed: it is out
-                            return lost.getMessage();
-                        }
+                        i = Resync.step(c, i) - 1;
                         continue;
                     }
                     float expected = switch (size) {
                         case 6 -> 21f;
                         case 5 -> 19f;
-                        default -> 1f + 5f + 6f;
+                        default -> 1f + 3f + 5f + 6f;
                     };
                     assertThat(x[0]).as("world rank %d step %d size %d", world, i, size).isEqualTo(expected);
                 }
                 return "size " + c.worldSize();
             });
-            for (int a : new int[] {0, 4, 5}) {
-                assertThat(results.get(a)).as("world rank %d", a).isEqualTo("size 3");
-                assertThat(((RelayTransport) cluster.transport(a)).routes().deadRanks()).as("world rank %d", a)
-                        .containsExactly(1, 2, 3);
-            }
-            if (!results.get(2).contains("this rank was excluded: rank ")) { // in-process the notice may come first
-                assertThat(results.get(2)).contains("may be alive but are cut off from this rank");
+            for (int a : new int[] {0, 2, 4, 5}) {
+                assertThat(results.get(a)).as("world rank %d", a).isEqualTo("size 4");
+                var routes = ((RelayTransport) cluster.transport(a)).routes();
+                assertThat(routes.deadRanks()).as("world rank %d", a).containsExactly(1, 3);
+                assertThat(routes.cutOff()).as("world rank %d", a).isEmpty();
+                // the survivors' ring: each rank's neighbours among them are the two next to it
+                int[] ring = {0, 2, 4, 5};
+                int at = java.util.Arrays.binarySearch(ring, a);
+                assertThat(routes.nextHop(ring[(at + 1) % 4])).as("world rank %d", a).isEqualTo(ring[(at + 1) % 4]);
+                assertThat(routes.nextHop(ring[(at + 3) % 4])).as("world rank %d", a).isEqualTo(ring[(at + 3) % 4]);
             }
         }
     }
@@ -326,6 +348,15 @@ class RelayTransportTest {
                     (byte) MessageType.RELAY.code()); // the inner frame now claims to be an envelope itself
             assertThatThrownBy(() -> MessageCodec.decode(1, nested, 1 << 20)).isInstanceOf(ProtocolException.class)
                     .hasMessageContaining("inner frame of type RELAY cannot be relayed");
+            // a PEER_TABLE travels in a relay only as a link offer: one entry, the origin's own
+            var entry = new io.nexar.internal.protocol.EnrolmentMessage.PeerTable.Entry(3, "member-3",
+                    new java.net.InetSocketAddress("127.0.0.1", 7000), null);
+            var other = new io.nexar.internal.protocol.EnrolmentMessage.PeerTable.Entry(4, "member-4",
+                    new java.net.InetSocketAddress("127.0.0.1", 7001), null);
+            MemorySegment notOwn = frame(new io.nexar.internal.protocol.EnrolmentMessage.PeerTable(
+                    java.util.List.of(entry, other)));
+            assertThatThrownBy(() -> router2.deliverWaiting(1, new Message.Relay(0, 2, 2, 5, notOwn), deadline))
+                    .isInstanceOf(ProtocolException.class).hasMessageContaining("is not a link offer of its own");
             // legitimate: 0 -> 1 -> 2, delivered as rank 0's first message with tag 9
             assertThat(router2.deliverWaiting(1, new Message.Relay(0, 2, 2, 5, inner), deadline)).isTrue();
             byte[] got = new byte[4];

@@ -409,7 +409,7 @@ public final class Membership implements AutoCloseable {
                 .toArray();
         return cut.length == 0 ? "" : "; of those, world ranks " + Arrays.toString(cut) + " may be alive but are cut"
                 + " off from this rank: every path to them over the topology's links passes a failed rank, and"
-                + " recovery opens no new links";
+                + " recovery bridges a hole only between ranks that still reach each other";
     }
 
     private void decided(Agreement a, CompletableFuture<Decision> result) {

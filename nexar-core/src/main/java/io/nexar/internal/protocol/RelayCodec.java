@@ -93,8 +93,8 @@ final class RelayCodec {
         }
         MessageType inner = MessageType.fromCode(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF);
         if (inner == null || inner == MessageType.HELLO || inner == MessageType.RELAY
-                || inner.code() >= MessageType.JOIN_CHALLENGE.code()
-                        && inner.code() <= MessageType.RENEWED.code()) {
+                || inner.code() >= MessageType.JOIN_CHALLENGE.code() && inner.code() <= MessageType.RENEWED.code()
+                        && inner != MessageType.PEER_TABLE) { // a member's link offer (docs/protocol.md 4.11)
             return "inner frame of type " + (inner == null ? hex(r.frame().get(BYTE, TYPE_OFFSET) & 0xFF) : inner)
                     + " cannot be relayed";
         }

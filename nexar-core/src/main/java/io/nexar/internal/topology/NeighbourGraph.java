@@ -27,11 +27,26 @@ public final class NeighbourGraph {
     private final int[] offsets;
     /** Distance from rank 0 to each rank; null for the full mesh (always 1). */
     private final int[] fromZero;
+    /** Links added by {@link #bridged} per rank, ascending; null when there are none (the formation graph). */
+    private final int[][] bridges;
+    /** Distances from each source over the bridged graph, computed when first needed (null without bridges). */
+    private final java.util.Map<Integer, int[]> bridgedDistances;
+
+    /** The graph without the bridges; null for a formation graph. */
+    private final NeighbourGraph formation;
 
     private NeighbourGraph(Topology topology, int worldSize, int[] offsets) {
+        this(topology, worldSize, offsets, null, null);
+    }
+
+    private NeighbourGraph(Topology topology, int worldSize, int[] offsets, int[][] bridges,
+                           NeighbourGraph formation) {
+        this.formation = formation;
         this.topology = topology;
         this.worldSize = worldSize;
         this.offsets = offsets;
+        this.bridges = bridges;
+        this.bridgedDistances = bridges == null ? null : new java.util.concurrent.ConcurrentHashMap<>();
         this.fromZero = topology.kind() == Topology.Kind.FULL_MESH ? null : bfs(0);
     }
 
@@ -122,6 +137,16 @@ public final class NeighbourGraph {
      * @return its neighbours, ascending, without itself
      */
     public int[] neighbours(int rank) {
+        int[] formed = formationNeighbours(rank);
+        if (bridges == null || bridges[rank].length == 0) {
+            return formed;
+        }
+        return java.util.stream.IntStream.concat(Arrays.stream(formed), Arrays.stream(bridges[rank])).sorted()
+                .distinct().toArray();
+    }
+
+    /** The neighbours of {@code rank} by the formation rule alone, ascending. */
+    private int[] formationNeighbours(int rank) {
         int n = worldSize;
         return switch (topology.kind()) {
             case FULL_MESH -> {
@@ -164,6 +189,77 @@ public final class NeighbourGraph {
         return a != b && distance(a, b) == 1;
     }
 
+    /** {@return whether this graph has links beyond the formation rule's ({@link #bridged})} */
+    public boolean hasBridges() {
+        return bridges != null;
+    }
+
+    /** {@return the graph of the formation rule on this graph's world size, without the links {@link #bridged} added} */
+    public NeighbourGraph formation() {
+        return formation == null ? this : formation;
+    }
+
+    /**
+     * The formation graph of this graph's topology and world size ({@link #formation}) with the holes that the ranks
+     * {@code gone} leave bridged: for each set of gone ranks that are linked to each other (a connected component of
+     * them in the formation graph), the live ranks linked to that set, in ascending order, are linked one to the next
+     * (a chain). Every live rank that reached another through the hole still reaches it, over live ranks only: on a
+     * ring ({@code k-regular:2}) the survivors form a ring again, a ring of 6 without rank 1 gains the link 0-2.
+     * Deterministic: every rank that agrees on {@code gone} computes the same graph. Without gone ranks, or on a full
+     * mesh, the formation graph itself.
+     *
+     * @param gone which world ranks are gone (failed, departed, excluded)
+     * @return the bridged graph
+     */
+    public NeighbourGraph bridged(java.util.function.IntPredicate gone) {
+        NeighbourGraph base = formation();
+        if (fullMesh()) {
+            return base;
+        }
+        var extra = new java.util.ArrayList<java.util.TreeSet<Integer>>();
+        for (int r = 0; r < worldSize; r++) {
+            extra.add(new java.util.TreeSet<>());
+        }
+        boolean[] seen = new boolean[worldSize];
+        boolean any = false;
+        for (int start = 0; start < worldSize; start++) {
+            if (seen[start] || !gone.test(start)) {
+                continue;
+            }
+            var live = new java.util.TreeSet<Integer>(); // the live ranks linked to this component of gone ranks
+            var queue = new ArrayDeque<Integer>();
+            queue.add(start);
+            seen[start] = true;
+            while (!queue.isEmpty()) {
+                for (int y : base.neighbours(queue.poll())) {
+                    if (!gone.test(y)) {
+                        live.add(y);
+                    } else if (!seen[y]) {
+                        seen[y] = true;
+                        queue.add(y);
+                    }
+                }
+            }
+            Integer prev = null;
+            for (int x : live) {
+                if (prev != null && !base.adjacent(prev, x)) {
+                    extra.get(prev).add(x);
+                    extra.get(x).add(prev);
+                    any = true;
+                }
+                prev = x;
+            }
+        }
+        if (!any) {
+            return base;
+        }
+        int[][] links = new int[worldSize][];
+        for (int r = 0; r < worldSize; r++) {
+            links[r] = extra.get(r).stream().mapToInt(Integer::intValue).toArray();
+        }
+        return new NeighbourGraph(topology, worldSize, offsets, links, base);
+    }
+
     /**
      * The number of hops of a shortest path, with every rank alive.
      *
@@ -174,6 +270,9 @@ public final class NeighbourGraph {
     public int distance(int a, int b) {
         if (a == b) {
             return 0;
+        }
+        if (bridges != null) { // no longer vertex-transitive: a search per source, kept
+            return bridgedDistances.computeIfAbsent(a, s -> distancesFrom(s, null))[b];
         }
         return switch (topology.kind()) {
             case FULL_MESH -> 1;

@@ -12,6 +12,13 @@ import java.util.Map;
  * with {@code dist(n, d) = dist(x, d) - 1}, distances taken over the live ranks. Every hop brings the message one
  * closer, so a message takes a shortest path, never loops, and needs at most {@code dist(source, d)} hops; and
  * because each rank applies the rule to its own table, ranks that agree on the dead set route identically.
+ *
+ * <p>On a graph with bridges ({@link NeighbourGraph#bridged}: links that a recovery opened over the holes of the
+ * ranks it removed) the rule is applied to the formation graph's links first, and to the bridged graph only for a
+ * destination that the formation graph's live links no longer reach from this rank. A destination reached over the
+ * formation links from some rank is reached that way from every rank on its shortest path there, so a route never
+ * turns back; and a recovery that adds bridges leaves every route that did not need one as it was, so ranks that
+ * switch to the rebuilt routes at different moments still route alike.
  */
 public final class RoutingTable {
     private final NeighbourGraph graph;
@@ -22,6 +29,8 @@ public final class RoutingTable {
     private final int[] primary;
     /** Distances to a destination over the live ranks, by destination, computed when first needed. */
     private final Map<Integer, int[]> liveDistances = new ConcurrentHashMap<>();
+    /** Like {@link #liveDistances} over the formation graph's links alone (a graph with bridges only). */
+    private final Map<Integer, int[]> formationDistances = new ConcurrentHashMap<>();
 
     private RoutingTable(NeighbourGraph graph, int self, boolean[] dead) {
         this.graph = graph;
@@ -116,6 +125,18 @@ public final class RoutingTable {
         if (dead[destination]) {
             return -1;
         }
+        if (graph.hasBridges()) { // the formation graph's links first: a bridge only where they no longer reach
+            int[] formed = formationDistances.computeIfAbsent(destination,
+                    d -> graph.formation().distancesFrom(d, dead));
+            int here = formed[self];
+            if (here > 0) {
+                for (int n : graph.formation().neighbours(self)) {
+                    if (!dead[n] && formed[n] == here - 1) {
+                        return n;
+                    }
+                }
+            }
+        }
         int[] toDest = liveDistances.computeIfAbsent(destination, d -> graph.distancesFrom(d, dead));
         int here = toDest[self];
         if (here <= 0) {
@@ -130,9 +151,10 @@ public final class RoutingTable {
     }
 
     /**
-     * The live ranks this rank can no longer reach: every path to them over the graph passes a rank this table knows
-     * dead (say both neighbours of a rank on a ring). No link of the graph is added after formation, so they are cut
-     * off from this rank for good.
+     * The live ranks this rank can no longer reach: every path to them over the graph (its bridges included) passes
+     * a rank this table knows dead (say both neighbours of a rank on a ring). Until a recovery bridges the hole
+     * ({@link NeighbourGraph#bridged}), which it can only do between ranks that still reach each other, they are cut
+     * off from this rank.
      *
      * @return the cut-off ranks, ascending; empty while every live rank is reachable
      */

@@ -176,6 +176,42 @@ public final class InProcessTransport implements Transport {
         if (down.compareAndSet(null, why)) {
             router.close("this rank crashed (test fault)");
         }
+        fabric.endpointDown();
+    }
+
+    /** {@return whether this endpoint crashed, closed or failed} */
+    boolean isDown() {
+        return down.get() != null;
+    }
+
+    /**
+     * Every pair of endpoints reaches each other: a link between running members is the agreement of both ends.
+     *
+     * @return true
+     */
+    @Override
+    public boolean linksMembers() {
+        return true;
+    }
+
+    /**
+     * Opens links to running members: each is up once {@code peer} asked for its link to this rank too
+     * ({@link InProcessFabric#link}).
+     *
+     * @param peers the members to link to (their descriptors are not needed)
+     * @param listed run at once
+     * @param deadline when to give up
+     * @throws PeerFailedException naming the first peer whose link is not up at the deadline (or that went down)
+     */
+    @Override
+    public void linkMembers(java.util.List<Newcomer> peers, Runnable listed, Deadline deadline) {
+        listed.run();
+        int[] missing = fabric.link(rank, peers.stream().mapToInt(Newcomer::worldRank).toArray(), deadline);
+        if (missing.length > 0) {
+            throw new PeerFailedException(new ErrorContext(io.nexar.Operation.RECOVERY, rank, worldSize, -1, -1, -1,
+                    missing[0]), "cannot complete: the new link to rank " + missing[0] + " is not up (ranks "
+                    + java.util.Arrays.toString(missing) + " did not link back before the deadline or went down)");
+        }
     }
 
     /** The inbound side of this endpoint. */
@@ -205,5 +241,6 @@ public final class InProcessTransport implements Transport {
                 fabric.endpoint(peer).router.onPeerDown(rank, why, null);
             }
         }
+        fabric.endpointDown();
     }
 }

@@ -177,6 +177,7 @@ public final class InboundRouter implements InboundHandler {
             case Message.Relay r -> relayOf(peer).onRelay(peer, r);
             case Message.PeerDown d -> relayOf(peer).onPeerDownReported(peer, d);
             case Message.Quiesce q -> relayOf(peer).onQuiesce(peer, q);
+            case io.nexar.internal.protocol.EnrolmentMessage.PeerTable t -> relayOf(peer).onLinkOffer(peer, t);
             default -> mailbox.onMessage(peer, message);
         };
     }
@@ -204,6 +205,8 @@ public final class InboundRouter implements InboundHandler {
             case Message.Relay r -> relayOf(peer).deliverRelayWaiting(peer, r, deadlineNanos);
             case Message.PeerDown d -> relayOf(peer).onPeerDownReported(peer, d) == Delivery.ACCEPTED;
             case Message.Quiesce q -> relayOf(peer).onQuiesce(peer, q) == Delivery.ACCEPTED;
+            case io.nexar.internal.protocol.EnrolmentMessage.PeerTable t ->
+                    relayOf(peer).onLinkOffer(peer, t) == Delivery.ACCEPTED;
             default -> mailbox.deliverWaiting(peer, message, deadlineNanos);
         };
     }

@@ -136,7 +136,8 @@ final class RelayArrivals {
             throw MessageCodec.seenBy(e, relay.rank(), relay.worldSize());
         }
         if (inner instanceof Message.Relay || inner instanceof Message.Hello || inner instanceof Message.Quiesce
-                || inner.type().code() >= MessageType.JOIN_CHALLENGE.code()) {
+                || inner.type().code() >= MessageType.JOIN_CHALLENGE.code() && inner.type() != MessageType.PEER_TABLE) {
+            // a PEER_TABLE travels in a relay only as a member's link offer (RelayBridges, docs/protocol.md 4.11)
             throw relay.violation(envelope.origin(), "relayed a " + inner.type() + " frame, which never travels in a"
                     + " relay");
         }

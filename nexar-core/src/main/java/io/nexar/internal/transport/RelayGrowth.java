@@ -192,6 +192,7 @@ final class RelayGrowth {
             t.table = grown;
             t.pending = null;
             t.closeTree = closeTree(grown);
+            t.notifyAll();
         }
     }
 

@@ -50,7 +50,7 @@ final class RelayNotices {
 
     /**
      * After a rank went down: the live ranks that no route reaches any more (every path to them passes a dead rank;
-     * recovery opens no new links) are down for this rank too, and reported so to the router, naming the dead ranks
+     * recovery bridges a hole only between ranks that still reach each other) are down for this rank too, and reported so to the router, naming the dead ranks
      * that cut them off, so that operations waiting for them fail and recovery excludes them (a rank cut off alone
      * is on the minority side of a partition). Not spread to the neighbours: each rank that learns of the same
      * failures finds the same cut. If the failure that cut them off was a normal close, so is their loss.
@@ -66,7 +66,13 @@ final class RelayNotices {
         int[] dead;
         synchronized (t) {
             var routes = t.table;
+            var next = t.pending; // routes being set up (a growth, or a recovery's new links): cut off in both only
             lost = routes.cutOff();
+            if (next != null) {
+                int[] cutToo = next.cutOff();
+                lost = java.util.Arrays.stream(lost).filter(r -> r >= next.graph().worldSize()
+                        || java.util.Arrays.binarySearch(cutToo, r) >= 0).toArray();
+            }
             dead = routes.deadRanks();
             for (int r : lost) {
                 t.markDead(r);
@@ -77,7 +83,7 @@ final class RelayNotices {
         }
         String detail = "is cut off from world rank " + t.rank() + ": every path of topology="
                 + t.table.graph().topology() + " to it passes a failed or departed rank (world ranks "
-                + java.util.Arrays.toString(dead) + "; recovery opens no new links)";
+                + java.util.Arrays.toString(dead) + "; recovery bridges a hole only between ranks that still reach each other)";
         String reason = io.nexar.internal.protocol.GoodbyeReason.isPoliteLeave(why) ? "left (" + detail + ")"
                 : "failed (" + detail + ")";
         LOG.atLevel(reason.startsWith("left") ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)

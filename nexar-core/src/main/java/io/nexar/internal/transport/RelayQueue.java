@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
 final class RelayQueue {
     /** Forwards one frame; may block (its link back-pressures). */
     interface Forwarder {
-        void forward(Message.Relay envelope, Lane lane);
+        void forward(Message.Relay envelope, Lane lane, int from);
     }
 
-    private record Held(Message.Relay envelope, Lane lane) {
+    private record Held(Message.Relay envelope, Lane lane, int from) {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(RelayQueue.class);
@@ -43,7 +43,7 @@ final class RelayQueue {
      *
      * @return false if the queue is full (or closed); offer it again later
      */
-    synchronized boolean offer(Message.Relay envelope, Lane lane) {
+    synchronized boolean offer(Message.Relay envelope, Lane lane, int from) {
         long size = envelope.frame().byteSize();
         if (closed || !held.isEmpty() && heldBytes + size > maxBytes) {
             return false;
@@ -51,7 +51,7 @@ final class RelayQueue {
         MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
         Segments.copy(envelope.frame(), 0, copy, 0, size);
         held.add(new Held(new Message.Relay(envelope.origin(), envelope.destination(), envelope.hops(),
-                envelope.hopLimit(), copy), lane));
+                envelope.hopLimit(), copy), lane, from));
         heldBytes += size;
         if (thread == null) {
             thread = Thread.ofVirtual().name("nexar-relay-r" + rank).start(this::run);
@@ -82,7 +82,7 @@ final class RelayQueue {
                 next = held.peek();
             }
             try {
-                forwarder.forward(next.envelope(), next.lane());
+                forwarder.forward(next.envelope(), next.lane(), next.from());
             } catch (RuntimeException e) {
                 // the origin learns of it through failure detection or its own timeout
                 LOG.warn("rank {} dropped a relayed frame from rank {} to rank {}: {}", rank, next.envelope().origin(),

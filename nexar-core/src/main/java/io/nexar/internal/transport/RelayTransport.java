@@ -39,6 +39,12 @@ public final class RelayTransport implements Transport {
     final InboundRouter router;
     private final long maxFrameBytes;
     final Duration forwardTimeout;
+    /**
+     * How long a recovery waits for the links that bridge a hole ({@link #rebuilt}): a quarter of
+     * {@code recovery.timeout}, so that a survivor that never links back (it did not learn the decision: cut off
+     * while it was taken) is reported down in time for the next agreement to exclude it.
+     */
+    private final Duration linkTimeout;
     volatile RoutingTable table;
     /**
      * The grown world's routes between {@link #admit(List, int[], Deadline)} and {@link #admitted} (null otherwise):
@@ -55,6 +61,8 @@ public final class RelayTransport implements Transport {
     final FailureSpread failures;
     /** Checks arriving envelopes and decodes their inner messages ({@link RelayArrivals}). */
     private final RelayArrivals arrivals;
+    /** Link offers of the members this rank bridges to ({@link RelayBridges}). */
+    final RelayBridges bridges;
     /** Completed once the underlying transport's links (bulk lanes included) are all formed. */
     private final java.util.concurrent.CompletableFuture<Void> linksFormed =
             new java.util.concurrent.CompletableFuture<>();
@@ -67,12 +75,14 @@ public final class RelayTransport implements Transport {
         this.maxFrameBytes = config.maxFrameBytes();
         this.forwardTimeout = config.collectiveTimeout().compareTo(config.p2pTimeout()) > 0
                 ? config.collectiveTimeout() : config.p2pTimeout();
+        this.linkTimeout = config.recoveryTimeout().dividedBy(4);
         this.table = routes;
         this.linksUsed = new AtomicIntegerArray(routes.graph().worldSize());
         this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
         this.closeTree = RelayGrowth.closeTree(routes);
         this.failures = new FailureSpread(this);
         this.arrivals = new RelayArrivals(this, maxFrameBytes);
+        this.bridges = new RelayBridges(this);
     }
 
     /**
@@ -180,7 +190,7 @@ public final class RelayTransport implements Transport {
         var envelope = new Message.Relay(rank(), peer, 1, Math.min(255, Math.max(1,
                 routes.graph().worldSize() - 1)), frame);
         try {
-            forward(envelope, lane, deadline, context);
+            forward(envelope, lane, deadline, context, -1);
         } catch (PeerFailedException e) {
             if (e.peer().orElse(-1) == peer || e.context().rank() == rank()) {
                 throw e;
@@ -191,12 +201,22 @@ public final class RelayTransport implements Transport {
         }
     }
 
-    /** Sends an envelope to its next hop, routing around next hops that turn out dead. */
-    private void forward(Message.Relay envelope, Lane lane, Deadline deadline, ErrorContext context) {
+    /**
+     * Sends an envelope to its next hop, routing around next hops that turn out dead. A relayed envelope
+     * ({@code from} the neighbour it came from, -1 for this rank's own) whose next hop would be that neighbour again
+     * waits first, at most until the deadline or {@link FailureSpread#NOTICE_GRACE}, for this rank's routes to
+     * change: the neighbour may route over a newer graph than this rank (it switched to a recovery's bridges first,
+     * or learnt of a death first), and sending the frame back would bounce it between the two until the hop limit
+     * drops it. If the routes stay, the frame goes back all the same (the neighbour's routes are then the older).
+     */
+    private void forward(Message.Relay envelope, Lane lane, Deadline deadline, ErrorContext context, int from) {
         int destination = envelope.destination();
         while (true) {
             RoutingTable routes = routesTo(destination);
             int next = destination < routes.graph().worldSize() ? routes.nextHop(destination) : -1;
+            if (next >= 0 && next == from && awaitNewRoutes(routes, deadline)) {
+                continue;
+            }
             if (next < 0) {
                 throw new PeerFailedException(context.withPeer(destination), "cannot complete: rank " + destination
                         + " cannot be reached from rank " + rank() + ": every route to it passes a failed rank");
@@ -219,6 +239,24 @@ public final class RelayTransport implements Transport {
                 RelayNotices.reportCutOff(this, "failed (" + e.getMessage() + ")");
             }
         }
+    }
+
+    /** Waits until the routes are no longer {@code routes} (true) or the bounce wait is over (false). */
+    private synchronized boolean awaitNewRoutes(RoutingTable routes, Deadline deadline) {
+        long end = System.nanoTime() + Math.min(deadline.remainingNanos(), FailureSpread.NOTICE_GRACE.toNanos());
+        while (table == routes && !closed) {
+            long left = end - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return table != routes;
     }
 
     /**
@@ -317,23 +355,76 @@ public final class RelayTransport implements Transport {
      * same way whatever each had learnt before (a rank it marked down on its own that the agreement kept is routed
      * through again; a link that is really down is routed around again at its first failed send).
      *
+     * <p>If the underlying transport can open links between running members ({@link Transport#linksMembers}), the
+     * graph is the formation graph with the holes of the non-members bridged ({@link NeighbourGraph#bridged}): this
+     * rank first opens its links that the bridged graph adds (each survivor does so for its own, and a link is up
+     * once both ends asked for it), accepting envelopes routed over the bridged graph meanwhile, and then switches
+     * its routes; envelopes routed over the old graph stay accepted after the switch ({@link #previous}). Called on
+     * the membership thread before the rebuilt world carries traffic, so its first operation takes the new routes.
+     *
      * @param member whether a world rank is a member of the rebuilt world
      */
-    public synchronized void rebuilt(java.util.function.IntPredicate member) {
-        RoutingTable routes = RoutingTable.of(table.graph(), rank());
-        for (int r = 0; r < worldSize(); r++) {
-            if (r != rank() && !member.test(r)) {
-                routes = routes.withDead(r);
+    public void rebuilt(java.util.function.IntPredicate member) {
+        RoutingTable old = table;
+        NeighbourGraph formed = old.graph().formation();
+        NeighbourGraph next = links.linksMembers() ? formed.bridged(r -> r != rank() && !member.test(r)) : formed;
+        RoutingTable routes = RoutingTable.of(next, rank(), r -> !member.test(r));
+        int[] added = java.util.Arrays.stream(next.neighbours(rank()))
+                .filter(p -> member.test(p) && !old.graph().adjacent(rank(), p)).toArray();
+        synchronized (this) {
+            // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors; while the
+            // new links open, envelopes routed over them by ranks that switched first are accepted
+            pending = added.length > 0 ? routes : null;
+        }
+        int unlinked = -1;
+        String why = null;
+        if (added.length > 0) {
+            LOG.info("recovery: rank {} opens links to world ranks {} that bridge the holes of the failed ranks"
+                    + " (topology={})", rank(), java.util.Arrays.toString(added), next.topology());
+            try {
+                RelayBridges.link(this, links, added, Deadline.after(linkTimeout));
+            } catch (io.nexar.NexarException | IllegalArgumentException e) {
+                // the peer never linked back (or its offer was malformed): it did not learn the decision (cut off while it was taken) or died.
+                // It is down for this rank, and the next recovery excludes it
+                unlinked = e instanceof io.nexar.NexarException n ? n.peer().orElse(added[0]) : added[0];
+                why = "failed (it did not open the link to world rank " + rank() + " that the rebuilt world's graph"
+                        + " needs within " + linkTimeout.toMillis() + " ms: " + e.getMessage() + ")";
+                LOG.warn("recovery: rank {}: world rank {} {}", rank(), unlinked, why);
             }
         }
-        table = routes;
-        pending = null; // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors
+        synchronized (this) {
+            if (next.hasBridges() || old.graph().hasBridges()) {
+                previous = old;
+            }
+            RoutingTable now = pending != null ? pending : routes; // with the ranks learnt dead while linking
+            table = unlinked >= 0 ? now.withDead(unlinked) : now;
+            pending = null;
+            notifyAll(); // relays that held a frame its sender routed over the new graph (forward)
+        }
+        if (unlinked >= 0) {
+            router.onPeerDown(unlinked, why, null);
+            reportCutOff(why);
+        }
+    }
+
+    /**
+     * A PEER_TABLE frame of one entry arrived from world rank {@code from} (relayed or not): its link offer for a
+     * bridge of a recovery ({@link RelayBridges}).
+     *
+     * @param from the rank it came from (the origin of a relayed frame)
+     * @param offer the frame
+     * @return {@link Delivery#ACCEPTED}
+     * @throws ProtocolException if the frame is not one entry naming {@code from}
+     */
+    Delivery onLinkOffer(int from, io.nexar.internal.protocol.EnrolmentMessage.PeerTable offer) {
+        return bridges.onOffer(from, offer);
     }
 
     /** A rank is down: routes avoid it from now on (a rank of a pending growth only once the growth is used). */
     synchronized void markDead(int peer) {
         if (peer < table.graph().worldSize()) {
             table = table.withDead(peer);
+            notifyAll();
         }
         RoutingTable grown = pending;
         if (grown != null && peer < grown.graph().worldSize()) {
@@ -368,7 +459,7 @@ public final class RelayTransport implements Transport {
         if (v == Verdict.DROP) {
             return Delivery.ACCEPTED;
         }
-        return queue.offer(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope)) ? Delivery.ACCEPTED
+        return queue.offer(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope), from) ? Delivery.ACCEPTED
                 : Delivery.FULL;
     }
 
@@ -400,7 +491,8 @@ public final class RelayTransport implements Transport {
         long left = deadlineNanos - System.nanoTime();
         var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
         try {
-            forward(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope), deadline, relayContext(envelope));
+            forward(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope), deadline, relayContext(envelope),
+                    from);
             return true;
         } catch (OperationTimeoutException e) {
             return false;
@@ -419,7 +511,7 @@ public final class RelayTransport implements Transport {
     }
 
     /** Forwards one queued envelope (a copy) on the relay queue's thread, once the links are formed. */
-    private void forwardQueued(Message.Relay envelope, Lane lane) {
+    private void forwardQueued(Message.Relay envelope, Lane lane, int from) {
         Deadline deadline = Deadline.after(forwardTimeout);
         if (!linksFormed.isDone()) {
             try {
@@ -433,7 +525,7 @@ public final class RelayTransport implements Transport {
                         + " waiting for this rank's links to form");
             }
         }
-        forward(envelope, lane, deadline, relayContext(envelope));
+        forward(envelope, lane, deadline, relayContext(envelope), from);
     }
 
     private ErrorContext relayContext(Message.Relay envelope) {

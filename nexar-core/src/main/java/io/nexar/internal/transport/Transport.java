@@ -108,6 +108,44 @@ public interface Transport extends AutoCloseable {
     default void admitted(int[] worldRanks) {
     }
 
+    /**
+     * Whether this transport can open links between running members ({@link #linkMembers}): a recovery on a sparse
+     * topology then bridges the holes that the failed ranks leave in the neighbour graph ({@link RelayTransport}).
+     *
+     * @return false unless overridden
+     */
+    default boolean linksMembers() {
+        return false;
+    }
+
+    /**
+     * What this rank sends a running member it opens a link to ({@link #linkMembers}), so that the member can reach it
+     * and knows whom to accept: an encoded PEER_TABLE frame of one entry, this rank's (docs/protocol.md 4.11); null
+     * if the transport needs none (every pair of in-process endpoints reaches each other).
+     *
+     * @return the encoded frame, or null
+     */
+    default byte[] linkOffer() {
+        return null;
+    }
+
+    /**
+     * Opens links to running members this rank holds no link to (a recovery on a sparse topology bridges a hole):
+     * each of {@code peers} calls it for this rank too, and the link is up once both did. The lower rank of a pair
+     * dials, the higher accepts only the member identity of the peer's {@link #linkOffer}. Returns once every link is
+     * up.
+     *
+     * @param peers the members to link to, each with its {@link #linkOffer} (empty if {@code linkOffer} is null)
+     * @param listed run once the peers are expected (in the peer table: a dial from them is accepted), before this
+     *     call waits for their links
+     * @param deadline when to give up
+     * @throws io.nexar.PeerFailedException naming a peer whose link is not up at the deadline
+     * @throws UnsupportedOperationException if {@link #linksMembers} is false
+     */
+    default void linkMembers(java.util.List<Newcomer> peers, Runnable listed, Deadline deadline) {
+        throw new UnsupportedOperationException("this transport cannot open links between running members");
+    }
+
     /** Says goodbye to every peer and releases every resource. Idempotent. */
     @Override
     void close();

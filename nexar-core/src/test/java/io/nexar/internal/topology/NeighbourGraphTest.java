@@ -70,6 +70,50 @@ class NeighbourGraphTest {
         assertThat(NeighbourGraph.offsets(6, 5)).containsExactly(1, 2, 3);
     }
 
+    @Test
+    void shouldBridgeTheHolesOfGoneRanksSoTheSurvivorsStayConnected() {
+        // a ring of 6 without rank 1 gains 0-2; without ranks 1 and 3 also 2-4: a ring of the survivors again
+        var ring = NeighbourGraph.of(Topology.kRegular(2), 6);
+        var one = ring.bridged(r -> r == 1);
+        assertThat(one.hasBridges()).isTrue();
+        assertThat(one.neighbours(0)).containsExactly(1, 2, 5);
+        assertThat(one.neighbours(2)).containsExactly(0, 1, 3);
+        assertThat(one.formation().hasBridges()).isFalse();
+        var two = one.bridged(r -> r == 1 || r == 3);
+        assertThat(two.adjacent(0, 2)).isTrue();
+        assertThat(two.adjacent(2, 4)).isTrue();
+        assertThat(RoutingTable.of(two, 2, r -> r == 1 || r == 3).cutOff()).isEmpty();
+        // neighbouring gone ranks form one hole: 1 and 2 gone, their live neighbours 0 and 3 are linked
+        assertThat(ring.bridged(r -> r == 1 || r == 2).neighbours(0)).containsExactly(1, 3, 5);
+        assertThat(ring.bridged(r -> false).hasBridges()).isFalse();
+        // every topology, random gone sets: the survivors stay connected (seeded; the seed is printed)
+        long seed = System.nanoTime();
+        System.out.println("NeighbourGraphTest bridging seed " + seed);
+        var random = new java.util.Random(seed);
+        for (int round = 0; round < 300; round++) {
+            int n = 4 + random.nextInt(60);
+            var topology = random.nextBoolean() ? Topology.kRegular(2 + random.nextInt(5))
+                    : Topology.HYPERCUBE;
+            if (topology == Topology.HYPERCUBE) {
+                n = Integer.highestOneBit(n);
+            }
+            boolean[] gone = new boolean[n];
+            int self = random.nextInt(n);
+            for (int r = 0; r < n; r++) {
+                gone[r] = r != self && random.nextInt(3) == 0;
+            }
+            var bridged = NeighbourGraph.of(topology, n).bridged(r -> gone[r]);
+            int[] dist = bridged.distancesFrom(self, gone);
+            for (int r = 0; r < n; r++) {
+                assertThat(gone[r] || dist[r] >= 0).as("seed %d round %d: %s on %d ranks, %d reaches %d", seed,
+                        round, topology, n, self, r).isTrue();
+                for (int p : bridged.neighbours(r)) {
+                    assertThat(bridged.adjacent(p, r)).as("symmetric %d-%d", r, p).isTrue();
+                }
+            }
+        }
+    }
+
     private static void checkSymmetricConnectedAndDistances(NeighbourGraph g) {
         int n = g.worldSize();
         for (int a = 0; a < n; a++) {

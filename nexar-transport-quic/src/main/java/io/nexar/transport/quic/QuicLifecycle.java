@@ -109,6 +109,15 @@ final class QuicLifecycle {
 
     /** {@link QuicTransport#admit} and {@link QuicTransport#admitLinks}: the world grows to at least worldSize. */
     static void admit(QuicTransport t, List<Newcomer> newcomers, int worldSize, Deadline deadline) {
+        admit(t, newcomers, worldSize, () -> { }, deadline);
+    }
+
+    /**
+     * Like {@link #admit(QuicTransport, List, int, Deadline)}, running {@code listed} once the new peers are in the
+     * peer table (a dial from them is accepted from then on), before dialling and waiting: a recovery's bridge
+     * ({@link QuicTransport#linkMembers}) answers a lower peer's link offer there.
+     */
+    static void admit(QuicTransport t, List<Newcomer> newcomers, int worldSize, Runnable listed, Deadline deadline) {
         t.assertNotEventLoop();
         var infos = new ArrayList<PeerInfo>(newcomers.size());
         for (Newcomer n : newcomers) {
@@ -131,6 +140,7 @@ final class QuicLifecycle {
             t.worldSize = size;
             t.links.publish(table);
         }
+        listed.run();
         List<PeerLink> dialled = t.links.dialHigher(t.endpoint, added, table, deadline);
         Formation.await(t, added, deadline);
         t.endpoint.connectBulk(dialled, table, deadline);

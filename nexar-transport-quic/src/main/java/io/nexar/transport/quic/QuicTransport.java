@@ -258,6 +258,57 @@ public final class QuicTransport implements Transport {
         QuicLifecycle.admit(this, linked, worldSize, deadline);
     }
 
+    /**
+     * A QUIC member can open links to running members: the two exchange link offers first ({@link #linkOffer}).
+     *
+     * @return true
+     */
+    @Override
+    public boolean linksMembers() {
+        return true;
+    }
+
+    /**
+     * This rank's peer-table entry as a PEER_TABLE frame of one entry ({@link PeerDescriptor}): where it listens and
+     * which member identity its certificate names.
+     *
+     * @return the encoded frame
+     * @throws CommunicatorClosedException if the transport is not connected
+     */
+    @Override
+    public byte[] linkOffer() {
+        PeerTable table = links.table();
+        PeerInfo own = table == null ? null : table.get(rank);
+        if (own == null) {
+            throw new CommunicatorClosedException(context(-1), "failed: cannot offer a link: the transport is not"
+                    + " connected");
+        }
+        if (own.quicAddress() == null) {
+            own = new PeerInfo(rank, own.memberId(), localAddress(), bulkAddress());
+        }
+        return PeerDescriptor.encode(own).descriptor();
+    }
+
+    /**
+     * Opens links to running members ({@link io.nexar.internal.transport.Transport#linkMembers}): adds their offered
+     * entries to the peer table, so that a connection presenting the offered member identity is accepted, runs
+     * {@code listed}, dials the peers above this rank and waits until every link (bulk lanes included) is formed.
+     * A peer already in the table is linked already and skipped.
+     *
+     * @param peers the members, each with its link offer
+     * @param listed run once they are in the peer table
+     * @param deadline when to give up
+     * @throws ClusterFormationException naming the first peer that failed, or those missing at the deadline
+     * @throws IllegalArgumentException if an offer is malformed or names a member already known
+     */
+    @Override
+    public void linkMembers(List<Newcomer> peers, Runnable listed, Deadline deadline) {
+        PeerTable table = links.table();
+        List<Newcomer> fresh = peers.stream().filter(n -> table == null || n.worldRank() >= table.size()
+                || table.get(n.worldRank()) == null).toList();
+        QuicLifecycle.admit(this, fresh, 0, listed, deadline);
+    }
+
     @Override
     public int rank() {
         return rank;

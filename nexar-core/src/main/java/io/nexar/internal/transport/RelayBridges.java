@@ -1,0 +1,125 @@
+package io.nexar.internal.transport;
+
+import io.nexar.ErrorContext;
+import io.nexar.Operation;
+import io.nexar.PeerFailedException;
+import io.nexar.internal.protocol.EnrolmentMessage;
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.util.Deadline;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Opens the links of a recovery's bridges ({@link io.nexar.internal.topology.NeighbourGraph#bridged}) for a
+ * {@link RelayTransport}: the two ends of a new link exchange link offers ({@link Transport#linkOffer}: where each
+ * listens and which member identity it must present) over the routes that still connect them (the agreement reached
+ * both), then the lower rank dials and the higher accepts only the identity it was offered. Order, so that a dial
+ * never comes before the other end expects it: a rank sends its offer to each new peer above it at once; for each new
+ * peer below it, it waits for that peer's offer, expects the peer ({@link Transport#linkMembers}'s {@code listed})
+ * and only then answers with its own offer; then it waits for the offers of the peers above it and dials them. The
+ * lowest rank of a set of new links waits for no one, so the chain ends. A transport whose endpoints all reach each
+ * other (in-process: {@code linkOffer} null) exchanges nothing.
+ *
+ * <p>Offers that arrive before this rank reached the decision are kept (at most one per world rank, the last).
+ */
+final class RelayBridges {
+    private final RelayTransport relay;
+    private final Map<Integer, CompletableFuture<byte[]>> offers = new ConcurrentHashMap<>();
+
+    RelayBridges(RelayTransport relay) {
+        this.relay = relay;
+    }
+
+    /** {@link RelayTransport#onLinkOffer}. */
+    Delivery onOffer(int from, EnrolmentMessage.PeerTable offer) {
+        if (offer.entries().size() != 1 || offer.entries().getFirst().rank() != from || from == relay.rank()
+                || from >= relay.worldSize()) {
+            throw relay.violation(from, "sent a PEER_TABLE frame that is not a link offer of its own (one entry"
+                    + " naming world rank " + from + "): " + offer.entries().size() + " entries");
+        }
+        byte[] frame = new byte[Math.toIntExact(MessageCodec.encodedSize(offer))];
+        MessageCodec.encode(offer, MemorySegment.ofArray(frame));
+        offers.compute(from, (r, f) -> f == null || f.isDone() ? CompletableFuture.completedFuture(frame)
+                : complete(f, frame));
+        return Delivery.ACCEPTED;
+    }
+
+    private static CompletableFuture<byte[]> complete(CompletableFuture<byte[]> f, byte[] frame) {
+        f.complete(frame);
+        return f;
+    }
+
+    /**
+     * Opens the links to {@code added} (see the class comment), at most until {@code deadline}.
+     *
+     * @throws PeerFailedException naming a peer whose offer did not come or whose link is not up in time
+     */
+    static void link(RelayTransport relay, Transport links, int[] added, Deadline deadline) {
+        byte[] own = links.linkOffer();
+        if (own == null) {
+            var peers = Arrays.stream(added).mapToObj(p -> new Newcomer(p, new byte[0])).toList();
+            links.linkMembers(peers, () -> { }, deadline);
+            return;
+        }
+        relay.bridges.exchange(links, own, added, deadline);
+    }
+
+    private void exchange(Transport links, byte[] own, int[] added, Deadline deadline) {
+        int self = relay.rank();
+        Message offer = MessageCodec.decode(self, MemorySegment.ofArray(own), own.length);
+        int[] lower = Arrays.stream(added).filter(p -> p < self).toArray();
+        int[] higher = Arrays.stream(added).filter(p -> p > self).toArray();
+        for (int p : higher) {
+            send(p, offer, deadline);
+        }
+        if (lower.length > 0) {
+            links.linkMembers(await(lower, deadline), () -> {
+                for (int p : lower) {
+                    send(p, offer, deadline);
+                }
+            }, deadline);
+        }
+        if (higher.length > 0) {
+            links.linkMembers(await(higher, deadline), () -> { }, deadline);
+        }
+    }
+
+    private void send(int peer, Message offer, Deadline deadline) {
+        relay.send(peer, Lane.CONTROL, offer, deadline, context(peer));
+    }
+
+    private List<Newcomer> await(int[] peers, Deadline deadline) {
+        var out = new ArrayList<Newcomer>(peers.length);
+        for (int p : peers) {
+            CompletableFuture<byte[]> f = offers.computeIfAbsent(p, r -> new CompletableFuture<>());
+            try {
+                out.add(new Newcomer(p, f.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS)));
+                offers.remove(p, f);
+            } catch (TimeoutException e) {
+                throw new PeerFailedException(context(p), "cannot complete: rank " + p + " sent no link offer in"
+                        + " time");
+            } catch (ExecutionException e) {
+                throw new PeerFailedException(context(p), "cannot complete: rank " + p + " " + e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PeerFailedException(context(p), "cannot complete: interrupted while waiting for rank " + p
+                        + "'s link offer");
+            }
+        }
+        return out;
+    }
+
+    private ErrorContext context(int peer) {
+        return new ErrorContext(Operation.RECOVERY, relay.rank(), relay.worldSize(), -1, -1, -1, peer);
+    }
+}
