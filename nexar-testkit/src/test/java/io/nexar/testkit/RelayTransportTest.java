@@ -32,6 +32,13 @@ class RelayTransportTest {
                 .p2pTimeout(Duration.ofSeconds(20)).collectiveTimeout(Duration.ofSeconds(20)).build();
     }
 
+    /** {@code n} ranks on a ring under recovery policy automatic. */
+    private static LocalCluster automaticRing(int n) {
+        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
+                .recoveryTimeout(Duration.ofSeconds(20)).build();
+        return LocalCluster.start(n, config, Duration.ofSeconds(45));
+    }
+
     @Test
     void shouldReachOnlyNeighboursDirectlyAndRelayEverythingElse() {
         int n = 6;
@@ -119,9 +126,7 @@ class RelayTransportTest {
     @Test
     void shouldRebuildTheSameRoutesOnEverySurvivorUnderAutomatic() {
         int n = 6;
-        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
-                .recoveryTimeout(Duration.ofSeconds(20)).build();
-        try (var cluster = LocalCluster.start(n, config, Duration.ofSeconds(45))) {
+        try (var cluster = automaticRing(n)) {
             Map<Integer, String> results = cluster.onEachRank(c -> {
                 int world = c.rank();
                 float[] x = new float[1];
@@ -173,9 +178,7 @@ class RelayTransportTest {
         // recovery with an error that says so. If one recovery decides on rank 1 alone before rank 3's death is known
         // everywhere, its bridge 0-2 keeps rank 2 in, and the six go on
         int n = 8;
-        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
-                .recoveryTimeout(Duration.ofSeconds(20)).build();
-        try (var cluster = LocalCluster.start(n, config, Duration.ofSeconds(45))) {
+        try (var cluster = automaticRing(n)) {
             Map<Integer, String> results = cluster.onEachRank(c -> {
                 int world = c.rank();
                 boolean dies = world == 1 || world == 3;
@@ -251,9 +254,7 @@ class RelayTransportTest {
         // a link); then rank 3 dies, which without that link would leave rank 2 with no live neighbour. Now the four
         // survivors rebuild (2 and 4 open a link: a ring of 0, 2, 4, 5) and finish their checked allreduces
         int n = 6;
-        var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
-                .recoveryTimeout(Duration.ofSeconds(20)).build();
-        try (var cluster = LocalCluster.start(n, config, Duration.ofSeconds(45))) {
+        try (var cluster = automaticRing(n)) {
             Map<Integer, String> results = cluster.onEachRank(c -> {
                 int world = c.rank();
                 float[] x = new float[1];
