@@ -136,14 +136,21 @@ final class CallRunner {
     }
 
     /**
-     * A zeroed scratch buffer of {@code bytes} for a call whose operation state keeps none that fits: the last large
-     * one if it has that size and the collector left it (see {@link #keptLarge}), else a new one that chunks can be
-     * sent from without a copy ({@link Segments#heapBytes}; a {@code long[]} scratch cost a copy of every chunk sent
-     * from it, 32 MiB per 64 MiB reduce-scatter).
+     * A zeroed scratch buffer of {@code bytes} for a blocking call ({@link MemorySegment#NULL} for none): the one
+     * kept with the reused operation state ({@code small}, may be null) or, above {@link #MAX_KEPT_SCRATCH_BYTES},
+     * the last large one if the collector left it (see {@link #keptLarge}), when it has that size; else a new one that
+     * chunks can be sent from without a copy ({@link Segments#heapBytes}; a {@code long[]} scratch cost a copy of
+     * every chunk sent from it, 32 MiB per 64 MiB reduce-scatter).
      */
-    private MemorySegment scratchOf(long bytes) {
-        SoftReference<MemorySegment> ref = bytes > MAX_KEPT_SCRATCH_BYTES ? keptLarge.getAndSet(null) : null;
-        MemorySegment kept = ref == null ? null : ref.get();
+    private MemorySegment scratchOf(long bytes, MemorySegment small) {
+        if (bytes == 0) {
+            return MemorySegment.NULL;
+        }
+        MemorySegment kept = small;
+        if (bytes > MAX_KEPT_SCRATCH_BYTES) {
+            SoftReference<MemorySegment> ref = keptLarge.getAndSet(null);
+            kept = ref == null ? null : ref.get();
+        }
         if (kept != null && kept.byteSize() == bytes) {
             return kept.fill((byte) 0); // as new; a memset, where a new array is a memset plus garbage
         }
@@ -169,14 +176,7 @@ final class CallRunner {
         Schedule schedule = plan(spec);
         OpState reuse = spare.getAndSet(null);
         long scratchBytes = scratchBytes(schedule, spec);
-        MemorySegment scratch;
-        if (scratchBytes == 0) {
-            scratch = MemorySegment.NULL;
-        } else if (reuse != null && reuse.scratch != null && reuse.scratch.byteSize() == scratchBytes) {
-            scratch = reuse.scratch.fill((byte) 0); // as new
-        } else {
-            scratch = scratchOf(scratchBytes);
-        }
+        MemorySegment scratch = scratchOf(scratchBytes, reuse == null ? null : reuse.scratch);
         Deadline deadline = Deadline.after(CallTimeout.collective(config));
         OpState op = post(spec, fp, schedule, i, o, scratch, reuse, posted, ended);
         try {

@@ -7,6 +7,7 @@ import io.nexar.ProtocolException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.protocol.SparsePayload;
 import io.nexar.internal.reduce.HalfFloats;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -72,8 +73,8 @@ final class CompressedAllReduce {
         this.residual = residual;
         int w = type.byteSize();
         this.payloadBytes = SparsePayload.bytes(k, w);
-        this.payload = heap(payloadBytes);
-        this.gathered = heap(Math.multiplyExact(payloadBytes, worldSize));
+        this.payload = Segments.heapBytes(payloadBytes); // a byte buffer views it: sent where it lies
+        this.gathered = Segments.heapBytes(Math.multiplyExact(payloadBytes, worldSize));
         if (type == DataType.F64) {
             workF = null;
             workD = new double[this.count];
@@ -308,13 +309,5 @@ final class CompressedAllReduce {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return z ^ (z >>> 31);
-    }
-
-    /**
-     * Payload memory: a {@code byte[]} ({@link io.nexar.internal.util.Segments#heapBytes}), which a byte buffer can
-     * view, so the bulk lane sends a payload where it lies instead of copying it first.
-     */
-    private static MemorySegment heap(long bytes) {
-        return io.nexar.internal.util.Segments.heapBytes(bytes);
     }
 }

@@ -5,6 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,8 +44,7 @@ final class OpState implements BooleanSupplier {
      * The message the driver sends every chunk of this operation in, refilled per chunk ({@link ScheduleExecutor}):
      * transports encode a message before their send returns.
      */
-    final Message.Collective outgoing = new Message.Collective(
-            0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL);
+    final Message.Collective outgoing = new Message.Collective();
     /** The engine's lock, which guards this state. */
     private final ReentrantLock lock;
     /** The thread waiting in {@link CollectiveEngine#awaitRound}, or null; unparked by {@link #wake}. */
@@ -323,7 +323,7 @@ final class OpState implements BooleanSupplier {
                         slot.byteOffset + at, n, type, combiner);
             }
         } else { // not MemorySegment.copy: C2 miscompiled its small-copy loop here (Segments.copy)
-            io.nexar.internal.util.Segments.copy(piece, 0, slot.target, slot.byteOffset + at, len);
+            Segments.copy(piece, 0, slot.target, slot.byteOffset + at, len);
         }
     }
 

@@ -33,7 +33,7 @@ final class CollectiveCodec {
 
     /** The message whose header is in {@code frame} (any values), with {@code payload}; never fails. */
     static Message.Collective decode(MemorySegment frame, MemorySegment payload) {
-        return decode(frame, payload, new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL));
+        return decode(frame, payload, new Message.Collective());
     }
 
     /** As {@link #decode(MemorySegment, MemorySegment)}, into {@code into} (refilled and returned). */
@@ -48,15 +48,12 @@ final class CollectiveCodec {
     }
 
     /**
-     * Decodes the COLLECTIVE frame of {@code frameBytes} at the start of {@code memory}, whose frame header
-     * {@link MessageCodec} checked, into {@code into} (see {@link MessageCodec#decode(int, MemorySegment, long, long,
-     * Message.Collective)}).
+     * Decodes the COLLECTIVE frame of {@code frameBytes} (at least its header) at the start of {@code memory}, whose
+     * frame header and size {@link MessageCodec} checked, into {@code into}, keeping its payload view for a frame of
+     * the same size in the same memory (see {@link MessageCodec#decode(int, MemorySegment, long, long,
+     * Message.Collective)}); never fails: the caller checks the fields ({@link #problem}).
      */
-    static Message.Collective decodeInto(int peer, MemorySegment memory, long frameBytes, Message.Collective into) {
-        if (frameBytes < COLLECTIVE_PAYLOAD_OFFSET) {
-            throw MessageCodec.error(peer, MessageType.COLLECTIVE + " frame from " + MessageCodec.source(peer) + " has "
-                    + frameBytes + " bytes, expected at least " + COLLECTIVE_PAYLOAD_OFFSET);
-        }
+    static void decodeInto(MemorySegment memory, long frameBytes, Message.Collective into) {
         long payloadBytes = frameBytes - COLLECTIVE_PAYLOAD_OFFSET;
         MemorySegment payload = into.payload();
         if (into.decodedFrom != memory || payload.byteSize() != payloadBytes) { // else the same view of the same bytes
@@ -64,12 +61,6 @@ final class CollectiveCodec {
         }
         decode(memory, payload, into);
         into.decodedFrom = memory;
-        String problem = problem(into);
-        if (problem != null) {
-            throw MessageCodec.error(peer, "invalid " + MessageType.COLLECTIVE + " from " + MessageCodec.source(peer)
-                    + ": " + problem);
-        }
-        return into;
     }
 
     /** What is wrong with {@code c}'s fields, or null if it may go on the wire. */

@@ -119,6 +119,11 @@ public sealed interface Message permits Message.Hello, Message.Data, Message.Hea
          */
         MemorySegment decodedFrom;
 
+        /** An empty message, for an owner to {@linkplain #set fill} (no payload yet). */
+        public Collective() {
+            this(0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL);
+        }
+
         /** A message with these fields (see the class's parameters). */
         public Collective(int communicator, long opSeq, int step, int operation, int dataType, int reduceOp, int root,
                           long count, long totalBytes, long offset, MemorySegment payload) {

@@ -212,8 +212,11 @@ public final class MessageCodec {
         if (frameBytes <= TYPE_OFFSET || (memory.get(BYTE, TYPE_OFFSET) & 0xFF) != MessageType.COLLECTIVE.code()) {
             return decode(peer, memory.asSlice(0, frameBytes), maxFrameBytes);
         }
-        checkedType(peer, memory, frameBytes, maxFrameBytes);
-        return CollectiveCodec.decodeInto(peer, memory, frameBytes, into);
+        MessageType type = checkedType(peer, memory, frameBytes, maxFrameBytes);
+        requireSize(peer, type, frameBytes, COLLECTIVE_PAYLOAD_OFFSET, false);
+        CollectiveCodec.decodeInto(memory, frameBytes, into);
+        refuseIfInvalid(peer, type, CollectiveCodec.problem(into));
+        return into;
     }
 
     /**
@@ -298,11 +301,15 @@ public final class MessageCodec {
                  GROW_POLL, ADMISSION, SEED_PROOF, RENEW_REQUEST, RENEWED ->
                     EnrolmentCodec.decode(peer, type, frame);
         };
-        String problem = problem(m);
+        refuseIfInvalid(peer, type, problem(m));
+        return m;
+    }
+
+    /** Throws, naming the peer, if a decoded message's fields have a {@code problem} (null: none). */
+    static void refuseIfInvalid(int peer, MessageType type, String problem) {
         if (problem != null) {
             throw error(peer, "invalid " + type + " from " + source(peer) + ": " + problem);
         }
-        return m;
     }
 
     // ------------------------------------------ package-private helpers for FrameDecoder and the family codecs
@@ -418,7 +425,11 @@ public final class MessageCodec {
 
     /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
     static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
-        long size = frame.byteSize();
+        requireSize(peer, type, frame.byteSize(), bytes, exact);
+    }
+
+    /** Requires a frame of {@code size} bytes to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
+    static void requireSize(int peer, MessageType type, long size, long bytes, boolean exact) {
         if (size < bytes || (exact && size > bytes)) {
             throw error(peer, type + " frame from " + source(peer) + " has " + size + " bytes, expected "
                     + (exact ? "" : "at least ") + bytes);

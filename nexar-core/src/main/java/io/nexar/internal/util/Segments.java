@@ -3,7 +3,10 @@ package io.nexar.internal.util;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-/** Which threads may touch a caller's memory: the one test of it, for collectives and point-to-point alike. */
+/**
+ * Memory helpers for collectives and point-to-point alike: which threads may touch a caller's memory (the one test of
+ * it), the library's own heap buffers, and the one way the library copies between segments.
+ */
 public final class Segments {
     /** A thread other than every caller (never started): a segment it can access, any thread can. */
     private static final Thread OTHER_THREAD = Thread.ofPlatform().unstarted(() -> { });
@@ -32,8 +35,8 @@ public final class Segments {
      * has seen a second destination type, HotSpot's C2 compiled it so that a 44-byte copy between two {@code byte[]}
      * segments left the 8-byte words at offsets 8 and 24 unwritten: a collective's receive
      * ({@code OpState.writePiece}) lost parts of chunks (docs/performance.md, "A miscompiled small copy"). This
-     * overload has no Java loop to miscompile. Every copy between two segments in nexar-core and nexar-transport-quic
-     * goes through here, never through the five-argument copy or {@code copyFrom} (SegmentCopiesTest checks).
+     * overload has no Java loop to miscompile. Every copy between two segments in nexar-core, nexar-transport-quic
+     * and nexar-cli goes through here, never through the five-argument copy or {@code copyFrom} (SegmentCopiesTest checks).
      *
      * @param src the source
      * @param srcOffset where in {@code src} the bytes start

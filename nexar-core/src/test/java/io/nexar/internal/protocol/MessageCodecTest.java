@@ -199,7 +199,7 @@ class MessageCodecTest {
     @Timeout(10)
     void decodesCollectiveFramesIntoOneReusedMessage() {
         var memory = MemorySegment.ofArray(new byte[256]);
-        var into = new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0, MemorySegment.NULL);
+        var into = new Message.Collective();
         List<Message> frames = List.of(
                 new Message.Collective(2, 17, 3, 1, 3, 1, -1, 1024, 4096, 8, segment(0xde, 0xad, 0xbe, 0xef)),
                 new Message.Collective(2, 18, 0, 1, 3, 1, -1, 1024, 4096, 12, segment(1, 2, 3, 4)),

@@ -114,8 +114,7 @@ class ProtocolFuzzTest {
      * collective frames into: the reader's path ({@link #decodeAsReader}) keeps payload views of same-sized frames.
      */
     private static final MemorySegment READER_MEMORY = MemorySegment.ofArray(new byte[(int) MAX_FRAME_BYTES + 64]);
-    private static final Message.Collective READER_MESSAGE = new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0,
-            MemorySegment.NULL);
+    private static final Message.Collective READER_MESSAGE = new Message.Collective();
 
     /**
      * Decodes one frame; a success must re-encode to exactly the input (nothing invented, nothing beyond it), and the

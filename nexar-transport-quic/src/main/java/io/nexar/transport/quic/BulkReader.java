@@ -96,8 +96,7 @@ final class BulkReader {
      * The message every collective frame is decoded into (its payload a view of {@link #frameMemory}): like the
      * frame's memory it is reused once the frame was delivered, which the turn orders.
      */
-    private final Message.Collective received = new Message.Collective(0, 0, 0, 0, 0, 0, -1, 0, 0, 0,
-            MemorySegment.NULL);
+    private final Message.Collective received = new Message.Collective();
     /** When a caller last polled; 0 after a hand-back. */
     private volatile long drivenAt;
     private volatile boolean ended;

@@ -208,18 +208,9 @@ final class BulkWriter {
     private void endOwn(ByteBuffer out, boolean all, long bytes, boolean count) {
         lock.lock();
         try {
-            socketTurn = Turn.FREE;
+            returnOwn(out, all, count);
             frameTurn = Turn.FREE;
             queuedBytes -= bytes;
-            if (all) {
-                free.add(out);
-            } else {
-                full.addFirst(out);
-            }
-            if (count) {
-                ownWrites++;
-                partOwnWrites += all ? 0 : 1;
-            }
             changed.signalAll();
             if (writerHasWork()) {
                 work.signal();
@@ -371,22 +362,28 @@ final class BulkWriter {
         try {
             all = output.tryWrite(out);
         } catch (IOException | RuntimeException e) {
-            signal(() -> {
-                socketTurn = Turn.FREE;
-                free.add(out.clear());
-            });
+            signal(() -> returnOwn(out.clear(), true, false));
             throw SenderWrites.writeFailure(owner, e, context);
         }
-        signal(() -> {
-            socketTurn = Turn.FREE;
+        signal(() -> returnOwn(out, all, true));
+    }
+
+    /**
+     * A sender's own write of {@code out} ended: gives back the socket's turn and {@code out}, to the free buffers if
+     * it was written {@code all}, else to the writer thread first in line; {@code count}s it unless it failed. Under
+     * lock.
+     */
+    private void returnOwn(ByteBuffer out, boolean all, boolean count) {
+        socketTurn = Turn.FREE;
+        if (all) {
+            free.add(out);
+        } else {
+            full.addFirst(out);
+        }
+        if (count) {
             ownWrites++;
-            if (all) {
-                free.add(out);
-            } else {
-                partOwnWrites++;
-                full.addFirst(out);
-            }
-        });
+            partOwnWrites += all ? 0 : 1;
+        }
     }
 
     /** Returns {@code out} to the writer: to write it if {@code written}, else unused. */
