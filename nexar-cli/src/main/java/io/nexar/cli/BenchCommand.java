@@ -112,6 +112,12 @@ final class BenchCommand implements Callable<Integer> {
                     + " the element type, float[] for f32, as most applications pass them)")
     String memory;
 
+    @Option(names = "--caller", defaultValue = BenchPlan.DEFAULT_CALLER, paramLabel = "THREAD",
+            description = "the thread that calls the operations in each worker: platform (default: its main thread)"
+                    + " or virtual (a virtual thread; measures what calling from virtual threads costs; ignored with"
+                    + " --in-process, whose ranks are virtual threads)")
+    String caller;
+
     @Option(names = "--jfr", paramLabel = "FILE",
             description = "record JDK Flight Recorder events (nexar's: collectives, point-to-point, peer failures,"
                     + " membership, connections; and the JDK's defaults) into FILE, one file per rank (FILE-rankR.jfr; with --in-process one FILE);"
@@ -152,6 +158,10 @@ final class BenchCommand implements Callable<Integer> {
         if (bulk != null && inProcess) {
             context.err().println("nexar bench: --bulk has no effect with --in-process");
         }
+        if (plan.caller().equals("virtual")) {
+            out.println(inProcess ? "# caller: virtual threads (every rank of --in-process runs on one)"
+                    : "# caller: a virtual thread in each worker");
+        }
         List<BenchResult> rows = new ArrayList<>();
         String failure = inProcess ? runInProcess(plan, rows) : runLaunched(plan, rows);
         int failed = BenchTable.print(out, rows, plan.check());
@@ -177,7 +187,7 @@ final class BenchCommand implements Callable<Integer> {
                 BenchPlan.parseSizes(minBytes == null ? "8" : minBytes, maxBytes == null ? "64MiB" : maxBytes,
                         factor, sizes),
                 BenchPlan.parseType(dtype), BenchPlan.parseRedop(redop), iters, warmup, algo, bulk, check,
-                timing, memory, compressor);
+                timing, memory, compressor, caller);
     }
 
     /** Runs the ranks on virtual threads of this JVM; returns null, or what failed. */

@@ -33,18 +33,28 @@ import java.util.stream.Collectors;
  *               element type, float[] for f32, as most applications pass them)
  * @param compressor the compressor of {@code allreduce-compressed}, as {@code --compressor} gives it:
  *                   {@code topk:0.01} (a ratio), {@code topk:100} (a count) or {@code randomk:100}
+ * @param caller the thread that calls the operations in each worker JVM: {@code platform} (its main thread) or
+ *               {@code virtual} (a virtual thread it starts and joins: what calling from virtual threads costs)
  */
 record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
-                 String algo, String bulk, boolean check, String timing, String memory, String compressor) {
+                 String algo, String bulk, boolean check, String timing, String memory, String compressor,
+                 String caller) {
 
     /** The compressor when {@code --compressor} is not given: top-k sending 1% of the elements. */
     static final String DEFAULT_COMPRESSOR = "topk:0.01";
 
-    /** A plan with the default compressor. */
+    /** A plan with the default compressor, called from each worker's main (platform) thread. */
     BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp redop, int iters, int warmup,
               String algo, String bulk, boolean check, String timing, String memory) {
-        this(ops, sizes, type, redop, iters, warmup, algo, bulk, check, timing, memory, DEFAULT_COMPRESSOR);
+        this(ops, sizes, type, redop, iters, warmup, algo, bulk, check, timing, memory, DEFAULT_COMPRESSOR,
+                DEFAULT_CALLER);
     }
+
+    /** The calling thread when {@code --caller} is not given: each worker's main thread. */
+    static final String DEFAULT_CALLER = "platform";
+
+    /** The calling threads {@code --caller} accepts. */
+    static final List<String> CALLERS = List.of("platform", "virtual");
 
     /**
      * The compressor of {@code spec}: {@code topk:R} with a ratio R in (0, 1] (written with a point, as 0.01),
@@ -103,6 +113,13 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         if (!MEMORIES.contains(memory)) {
             throw new IllegalArgumentException("--memory must be one of " + String.join(", ", MEMORIES) + ", got "
                     + memory);
+        }
+        if (caller == null) {
+            caller = DEFAULT_CALLER;
+        }
+        if (!CALLERS.contains(caller)) {
+            throw new IllegalArgumentException("--caller must be one of " + String.join(", ", CALLERS) + ", got "
+                    + caller);
         }
         if (warmup < 0) {
             throw new IllegalArgumentException("--warmup must be at least 0, got " + warmup);
@@ -271,6 +288,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
         args.add("timing=" + timing);
         args.add("memory=" + memory);
         args.add("compressor=" + compressor);
+        args.add("caller=" + caller);
         return args;
     }
 
@@ -292,7 +310,7 @@ record BenchPlan(List<BenchOp> ops, List<Long> sizes, DataType type, ReduceOp re
                 parseType(map.remove("dtype")), parseRedop(map.remove("redop")),
                 Integer.parseInt(map.remove("iters")), Integer.parseInt(map.remove("warmup")), map.remove("algo"),
                 map.remove("bulk"), Boolean.parseBoolean(map.remove("check")), map.remove("timing"),
-                map.remove("memory"), map.remove("compressor"));
+                map.remove("memory"), map.remove("compressor"), map.remove("caller"));
         rest.putAll(map);
         return plan;
     }

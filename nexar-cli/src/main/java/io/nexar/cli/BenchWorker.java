@@ -12,7 +12,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * One rank of {@code nexar bench}: joins the cluster with {@link Nexar#join()} and runs the measurement
@@ -68,7 +71,7 @@ public final class BenchWorker {
              Communicator world = Nexar.join()) {
             runner.set(new BenchRunner(world, plan, new AlgorithmSelector(NexarConfig.fromEnvironment()),
                     System.err, System.getProperty(BenchRunner.ABSENT_PROPERTY)));
-            List<BenchResult> rows = runner.get().run(r -> append(result, r));
+            List<BenchResult> rows = onCaller(plan, () -> runner.get().run(r -> append(result, r)));
             unhook(hook);
             if (world.rank() == 0 && result == null && BenchTable.print(System.out, rows, plan.check()) > 0) {
                 System.exit(ExitCodes.FAILED);
@@ -77,6 +80,24 @@ public final class BenchWorker {
             unhook(hook);
             System.err.println("nexar bench: failed during " + phase(runner.get()) + ": " + e);
             System.exit(ExitCodes.FAILED);
+        }
+    }
+
+    /**
+     * Runs {@code measure} on the thread {@code plan.caller()} names: this one, or a virtual thread started for it
+     * and joined (its failure rethrown here as it was).
+     */
+    static <T> T onCaller(BenchPlan plan, Supplier<T> measure) {
+        if (!plan.caller().equals("virtual")) {
+            return measure.get();
+        }
+        try (var executor = Executors.newVirtualThreadPerTaskExecutor()) {
+            return executor.submit(measure::get).get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while its virtual caller measured", e);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.nexar.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.DataType;
 import io.nexar.ReduceOp;
@@ -213,6 +214,26 @@ class BenchCommandTest {
         assertThat(bench("--np", "1", "--op", "allreduce")).isEqualTo(2);
         assertThat(err()).contains("--np must be at least 2, got 1");
         assertThat(bench("--np", "2", "--op", "allreduce", "--iters", "many")).isEqualTo(2);
+        assertThat(bench("--np", "2", "--op", "allreduce", "--caller", "carrier")).isEqualTo(2);
+        assertThat(err()).contains("--caller must be one of platform, virtual, got carrier");
+    }
+
+    @Test
+    void shouldMeasureOnTheCallerThreadThePlanNames() {
+        var plan = new BenchPlan(BenchPlan.parseOps("barrier"), List.of(), DataType.F32, ReduceOp.SUM, 1, 0, null,
+                null, false, "batch", "native", null, "virtual");
+        assertThat(BenchPlan.fromArgs(plan.toArgs(), new java.util.HashMap<>())).isEqualTo(plan);
+        assertThat(BenchWorker.onCaller(plan, () -> Thread.currentThread().isVirtual())).isTrue();
+        var platform = new BenchPlan(plan.ops(), plan.sizes(), plan.type(), plan.redop(), 1, 0, null, null, false,
+                "batch", "native", null, null);
+        assertThat(platform.caller()).isEqualTo("platform");
+        assertThat(BenchWorker.onCaller(platform, () -> Thread.currentThread().isVirtual())).isFalse();
+        var failure = new IllegalStateException("rank 1 failed");
+        assertThatThrownBy(() -> BenchWorker.onCaller(plan, () -> {
+            throw failure;
+        })).isSameAs(failure);
+        assertThat(bench("--np", "2", "--op", "barrier", "--caller", "virtual")).isZero();
+        assertThat(out()).contains("# caller: virtual threads (every rank of --in-process runs on one)");
     }
 
     @Test
