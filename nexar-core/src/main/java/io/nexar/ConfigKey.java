@@ -105,7 +105,8 @@ public enum ConfigKey {
                     + " before it sleeps and the lane's reader thread takes over. 0s: never (every message is handed"
                     + " over by a reader thread, 25-35us per wake-up). Uses CPU while waiting, as Open MPI does; an"
                     + " idle process sleeps after it. 2ms rather than 200us: a 64 KiB allreduce of 4 ranks took half"
-                    + " the time (rounds of a few hundred us outlast 200us), smaller and 64 MiB ones the same."),
+                    + " the time (rounds of a few hundred us outlast 200us), smaller and 64 MiB ones the same. A"
+                    + " virtual thread reads once and sleeps (its yield gives no core back and costs an unmount)."),
     /** {@code tls.engine}, read into {@link NexarConfig#tlsEngine()}. */
     TLS_ENGINE("tls.engine", Type.ENUM, "auto", oneOf(TlsEngine.class),
             "TLS implementation of the TCP lanes: boringssl (netty-tcnative, native), jdk (the JDK's SSLEngine) or"

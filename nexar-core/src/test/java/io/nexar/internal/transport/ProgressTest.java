@@ -84,4 +84,35 @@ class ProgressTest {
         assertThat(p.pollUntil(Lane.COLLECTIVE, () -> false, far(), 2)).isFalse();
         assertThat(p.calls).isEmpty();
     }
+
+    @Test
+    void aVirtualThreadReadsOnceAndHandsTheLaneBackWithinAnyWindow() throws Exception {
+        var p = new Recorder(TimeUnit.SECONDS.toNanos(30)); // a platform thread would poll for 30 s
+        var outcome = new boolean[2];
+        Thread.ofVirtual().start(() -> {
+            try {
+                outcome[0] = p.pollUntil(Lane.COLLECTIVE, () -> false, far(), 2);
+                outcome[1] = p.pollUntil(Lane.P2P, () -> false, far());
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }).join();
+        assertThat(outcome).containsExactly(false, false);
+        assertThat(p.calls).containsExactly("peer2", "handBack", "all", "handBack");
+    }
+
+    @Test
+    void aVirtualThreadWhoseReadCompletesTheWaitKeepsTheLane() throws Exception {
+        var p = new Recorder(TimeUnit.SECONDS.toNanos(30));
+        var done = new boolean[1];
+        Thread.ofVirtual().start(() -> {
+            try {
+                done[0] = p.pollUntil(Lane.COLLECTIVE, () -> p.polls() == 1, far(), 1);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }).join();
+        assertThat(done[0]).isTrue();
+        assertThat(p.calls).containsExactly("peer1");
+    }
 }
