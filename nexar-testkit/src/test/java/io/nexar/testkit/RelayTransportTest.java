@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.nexar.ClusterFormationException;
+import io.nexar.Communicator;
 import io.nexar.NexarConfig;
 import io.nexar.ProtocolException;
 import io.nexar.RecoveryPolicy;
@@ -20,6 +21,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,6 +40,51 @@ class RelayTransportTest {
         var config = ring().toBuilder().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
                 .recoveryTimeout(Duration.ofSeconds(20)).build();
         return LocalCluster.start(n, config, Duration.ofSeconds(45));
+    }
+
+    /**
+     * One rank's part in a crash-and-resync run: {@code steps} allreduces of (world rank + 1), each result checked
+     * against {@code expected} of the world size it ran at (unchecked where that gives null). The rank crashes at the
+     * step {@code crashesAt} names for its world rank at the start (a rebuild renumbers ranks): "crashed". On a
+     * failed step it resyncs with the survivors and goes on, or, with {@code diesOnFailure}, crashes; a rank whose
+     * recovery fails exits as a process does (a QUIC rank also closes its world when it gives up: a survivor that
+     * had linked to it before must not wait for it) and returns why.
+     *
+     * @return "size N" (the world size it finished at), "crashed", or the message of its failed recovery
+     */
+    private static String resyncingAllReduces(LocalCluster cluster, Communicator c, int steps,
+                                              BiPredicate<Integer, Integer> crashesAt, boolean diesOnFailure,
+                                              IntFunction<Float> expected) {
+        int world = c.rank();
+        float[] x = new float[1];
+        for (int i = 0; i < steps; i++) {
+            if (crashesAt.test(world, i)) {
+                cluster.crash(world);
+                return "crashed";
+            }
+            x[0] = world + 1;
+            int size = c.worldSize();
+            try {
+                c.allReduce(x, ReduceOp.SUM);
+            } catch (io.nexar.PeerFailedException e) {
+                if (diesOnFailure) { // its step failed on another's crash: it dies all the same
+                    cluster.crash(world);
+                    return "crashed";
+                }
+                try {
+                    i = Resync.step(c, i) - 1;
+                } catch (io.nexar.PeerFailedException lost) { // this rank's recovery failed: it is out
+                    cluster.crash(world);
+                    return lost.getMessage();
+                }
+                continue;
+            }
+            Float want = expected.apply(size);
+            if (want != null) {
+                assertThat(x[0]).as("world rank %d step %d size %d", world, i, size).isEqualTo(want);
+            }
+        }
+        return "size " + c.worldSize();
     }
 
     @Test
@@ -127,26 +175,8 @@ class RelayTransportTest {
     void shouldRebuildTheSameRoutesOnEverySurvivorUnderAutomatic() {
         int n = 6;
         try (var cluster = automaticRing(n)) {
-            Map<Integer, String> results = cluster.onEachRank(c -> {
-                int world = c.rank();
-                float[] x = new float[1];
-                for (int i = 0; i < 8; i++) {
-                    if (world == 1 && i == 3) {
-                        cluster.crash(1);
-                        return "crashed";
-                    }
-                    x[0] = world + 1;
-                    int size = c.worldSize();
-                    try {
-                        c.allReduce(x, ReduceOp.SUM);
-                    } catch (io.nexar.PeerFailedException e) {
-                        i = Resync.step(c, i) - 1;
-                        continue;
-                    }
-                    assertThat(x[0]).as("world rank %d step %d", world, i).isEqualTo(size == n ? 21f : 19f);
-                }
-                return "size " + c.worldSize();
-            });
+            Map<Integer, String> results = cluster.onEachRank(c -> resyncingAllReduces(cluster, c, 8,
+                    (world, i) -> world == 1 && i == 3, false, size -> size == n ? 21f : 19f));
             // the ring with rank 1's hole bridged: ranks 0 and 2 opened a link
             var graph = NeighbourGraph.of(Topology.kRegular(2), n).bridged(r -> r == 1);
             assertThat(graph.adjacent(0, 2)).isTrue();
@@ -179,41 +209,14 @@ class RelayTransportTest {
         // everywhere, its bridge 0-2 keeps rank 2 in, and the six go on
         int n = 8;
         try (var cluster = automaticRing(n)) {
-            Map<Integer, String> results = cluster.onEachRank(c -> {
-                int world = c.rank();
-                boolean dies = world == 1 || world == 3;
-                float[] x = new float[1];
-                for (int i = 0; i < 6; i++) {
-                    if (dies && i == 3) {
-                        cluster.crash(world);
-                        return "crashed";
-                    }
-                    x[0] = world + 1;
-                    int size = c.worldSize();
-                    try {
-                        c.allReduce(x, ReduceOp.SUM);
-                    } catch (io.nexar.PeerFailedException e) {
-                        if (dies) { // its step 2 failed on the other's crash: it dies all the same
-                            cluster.crash(world);
-                            return "crashed";
-                        }
-                        try {
-                            i = Resync.step(c, i) - 1;
-                        } catch (io.nexar.PeerFailedException lost) { // this rank's recovery failed: it is out
-                            // and exits, as a process does (a QUIC rank also closes its world when it gives up):
-                            // a survivor that had linked to it before it gave up must not wait for it
-                            cluster.crash(world);
-                            return lost.getMessage();
-                        }
-                        continue;
-                    }
-                    if (size == n || size == 5 || size == 6) { // every rank, the five or the six that go on
-                        assertThat(x[0]).as("world rank %d step %d", world, i)
-                                .isEqualTo(size == n ? 36f : size == 6 ? 30f : 27f);
-                    }
-                }
-                return "size " + c.worldSize();
-            });
+            Map<Integer, String> results = cluster.onEachRank(c -> resyncingAllReduces(cluster, c, 6,
+                    (world, i) -> (world == 1 || world == 3) && i == 3, c.rank() == 1 || c.rank() == 3,
+                    size -> switch (size) { // every rank, the five or the six that go on
+                        case 8 -> 36f;
+                        case 6 -> 30f;
+                        case 5 -> 27f;
+                        default -> null;
+                    }));
             boolean bridged = results.get(2).equals("size 6");
             System.out.println("RelayTransportTest: rank 2 " + (bridged ? "kept by the bridge 0-2" : "cut off"));
             for (int a : new int[] {0, 4, 5, 6, 7}) {
@@ -255,31 +258,12 @@ class RelayTransportTest {
         // survivors rebuild (2 and 4 open a link: a ring of 0, 2, 4, 5) and finish their checked allreduces
         int n = 6;
         try (var cluster = automaticRing(n)) {
-            Map<Integer, String> results = cluster.onEachRank(c -> {
-                int world = c.rank();
-                float[] x = new float[1];
-                for (int i = 0; i < 8; i++) {
-                    if ((world == 1 && i == 2) || (world == 3 && i == 5)) {
-                        cluster.crash(world);
-                        return "crashed";
-                    }
-                    x[0] = world + 1;
-                    int size = c.worldSize();
-                    try {
-                        c.allReduce(x, ReduceOp.SUM);
-                    } catch (io.nexar.PeerFailedException e) {
-                        i = Resync.step(c, i) - 1;
-                        continue;
-                    }
-                    float expected = switch (size) {
+            Map<Integer, String> results = cluster.onEachRank(c -> resyncingAllReduces(cluster, c, 8,
+                    (world, i) -> (world == 1 && i == 2) || (world == 3 && i == 5), false, size -> switch (size) {
                         case 6 -> 21f;
                         case 5 -> 19f;
                         default -> 1f + 3f + 5f + 6f;
-                    };
-                    assertThat(x[0]).as("world rank %d step %d size %d", world, i, size).isEqualTo(expected);
-                }
-                return "size " + c.worldSize();
-            });
+                    }));
             for (int a : new int[] {0, 2, 4, 5}) {
                 assertThat(results.get(a)).as("world rank %d", a).isEqualTo("size 4");
                 var routes = ((RelayTransport) cluster.transport(a)).routes();
