@@ -1,13 +1,10 @@
 package io.nexar.internal.collective;
 
 import io.nexar.ProtocolException;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Transport;
-import io.nexar.internal.util.Segments;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -54,6 +51,15 @@ final class EarlyStore {
     private final SenderShare shares;
     private long bytes;
     private boolean closed;
+    /** Chunks applied or dropped, kept for the next ones ({@link #recycle}); the first {@link #freeChunks} are. */
+    private final StoredChunk[] free = new StoredChunk[MAX_FREE_CHUNKS];
+    private int freeChunks;
+    /** Lists of chunks given back ({@link #recycleList}), for the next operation's; the first {@link #freeLists}. */
+    @SuppressWarnings("unchecked")
+    private final ArrayList<StoredChunk>[] lists = new ArrayList[MAX_FREE_LISTS];
+    private int freeLists;
+    /** The last key {@link #key} made. */
+    private OpKey lastKey;
 
     EarlyStore(long maxStoredBytes, Condition spaceFreed) {
         this.maxStoredBytes = maxStoredBytes;
@@ -74,8 +80,27 @@ final class EarlyStore {
      */
     static final int MAX_EARLY_ABORTS = 1024;
 
+    /** Chunks kept for reuse at most: a few per peer of a small collective in flight. */
+    static final int MAX_FREE_CHUNKS = 64;
+    /** Largest payload buffer a chunk kept for reuse may hold: at most 64 of them, 256 KiB, are kept. */
+    static final long MAX_FREE_CHUNK_BYTES = 4 << 10;
+    /** Lists of chunks kept for reuse at most. */
+    static final int MAX_FREE_LISTS = 16;
+
     /** An operation: (communicator, sequence number). */
     record OpKey(int comm, long seq) {
+    }
+
+    /**
+     * The key of operation {@code seq} of communicator {@code comm}: the last one made if it is the same (the early
+     * chunks of one operation come from several peers in a row, and its post looks them up), else a new one.
+     */
+    OpKey key(int comm, long seq) {
+        OpKey k = lastKey;
+        if (k == null || k.seq() != seq || k.comm() != comm) {
+            k = lastKey = new OpKey(comm, seq);
+        }
+        return k;
     }
 
     /** True if no early chunk or abort is held (then no operation has anything to take at its post). */
@@ -101,7 +126,37 @@ final class EarlyStore {
         }
         bySender.put(peer, mine + len);
         bytes += len;
-        return new StoredChunk(peer, detach(c));
+        StoredChunk s = freeChunks > 0 ? free[--freeChunks] : new StoredChunk();
+        free[freeChunks] = null;
+        return s.fill(peer, c);
+    }
+
+    /**
+     * Keeps chunk {@code c}, which left the store ({@link #release}d, or never counted) and is referred to by nothing
+     * any more, for the next chunk {@link #hold} copies: a small collective's early chunks then allocate nothing.
+     */
+    void recycle(StoredChunk c) {
+        if (freeChunks < free.length && c.bufferBytes() <= MAX_FREE_CHUNK_BYTES) {
+            free[freeChunks++] = c;
+        }
+    }
+
+    /** An empty list of chunks: one given back ({@link #recycleList}), or a new one. */
+    ArrayList<StoredChunk> newList() {
+        if (freeLists == 0) {
+            return new ArrayList<>(4);
+        }
+        ArrayList<StoredChunk> l = lists[--freeLists];
+        lists[freeLists] = null;
+        return l;
+    }
+
+    /** Keeps {@code l}, a list of chunks that nothing refers to any more, for {@link #newList}; clears it. */
+    void recycleList(List<StoredChunk> l) {
+        if (l instanceof ArrayList<StoredChunk> a && freeLists < lists.length) {
+            a.clear();
+            lists[freeLists++] = a;
+        }
     }
 
     /** Keeps chunk {@code c} of an operation not posted yet; false if it does not fit. */
@@ -117,7 +172,11 @@ final class EarlyStore {
             return false;
         }
         shares.add(peer, len, 1);
-        chunks.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+        List<StoredChunk> held = chunks.get(key);
+        if (held == null) {
+            chunks.put(key, held = newList());
+        }
+        held.add(s);
         earlyBySender.put(peer, mine + 1);
         earlyChunks++;
         return true;
@@ -138,10 +197,11 @@ final class EarlyStore {
     }
 
     private void uncountEarly(List<StoredChunk> taken) {
-        for (StoredChunk c : taken) {
+        for (int j = 0; j < taken.size(); j++) { // indexed: no iterator
+            StoredChunk c = taken.get(j);
             earlyChunks--;
             shares.remove(c.worldSrc(), c.message().payload().byteSize(), 1);
-            earlyBySender.merge(c.worldSrc(), -1, (a, b) -> a + b == 0 ? null : a + b);
+            earlyBySender.put(c.worldSrc(), earlyBySender.get(c.worldSrc()) - 1); // 0 kept: no entry per chunk
         }
         spaceFreed.signalAll();
     }
@@ -197,10 +257,7 @@ final class EarlyStore {
             return;
         }
         bytes -= len;
-        long left = bySender.merge(c.worldSrc(), -len, Long::sum);
-        if (left == 0) {
-            bySender.remove(c.worldSrc());
-        }
+        bySender.put(c.worldSrc(), bySender.get(c.worldSrc()) - len); // 0 kept: no map entry per chunk
         spaceFreed.signalAll();
     }
 
@@ -237,18 +294,5 @@ final class EarlyStore {
         earlyChunks = 0;
         bytes = 0;
         spaceFreed.signalAll();
-    }
-
-    private static Message.Collective detach(Message.Collective c) {
-        return new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(), c.dataType(),
-                c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(),
-                copyOf(c.payload()));
-    }
-
-    /** A heap copy of {@code payload} (one array and one segment; toArray would allocate more). */
-    private static MemorySegment copyOf(MemorySegment payload) {
-        MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(payload.byteSize())]);
-        Segments.copy(payload, 0, copy, 0, payload.byteSize());
-        return copy;
     }
 }

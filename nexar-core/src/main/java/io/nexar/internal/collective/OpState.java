@@ -5,6 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -40,6 +41,8 @@ final class OpState implements BooleanSupplier {
     final MemorySegment[] buffers = new MemorySegment[3]; // by Buf ordinal
     /** A small scratch buffer kept with this state for its reuse ({@link CallRunner}), or null; not cleared by init. */
     MemorySegment scratch;
+    /** The deadline of the blocking call that last used this state, restarted by the next ({@link CallRunner}). */
+    Deadline deadline;
     /**
      * The message the driver sends every chunk of this operation in, refilled per chunk ({@link ScheduleExecutor}):
      * transports encode a message before their send returns.
@@ -164,10 +167,10 @@ final class OpState implements BooleanSupplier {
         return new ErrorContext(fp.caller(), group.rank(), group.size(), group.id(), seq, -1, -1);
     }
 
-    /** Keeps chunk {@code c} for its later round; true. */
-    boolean holdLater(StoredChunk c) {
+    /** Keeps chunk {@code c} for its later round, in a list from {@code store} if it has none yet; true. */
+    boolean holdLater(StoredChunk c, EarlyStore store) {
         if (!(later instanceof ArrayList)) {
-            later = new ArrayList<>(4);
+            later = store.newList();
         }
         return later.add(c);
     }
@@ -479,14 +482,4 @@ final class OpState implements BooleanSupplier {
     static String seconds(long nanos) {
         return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
     }
-
-    /**
-     * A chunk copied out of its frame because its operation or round was not open yet.
-     *
-     * @param worldSrc world rank of the sender
-     * @param message the chunk, its payload a heap copy
-     */
-    record StoredChunk(int worldSrc, Message.Collective message) {
-    }
 }
-

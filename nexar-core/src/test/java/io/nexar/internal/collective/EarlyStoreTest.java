@@ -9,7 +9,6 @@ import io.nexar.Operation;
 import io.nexar.OperationTimeoutException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.collective.EarlyStore.OpKey;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InProcessFabric;
 import io.nexar.internal.transport.InboundHandler.Delivery;
