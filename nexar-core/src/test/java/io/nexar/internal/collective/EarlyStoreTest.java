@@ -111,6 +111,35 @@ class EarlyStoreTest {
     }
 
     @Test
+    void aRecycledChunkIsRefilledWithTheNextChunksBytesKeepingItsBufferForTheSameSize() {
+        Message.Collective c = chunk(0, 8);
+        c.payload().fill((byte) 7);
+        StoredChunk first = store.hold(1, c);
+        MemorySegment firstPayload = first.message().payload();
+        locked(() -> store.release(first));
+        store.recycle(first);
+
+        Message.Collective next = chunk(3, 8);
+        next.payload().fill((byte) 9);
+        StoredChunk second = store.hold(2, next);
+        assertThat(second).as("the recycled chunk").isSameAs(first);
+        assertThat(second.message().payload()).as("its buffer, same size").isSameAs(firstPayload);
+        assertThat(second.message().payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly(9);
+        assertThat(second.message().opSeq()).isEqualTo(3);
+        assertThat(second.worldSrc()).isEqualTo(2);
+
+        locked(() -> store.release(second));
+        store.recycle(second);
+        Message.Collective larger = chunk(4, 12);
+        larger.payload().fill((byte) 5);
+        StoredChunk third = store.hold(1, larger);
+        assertThat(third.message().payload().byteSize()).as("a chunk of another size gets its own buffer")
+                .isEqualTo(12);
+        assertThat(third.message().payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly(5);
+        assertThat(store.bytes()).isEqualTo(12);
+    }
+
+    @Test
     void droppingACommunicatorFreesOnlyItsChunksAndAborts() {
         var other = new Message.Collective(5, 0, 0, 2, 6, 0, 1, 50, 50, 0, MemorySegment.ofArray(new byte[50]));
         assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 40))).isTrue();
