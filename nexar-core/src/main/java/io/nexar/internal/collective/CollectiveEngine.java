@@ -353,7 +353,7 @@ public final class CollectiveEngine {
             }
             int src = op.group.local(peer);
             Slot slot = src < 0 || op.fingerprint.compare(header, src) != null ? null
-                    : op.claimSlot(src, header, payloadBytes);
+                    : OpWrites.claimSlot(op, src, header, payloadBytes);
             if (slot == null) {
                 return null;
             }

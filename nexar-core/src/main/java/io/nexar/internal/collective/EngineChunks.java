@@ -66,7 +66,8 @@ final class EngineChunks {
                 StoredChunk held = e.store.hold(peer, c);
                 return held != null && op.holdLater(held, e.store) ? Delivery.ACCEPTED : Delivery.FULL;
             }
-            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c, true); // straight into its target: no copy to hold
+            // straight into its target: no copy to hold
+            Fingerprint.Mismatch m2 = OpWrites.applyTo(op, ahead, src, c, true);
             if (m2 != null) {
                 EngineFailures.mismatch(e, op, src, m2.field(), m2.detail());
             }
@@ -78,7 +79,7 @@ final class EngineChunks {
 
     /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. Under the lock. */
     static void apply(CollectiveEngine e, OpState op, int src, Message.Collective c, boolean mayUnlock) {
-        Fingerprint.Mismatch m = op.apply(src, c, mayUnlock);
+        Fingerprint.Mismatch m = OpWrites.apply(op, src, c, mayUnlock);
         if (m != null) {
             EngineFailures.mismatch(e, op, src, m.field(), m.detail());
         }
