@@ -188,7 +188,7 @@ final class Recovery {
         }
         // only a communicator that follows the world waits for a recovery: no deadline to make for the others
         View v = followsWorld ? current(operation, Deadline.after(CallTimeout.collective(config))) : view;
-        checkOpen(context(operation, v.group()));
+        checkOpen(operation, v.group());
         return v;
     }
 
@@ -237,6 +237,13 @@ final class Recovery {
         Checks.rank("rank", rank, g.size());
         checkOpen(new ErrorContext(Operation.RPC, g.rank(), g.size(), g.id(), -1, -1, rank));
         return v;
+    }
+
+    /** {@link #checkOpen(ErrorContext)} with the context of {@code operation} on {@code group}, made only to fail. */
+    private void checkOpen(Operation operation, Group group) {
+        if (closed.get() || membership != null && membership.abortedDetail(view.group(), -1) != null) {
+            checkOpen(context(operation, group));
+        }
     }
 
     /**
