@@ -172,12 +172,12 @@ public final class CollectiveEngine {
                 op.fail(new PeerFailedException(op.context().withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
                         "cannot complete: " + abortedWhy), true);
             }
-            OpKey key = store.isEmpty() ? null : store.key(group.id(), seq); // nothing stored: no key
+            OpKey key = store.hasAborts() ? new OpKey(group.id(), seq) : null; // no abort held: no key to allocate
             Message.CollectiveAbort abort = key == null ? null : store.takeAbort(key);
             if (abort != null) {
                 EngineFailures.applyAbort(this, op, store.abortSender(key), abort);
             }
-            List<StoredChunk> stored = key == null ? null : store.takeEarly(key);
+            List<StoredChunk> stored = store.takeEarly(group.id(), seq);
             if (stored != null) {
                 for (int j = 0; j < stored.size(); j++) { // indexed: no iterator
                     StoredChunk c = stored.get(j);

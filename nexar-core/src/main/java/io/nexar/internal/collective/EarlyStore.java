@@ -37,7 +37,7 @@ import java.util.concurrent.locks.Condition;
 final class EarlyStore {
     private final long maxStoredBytes;
     private final Condition spaceFreed;
-    private final Map<OpKey, List<StoredChunk>> chunks = new HashMap<>();
+    private final EarlyOps chunks = new EarlyOps();
     private final Map<OpKey, Message.CollectiveAbort> aborts = new HashMap<>();
     private final Map<OpKey, Integer> abortSenders = new HashMap<>();
     /** Early aborts held, by sender. */
@@ -58,8 +58,6 @@ final class EarlyStore {
     @SuppressWarnings("unchecked")
     private final ArrayList<StoredChunk>[] lists = new ArrayList[MAX_FREE_LISTS];
     private int freeLists;
-    /** The last key {@link #key} made. */
-    private OpKey lastKey;
 
     EarlyStore(long maxStoredBytes, Condition spaceFreed) {
         this.maxStoredBytes = maxStoredBytes;
@@ -91,21 +89,14 @@ final class EarlyStore {
     record OpKey(int comm, long seq) {
     }
 
-    /**
-     * The key of operation {@code seq} of communicator {@code comm}: the last one made if it is the same (the early
-     * chunks of one operation come from several peers in a row, and its post looks them up), else a new one.
-     */
-    OpKey key(int comm, long seq) {
-        OpKey k = lastKey;
-        if (k == null || k.seq() != seq || k.comm() != comm) {
-            k = lastKey = new OpKey(comm, seq);
-        }
-        return k;
-    }
-
     /** True if no early chunk or abort is held (then no operation has anything to take at its post). */
     boolean isEmpty() {
         return chunks.isEmpty() && aborts.isEmpty();
+    }
+
+    /** True if an early abort is held (then a post looks for its own). */
+    boolean hasAborts() {
+        return !aborts.isEmpty();
     }
 
     /** Bytes held. */
@@ -159,8 +150,8 @@ final class EarlyStore {
         }
     }
 
-    /** Keeps chunk {@code c} of an operation not posted yet; false if it does not fit. */
-    boolean holdEarly(OpKey key, int peer, Message.Collective c) {
+    /** Keeps chunk {@code c} of operation {@code seq} of communicator {@code comm}, not posted yet; false if no room. */
+    boolean holdEarly(int comm, long seq, int peer, Message.Collective c) {
         int mine = earlyBySender.getOrDefault(peer, 0);
         long len = c.payload().byteSize();
         if (mine > 0 && (earlyChunks >= maxEarlyChunks || !shares.admits(peer, len, 1))) {
@@ -172,19 +163,25 @@ final class EarlyStore {
             return false;
         }
         shares.add(peer, len, 1);
-        List<StoredChunk> held = chunks.get(key);
+        List<StoredChunk> held = chunks.get(comm, seq);
         if (held == null) {
-            chunks.put(key, held = newList());
+            held = newList();
+            held.add(s);
+            chunks.put(held); // keyed by its first chunk
+        } else {
+            held.add(s);
         }
-        held.add(s);
         earlyBySender.put(peer, mine + 1);
         earlyChunks++;
         return true;
     }
 
-    /** Removes and returns the early chunks of {@code key} (their bytes counted until {@link #release}d), or null. */
-    List<StoredChunk> takeEarly(OpKey key) {
-        List<StoredChunk> taken = chunks.remove(key);
+    /**
+     * Removes and returns the early chunks of operation {@code seq} of communicator {@code comm} (their bytes counted
+     * until {@link #release}d), or null.
+     */
+    List<StoredChunk> takeEarly(int comm, long seq) {
+        List<StoredChunk> taken = chunks.remove(comm, seq);
         if (taken != null) {
             uncountEarly(taken);
         }
@@ -263,13 +260,9 @@ final class EarlyStore {
 
     /** Drops everything held for communicator {@code comm}. */
     void dropCommunicator(int comm) {
-        for (var it = chunks.entrySet().iterator(); it.hasNext(); ) {
-            var e = it.next();
-            if (e.getKey().comm() == comm) {
-                e.getValue().forEach(this::release);
-                uncountEarly(e.getValue());
-                it.remove();
-            }
+        for (List<StoredChunk> dropped : chunks.removeCommunicator(comm)) {
+            dropped.forEach(this::release);
+            uncountEarly(dropped);
         }
         aborts.keySet().removeIf(k -> k.comm() == comm);
         abortSenders.entrySet().removeIf(e -> {

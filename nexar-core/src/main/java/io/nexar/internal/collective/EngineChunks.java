@@ -42,7 +42,7 @@ final class EngineChunks {
             if (deferred(e, peer, c)) {
                 return Delivery.FULL;
             }
-            return e.store.holdEarly(e.store.key(c.communicator(), c.opSeq()), peer, c) ? Delivery.ACCEPTED
+            return e.store.holdEarly(c.communicator(), c.opSeq(), peer, c) ? Delivery.ACCEPTED
                     : Delivery.FULL;
         }
         if (op.failure != null) {

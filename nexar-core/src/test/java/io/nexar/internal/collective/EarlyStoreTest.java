@@ -59,14 +59,14 @@ class EarlyStoreTest {
 
     @Test
     void takesChunksUpToExactlyItsBound() {
-        assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 10))).isTrue();
-        assertThat(store.holdEarly(new OpKey(0, 0), 2, chunk(0, 50))).isTrue();
-        assertThat(store.holdEarly(new OpKey(0, 1), 1, chunk(1, 40))).as("10 + 40 is rank 1's share, 50 + 50 the"
+        assertThat(store.holdEarly(0, 0, 1, chunk(0, 10))).isTrue();
+        assertThat(store.holdEarly(0, 0, 2, chunk(0, 50))).isTrue();
+        assertThat(store.holdEarly(0, 1, 1, chunk(1, 40))).as("10 + 40 is rank 1's share, 50 + 50 the"
                 + " bound itself").isTrue();
         assertThat(store.bytes()).isEqualTo(BOUND);
-        assertThat(store.holdEarly(new OpKey(0, 2), 2, chunk(2, 1))).as("one byte over the bound").isFalse();
+        assertThat(store.holdEarly(0, 2, 2, chunk(2, 1))).as("one byte over the bound").isFalse();
         assertThat(store.bytes()).isEqualTo(BOUND);
-        assertThat(store.takeEarly(new OpKey(0, 2))).as("a refused chunk leaves nothing behind").isNull();
+        assertThat(store.takeEarly(0, 2)).as("a refused chunk leaves nothing behind").isNull();
     }
 
     @Test
@@ -85,7 +85,7 @@ class EarlyStoreTest {
     void emptyChunksAlwaysFitAndAreNotCounted() {
         assertThat(store.hold(1, chunk(0, 100))).isNotNull();
         assertThat(store.hold(1, chunk(1, 0))).isNotNull();
-        assertThat(store.holdEarly(new OpKey(0, 2), 1, chunk(2, 0))).isTrue();
+        assertThat(store.holdEarly(0, 2, 1, chunk(2, 0))).isTrue();
         assertThat(store.bytes()).isEqualTo(100);
     }
 
@@ -142,15 +142,15 @@ class EarlyStoreTest {
     @Test
     void droppingACommunicatorFreesOnlyItsChunksAndAborts() {
         var other = new Message.Collective(5, 0, 0, 2, 6, 0, 1, 50, 50, 0, MemorySegment.ofArray(new byte[50]));
-        assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 40))).isTrue();
-        assertThat(store.holdEarly(new OpKey(5, 0), 2, other)).isTrue();
+        assertThat(store.holdEarly(0, 0, 1, chunk(0, 40))).isTrue();
+        assertThat(store.holdEarly(5, 0, 2, other)).isTrue();
         store.holdAbort(new OpKey(5, 1), 2, new Message.CollectiveAbort(5, 1, io.nexar.internal.protocol.AbortReason
                 .FAILED, 0, -1, "gone"), null);
         locked(() -> store.dropCommunicator(5));
         assertThat(store.bytes()).isEqualTo(40);
-        assertThat(locked(() -> store.takeEarly(new OpKey(5, 0)))).isNull();
+        assertThat(locked(() -> store.takeEarly(5, 0))).isNull();
         assertThat(store.takeAbort(new OpKey(5, 1))).isNull();
-        assertThat(locked(() -> store.takeEarly(new OpKey(0, 0)))).hasSize(1);
+        assertThat(locked(() -> store.takeEarly(0, 0))).hasSize(1);
     }
 
     @Test
