@@ -108,7 +108,7 @@ final class ActiveOps {
         t[i] = op;
     }
 
-    private static int index(int comm, long seq, int mask) {
+    static int index(int comm, long seq, int mask) {
         long h = (seq ^ ((long) comm << 32 | comm)) * 0x9E3779B97F4A7C15L;
         return (int) (h >>> 40) & mask;
     }

@@ -15,6 +15,7 @@ import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.SoftReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -177,8 +178,12 @@ final class CallRunner {
         OpState reuse = spare.getAndSet(null);
         long scratchBytes = scratchBytes(schedule, spec);
         MemorySegment scratch = scratchOf(scratchBytes, reuse == null ? null : reuse.scratch);
-        Deadline deadline = Deadline.after(CallTimeout.collective(config));
+        Duration timeout = CallTimeout.collective(config);
+        // the reused state's deadline: its call ended well, so nothing refers to it any more
+        Deadline deadline = reuse != null && reuse.deadline != null ? reuse.deadline.restart(timeout)
+                : Deadline.after(timeout);
         OpState op = post(spec, fp, schedule, i, o, scratch, reuse, posted, ended);
+        op.deadline = deadline;
         try {
             ScheduleExecutor.run(engine, transport, op, deadline, config.chunkBytes());
         } catch (RuntimeException e) {

@@ -60,7 +60,7 @@ final class ChunkClaim implements PayloadSink {
 
     @Override
     public void accept(MemorySegment piece, long from) {
-        op.writePiece(slot, at + from, piece);
+        OpWrites.writePiece(op, slot, at + from, piece);
     }
 
     @Override
@@ -115,7 +115,7 @@ final class ChunkClaim implements PayloadSink {
         if (s == IDLE) {
             state.set(commit ? DONE : DROPPED);
             if (commit) {
-                op.commit(slot, step, len);
+                OpWrites.commit(op, slot, step, len);
             }
             return !released;
         }

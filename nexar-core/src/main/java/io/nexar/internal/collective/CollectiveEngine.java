@@ -2,7 +2,6 @@ package io.nexar.internal.collective;
 
 import io.nexar.PeerFailedException;
 import io.nexar.internal.collective.EarlyStore.OpKey;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
@@ -173,12 +172,12 @@ public final class CollectiveEngine {
                 op.fail(new PeerFailedException(op.context().withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
                         "cannot complete: " + abortedWhy), true);
             }
-            var key = store.isEmpty() ? null : new OpKey(group.id(), seq); // nothing stored: no key to allocate
+            OpKey key = store.hasAborts() ? new OpKey(group.id(), seq) : null; // no abort held: no key to allocate
             Message.CollectiveAbort abort = key == null ? null : store.takeAbort(key);
             if (abort != null) {
                 EngineFailures.applyAbort(this, op, store.abortSender(key), abort);
             }
-            List<StoredChunk> stored = key == null ? null : store.takeEarly(key);
+            List<StoredChunk> stored = store.takeEarly(group.id(), seq);
             if (stored != null) {
                 for (int j = 0; j < stored.size(); j++) { // indexed: no iterator
                     StoredChunk c = stored.get(j);
@@ -227,6 +226,7 @@ public final class CollectiveEngine {
                     store.release(c);
                     // this loop needs the lock
                     EngineChunks.apply(this, op, op.group.local(c.worldSrc()), c.message(), false);
+                    store.recycle(c); // copied or reduced into its target (or refused): nothing refers to it
                 } else {
                     later.set(kept++, c);
                 }
@@ -303,10 +303,14 @@ public final class CollectiveEngine {
                     cs.ended(op);
                 }
             }
-            for (int j = 0; j < op.later.size(); j++) { // indexed: no iterator
-                store.release(op.later.get(j));
+            List<StoredChunk> later = op.later;
+            for (int j = 0; j < later.size(); j++) { // indexed: no iterator
+                StoredChunk c = later.get(j);
+                store.release(c);
+                store.recycle(c);
             }
             op.later = List.of();
+            store.recycleList(later);
             op.clearSlots();
         } finally {
             lock.unlock();
@@ -349,7 +353,7 @@ public final class CollectiveEngine {
             }
             int src = op.group.local(peer);
             Slot slot = src < 0 || op.fingerprint.compare(header, src) != null ? null
-                    : op.claimSlot(src, header, payloadBytes);
+                    : OpWrites.claimSlot(op, src, header, payloadBytes);
             if (slot == null) {
                 return null;
             }

@@ -1,13 +1,10 @@
 package io.nexar.internal.collective;
 
 import io.nexar.ProtocolException;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Transport;
-import io.nexar.internal.util.Segments;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,7 +37,7 @@ import java.util.concurrent.locks.Condition;
 final class EarlyStore {
     private final long maxStoredBytes;
     private final Condition spaceFreed;
-    private final Map<OpKey, List<StoredChunk>> chunks = new HashMap<>();
+    private final EarlyOps chunks = new EarlyOps();
     private final Map<OpKey, Message.CollectiveAbort> aborts = new HashMap<>();
     private final Map<OpKey, Integer> abortSenders = new HashMap<>();
     /** Early aborts held, by sender. */
@@ -54,6 +51,13 @@ final class EarlyStore {
     private final SenderShare shares;
     private long bytes;
     private boolean closed;
+    /** Chunks applied or dropped, kept for the next ones ({@link #recycle}); the first {@link #freeChunks} are. */
+    private final StoredChunk[] free = new StoredChunk[MAX_FREE_CHUNKS];
+    private int freeChunks;
+    /** Lists of chunks given back ({@link #recycleList}), for the next operation's; the first {@link #freeLists}. */
+    @SuppressWarnings("unchecked")
+    private final ArrayList<StoredChunk>[] lists = new ArrayList[MAX_FREE_LISTS];
+    private int freeLists;
 
     EarlyStore(long maxStoredBytes, Condition spaceFreed) {
         this.maxStoredBytes = maxStoredBytes;
@@ -74,6 +78,13 @@ final class EarlyStore {
      */
     static final int MAX_EARLY_ABORTS = 1024;
 
+    /** Chunks kept for reuse at most: a few per peer of a small collective in flight. */
+    static final int MAX_FREE_CHUNKS = 64;
+    /** Largest payload buffer a chunk kept for reuse may hold: at most 64 of them, 256 KiB, are kept. */
+    static final long MAX_FREE_CHUNK_BYTES = 4 << 10;
+    /** Lists of chunks kept for reuse at most. */
+    static final int MAX_FREE_LISTS = 16;
+
     /** An operation: (communicator, sequence number). */
     record OpKey(int comm, long seq) {
     }
@@ -81,6 +92,11 @@ final class EarlyStore {
     /** True if no early chunk or abort is held (then no operation has anything to take at its post). */
     boolean isEmpty() {
         return chunks.isEmpty() && aborts.isEmpty();
+    }
+
+    /** True if an early abort is held (then a post looks for its own). */
+    boolean hasAborts() {
+        return !aborts.isEmpty();
     }
 
     /** Bytes held. */
@@ -101,11 +117,41 @@ final class EarlyStore {
         }
         bySender.put(peer, mine + len);
         bytes += len;
-        return new StoredChunk(peer, detach(c));
+        StoredChunk s = freeChunks > 0 ? free[--freeChunks] : new StoredChunk();
+        free[freeChunks] = null;
+        return s.fill(peer, c);
     }
 
-    /** Keeps chunk {@code c} of an operation not posted yet; false if it does not fit. */
-    boolean holdEarly(OpKey key, int peer, Message.Collective c) {
+    /**
+     * Keeps chunk {@code c}, which left the store ({@link #release}d, or never counted) and is referred to by nothing
+     * any more, for the next chunk {@link #hold} copies: a small collective's early chunks then allocate nothing.
+     */
+    void recycle(StoredChunk c) {
+        if (freeChunks < free.length && c.bufferBytes() <= MAX_FREE_CHUNK_BYTES) {
+            free[freeChunks++] = c;
+        }
+    }
+
+    /** An empty list of chunks: one given back ({@link #recycleList}), or a new one. */
+    ArrayList<StoredChunk> newList() {
+        if (freeLists == 0) {
+            return new ArrayList<>(4);
+        }
+        ArrayList<StoredChunk> l = lists[--freeLists];
+        lists[freeLists] = null;
+        return l;
+    }
+
+    /** Keeps {@code l}, a list of chunks that nothing refers to any more, for {@link #newList}; clears it. */
+    void recycleList(List<StoredChunk> l) {
+        if (l instanceof ArrayList<StoredChunk> a && freeLists < lists.length) {
+            a.clear();
+            lists[freeLists++] = a;
+        }
+    }
+
+    /** Keeps chunk {@code c} of operation {@code seq} of communicator {@code comm}, not posted yet; false if no room. */
+    boolean holdEarly(int comm, long seq, int peer, Message.Collective c) {
         int mine = earlyBySender.getOrDefault(peer, 0);
         long len = c.payload().byteSize();
         if (mine > 0 && (earlyChunks >= maxEarlyChunks || !shares.admits(peer, len, 1))) {
@@ -117,15 +163,25 @@ final class EarlyStore {
             return false;
         }
         shares.add(peer, len, 1);
-        chunks.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+        List<StoredChunk> held = chunks.get(comm, seq);
+        if (held == null) {
+            held = newList();
+            held.add(s);
+            chunks.put(held); // keyed by its first chunk
+        } else {
+            held.add(s);
+        }
         earlyBySender.put(peer, mine + 1);
         earlyChunks++;
         return true;
     }
 
-    /** Removes and returns the early chunks of {@code key} (their bytes counted until {@link #release}d), or null. */
-    List<StoredChunk> takeEarly(OpKey key) {
-        List<StoredChunk> taken = chunks.remove(key);
+    /**
+     * Removes and returns the early chunks of operation {@code seq} of communicator {@code comm} (their bytes counted
+     * until {@link #release}d), or null.
+     */
+    List<StoredChunk> takeEarly(int comm, long seq) {
+        List<StoredChunk> taken = chunks.remove(comm, seq);
         if (taken != null) {
             uncountEarly(taken);
         }
@@ -138,10 +194,11 @@ final class EarlyStore {
     }
 
     private void uncountEarly(List<StoredChunk> taken) {
-        for (StoredChunk c : taken) {
+        for (int j = 0; j < taken.size(); j++) { // indexed: no iterator
+            StoredChunk c = taken.get(j);
             earlyChunks--;
             shares.remove(c.worldSrc(), c.message().payload().byteSize(), 1);
-            earlyBySender.merge(c.worldSrc(), -1, (a, b) -> a + b == 0 ? null : a + b);
+            earlyBySender.put(c.worldSrc(), earlyBySender.get(c.worldSrc()) - 1); // 0 kept: no entry per chunk
         }
         spaceFreed.signalAll();
     }
@@ -197,22 +254,15 @@ final class EarlyStore {
             return;
         }
         bytes -= len;
-        long left = bySender.merge(c.worldSrc(), -len, Long::sum);
-        if (left == 0) {
-            bySender.remove(c.worldSrc());
-        }
+        bySender.put(c.worldSrc(), bySender.get(c.worldSrc()) - len); // 0 kept: no map entry per chunk
         spaceFreed.signalAll();
     }
 
     /** Drops everything held for communicator {@code comm}. */
     void dropCommunicator(int comm) {
-        for (var it = chunks.entrySet().iterator(); it.hasNext(); ) {
-            var e = it.next();
-            if (e.getKey().comm() == comm) {
-                e.getValue().forEach(this::release);
-                uncountEarly(e.getValue());
-                it.remove();
-            }
+        for (List<StoredChunk> dropped : chunks.removeCommunicator(comm)) {
+            dropped.forEach(this::release);
+            uncountEarly(dropped);
         }
         aborts.keySet().removeIf(k -> k.comm() == comm);
         abortSenders.entrySet().removeIf(e -> {
@@ -237,18 +287,5 @@ final class EarlyStore {
         earlyChunks = 0;
         bytes = 0;
         spaceFreed.signalAll();
-    }
-
-    private static Message.Collective detach(Message.Collective c) {
-        return new Message.Collective(c.communicator(), c.opSeq(), c.step(), c.operation(), c.dataType(),
-                c.reduceOp(), c.root(), c.count(), c.totalBytes(), c.offset(),
-                copyOf(c.payload()));
-    }
-
-    /** A heap copy of {@code payload} (one array and one segment; toArray would allocate more). */
-    private static MemorySegment copyOf(MemorySegment payload) {
-        MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(payload.byteSize())]);
-        Segments.copy(payload, 0, copy, 0, payload.byteSize());
-        return copy;
     }
 }

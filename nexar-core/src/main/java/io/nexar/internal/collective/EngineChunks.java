@@ -1,7 +1,5 @@
 package io.nexar.internal.collective;
 
-import io.nexar.internal.collective.EarlyStore.OpKey;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Progress;
@@ -44,7 +42,7 @@ final class EngineChunks {
             if (deferred(e, peer, c)) {
                 return Delivery.FULL;
             }
-            return e.store.holdEarly(new OpKey(c.communicator(), c.opSeq()), peer, c) ? Delivery.ACCEPTED
+            return e.store.holdEarly(c.communicator(), c.opSeq(), peer, c) ? Delivery.ACCEPTED
                     : Delivery.FULL;
         }
         if (op.failure != null) {
@@ -66,9 +64,10 @@ final class EngineChunks {
                     return Delivery.FULL;
                 }
                 StoredChunk held = e.store.hold(peer, c);
-                return held != null && op.holdLater(held) ? Delivery.ACCEPTED : Delivery.FULL;
+                return held != null && op.holdLater(held, e.store) ? Delivery.ACCEPTED : Delivery.FULL;
             }
-            Fingerprint.Mismatch m2 = op.applyTo(ahead, src, c, true); // straight into its target: no copy to hold
+            // straight into its target: no copy to hold
+            Fingerprint.Mismatch m2 = OpWrites.applyTo(op, ahead, src, c, true);
             if (m2 != null) {
                 EngineFailures.mismatch(e, op, src, m2.field(), m2.detail());
             }
@@ -80,7 +79,7 @@ final class EngineChunks {
 
     /** Applies a chunk of the open round, or fails the operation if it does not fit the schedule. Under the lock. */
     static void apply(CollectiveEngine e, OpState op, int src, Message.Collective c, boolean mayUnlock) {
-        Fingerprint.Mismatch m = op.apply(src, c, mayUnlock);
+        Fingerprint.Mismatch m = OpWrites.apply(op, src, c, mayUnlock);
         if (m != null) {
             EngineFailures.mismatch(e, op, src, m.field(), m.detail());
         }

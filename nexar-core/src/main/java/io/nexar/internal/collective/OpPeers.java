@@ -3,7 +3,6 @@ package io.nexar.internal.collective;
 import io.nexar.CollectiveMismatchException;
 import io.nexar.NexarException;
 import io.nexar.PeerFailedException;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
 

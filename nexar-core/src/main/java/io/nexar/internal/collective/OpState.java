@@ -5,7 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.protocol.Message;
-import io.nexar.internal.util.Segments;
+import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
 final class OpState implements BooleanSupplier {
     /**
      * Chunks at least this large are copied or reduced into their target with the engine's lock released when they
-     * arrive ({@link #writeUnlocked}); smaller ones under it (a second lock round costs more than their copy).
+     * arrive ({@link OpWrites}); smaller ones under it (a second lock round costs more than their copy).
      */
     static final long UNLOCKED_BYTES = 64 << 10;
 
@@ -40,13 +40,15 @@ final class OpState implements BooleanSupplier {
     final MemorySegment[] buffers = new MemorySegment[3]; // by Buf ordinal
     /** A small scratch buffer kept with this state for its reuse ({@link CallRunner}), or null; not cleared by init. */
     MemorySegment scratch;
+    /** The deadline of the blocking call that last used this state, restarted by the next ({@link CallRunner}). */
+    Deadline deadline;
     /**
      * The message the driver sends every chunk of this operation in, refilled per chunk ({@link ScheduleExecutor}):
      * transports encode a message before their send returns.
      */
     final Message.Collective outgoing = new Message.Collective();
     /** The engine's lock, which guards this state. */
-    private final ReentrantLock lock;
+    final ReentrantLock lock;
     /** The thread waiting in {@link CollectiveEngine#awaitRound}, or null; unparked by {@link #wake}. */
     private volatile Thread driver;
     /** The open round, -1 before the first. */
@@ -72,9 +74,9 @@ final class OpState implements BooleanSupplier {
      * its input; 0 if not; -1 not known yet.
      */
     private int distinctBuffers = -1;
-    /** Chunks being written with the lock released ({@link #writeUnlocked}) or claimed ({@link ChunkClaim}). */
-    private int writers;
-    /** Live claims of chunks being read ({@link #claimSlot}); null until the first. Under the lock. */
+    /** Chunks being written with the lock released ({@link OpWrites}) or claimed ({@link ChunkClaim}). */
+    int writers;
+    /** Live claims of chunks being read ({@link OpWrites#claimSlot}); null until the first. Under the lock. */
     private List<ChunkClaim> claims;
     /** Set once, under the lock; volatile so that the driver checks it without the lock. */
     volatile NexarException failure;
@@ -164,10 +166,10 @@ final class OpState implements BooleanSupplier {
         return new ErrorContext(fp.caller(), group.rank(), group.size(), group.id(), seq, -1, -1);
     }
 
-    /** Keeps chunk {@code c} for its later round; true. */
-    boolean holdLater(StoredChunk c) {
+    /** Keeps chunk {@code c} for its later round, in a list from {@code store} if it has none yet; true. */
+    boolean holdLater(StoredChunk c, EarlyStore store) {
         if (!(later instanceof ArrayList)) {
-            later = new ArrayList<>(4);
+            later = store.newList();
         }
         return later.add(c);
     }
@@ -198,7 +200,7 @@ final class OpState implements BooleanSupplier {
     }
 
     /** Wakes the driver waiting in {@link #awaitProgress}, if any (a wake-up before it parks is kept). */
-    private void wake() {
+    void wake() {
         Thread t = driver;
         if (t != null) {
             LockSupport.unpark(t);
@@ -296,53 +298,7 @@ final class OpState implements BooleanSupplier {
         return ((long) round << 32) | (peer & 0xFFFFFFFFL);
     }
 
-    /**
-     * Copies or reduces chunk {@code c} from communicator rank {@code src} into the open round's slot, and wakes the
-     * driver when the round is complete.
-     *
-     * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
-     */
-    Fingerprint.Mismatch apply(int src, io.nexar.internal.protocol.Message.Collective c, boolean mayUnlock) {
-        return applyTo(c.step() == round ? slots.get(src) : null, src, c, mayUnlock);
-    }
-
-
-    /**
-     * Copies or reduces {@code piece}, the bytes of {@code slot}'s receive from byte {@code at} on, into its target. A
-     * reducing piece holds whole elements ({@link ChunkClaim}'s reader cuts them so).
-     */
-    void writePiece(Slot slot, long at, MemorySegment piece) {
-        long len = piece.byteSize();
-        if (slot.step instanceof Step.RecvReduce r) {
-            long n = len / type.byteSize();
-            if (r.accumulates()) {
-                Kernels.reduce(slot.target, slot.byteOffset + at, piece, 0, n, type, combiner);
-            } else { // dst = operand op in: the operand (the caller's input, say) was never copied into dst
-                Slice o = r.operand();
-                Kernels.reduce(buffers[o.buf().ordinal()], o.offset() * type.byteSize() + at, piece, 0, slot.target,
-                        slot.byteOffset + at, n, type, combiner);
-            }
-        } else { // not MemorySegment.copy: C2 miscompiled its small-copy loop here (Segments.copy)
-            Segments.copy(piece, 0, slot.target, slot.byteOffset + at, len);
-        }
-    }
-
     // ------------------------------------------------------------------ chunks claimed as their frame arrives
-
-    /**
-     * The slot that {@code len} bytes of chunk {@code c} (its header only) from communicator rank {@code src} may be
-     * written into as they arrive, with the bytes claimed and a writer counted; null if the chunk cannot be applied
-     * now or does not fit (then it is delivered whole and {@link #applyTo} or the store handles it). Under the lock.
-     */
-    Slot claimSlot(int src, io.nexar.internal.protocol.Message.Collective c, long len) {
-        Slot slot = c.step() == round ? slots.get(src) : c.step() > round ? aheadSlot(src, c.step()) : null;
-        if (slot == null || slot.done || !fits(slot, c, len)) {
-            return null;
-        }
-        slot.receivedBytes += len;
-        writers++;
-        return slot;
-    }
 
     /** Keeps a live claim of this operation (under the lock), so that {@link #cancelClaims} can stop it. */
     void addClaim(ChunkClaim claim) {
@@ -374,90 +330,11 @@ final class OpState implements BooleanSupplier {
         }
     }
 
-    /**
-     * Counts {@code len} bytes written into {@code slot} (of round {@code step}), completing it when all are, and
-     * wakes the driver when that completes the open round. Under the lock.
-     */
-    void commit(Slot slot, int step, long len) {
-        slot.committedBytes += len;
-        if (slot.committedBytes == slot.expectedBytes) {
-            slot.done = true;
-            progressNanos = System.nanoTime();
-            if (step == round && --remaining == 0) { // a slot of a later round counts when its round opens
-                wake();
-            }
-        }
-    }
-
-    /**
-     * {@link #writePiece} of a whole chunk with the engine's lock released (every hold of it: a delivery may hold
-     * it twice), so that a large copy or reduction does not stop every other delivery and driver of the process. The
-     * bytes are claimed before and counted after, under the lock; the operation cannot end meanwhile
-     * ({@link #awaitWriters}), so nothing writes its buffers after it ended.
-     */
-    private void writeUnlocked(Slot slot, io.nexar.internal.protocol.Message.Collective c) {
-        writers++;
-        int holds = lock.getHoldCount();
-        for (int i = 0; i < holds; i++) {
-            lock.unlock();
-        }
-        try {
-            writePiece(slot, c.offset(), c.payload());
-        } finally {
-            for (int i = 0; i < holds; i++) {
-                lock.lock();
-            }
-            if (--writers == 0) {
-                wake(); // an ending driver may wait for this write
-            }
-        }
-    }
-
     /** Waits, under the lock (released while waiting), until no chunk is written with the lock released. */
     void awaitWriters() {
         while (writers > 0) {
             awaitProgress(Long.MAX_VALUE);
         }
-    }
-
-    /**
-     * Copies or reduces chunk {@code c} from communicator rank {@code src} into {@code slot} (of the open round, or
-     * of a later one from {@link #aheadSlot}), and wakes the driver when the open round is complete.
-     *
-     * @return null, or why the chunk does not fit this rank's schedule (nothing was written)
-     */
-    Fingerprint.Mismatch applyTo(Slot slot, int src, io.nexar.internal.protocol.Message.Collective c,
-                                 boolean mayUnlock) {
-        if (slot == null || slot.done) {
-            return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SCHEDULE, "rank " + src
-                    + " sent a message for step " + c.step() + " that this rank's schedule does not expect (this rank"
-                    + " is at step " + round + "; are the ranks configured alike?)");
-        }
-        long len = c.payload().byteSize();
-        if (!fits(slot, c, len)) {
-            return new Fingerprint.Mismatch(io.nexar.CollectiveMismatchException.Field.SIZE, "step " + c.step()
-                    + " expects " + slot.expectedBytes + " bytes from rank " + src + ", which sent " + c.totalBytes());
-        }
-        slot.receivedBytes += len; // claimed: a chunk over the same bytes now fails the check above
-        if (mayUnlock && len >= UNLOCKED_BYTES) {
-            writeUnlocked(slot, c);
-        } else if (len > 0) {
-            writePiece(slot, c.offset(), c.payload());
-        }
-        commit(slot, c.step(), len);
-        return null;
-    }
-
-    /**
-     * Whether {@code len} bytes of chunk {@code c} fit {@code slot}'s receive: the sender's total is the receive's,
-     * the chunk holds whole elements at an element boundary, and its bytes are not yet received. One rule for a
-     * whole chunk ({@link #applyTo}, which reports a misfit) and a claimed one ({@link #claimSlot}, which leaves it
-     * to the whole-frame path).
-     */
-    private boolean fits(Slot slot, io.nexar.internal.protocol.Message.Collective c, long len) {
-        int w = type.byteSize();
-        return c.totalBytes() == slot.expectedBytes && c.offset() % w == 0 && len % w == 0
-                && slot.receivedBytes + len <= slot.expectedBytes;
     }
 
     /** Bytes of round {@code k}'s receive from communicator rank {@code r} applied ahead of that round (0 if none). */
@@ -479,14 +356,4 @@ final class OpState implements BooleanSupplier {
     static String seconds(long nanos) {
         return String.format(Locale.ROOT, "%.1f", nanos / 1e9);
     }
-
-    /**
-     * A chunk copied out of its frame because its operation or round was not open yet.
-     *
-     * @param worldSrc world rank of the sender
-     * @param message the chunk, its payload a heap copy
-     */
-    record StoredChunk(int worldSrc, Message.Collective message) {
-    }
 }
-

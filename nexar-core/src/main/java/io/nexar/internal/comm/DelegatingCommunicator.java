@@ -7,6 +7,7 @@ import io.nexar.Growth;
 import io.nexar.MembershipEvent;
 import io.nexar.MembershipWatch;
 import io.nexar.Operation;
+import io.nexar.PeerFailedException;
 import io.nexar.PointToPointHandle;
 import io.nexar.ReduceOp;
 import io.nexar.Status;
@@ -187,7 +188,13 @@ abstract sealed class DelegatingCommunicator implements Communicator permits Tra
 
     @Override
     public void allReduce(MemorySegment in, MemorySegment out, DataType type, long count, ReduceOp op) {
-        recovery.run(Operation.ALL_REDUCE, c -> c.allReduce(in, out, type, count, op));
+        // recovery.run written out: a lambda capturing the arguments was garbage on every call of the commonest call
+        View v = recovery.collectiveView(Operation.ALL_REDUCE);
+        try {
+            v.collectives().allReduce(in, out, type, count, op);
+        } catch (PeerFailedException e) {
+            throw recovery.afterFailure(e, v.generation());
+        }
     }
 
     @Override

@@ -186,16 +186,18 @@ final class Recovery {
         if (engine == null) {
             throw new UnsupportedOperationException("this communicator was built without a collective engine");
         }
-        View v = current(operation, Deadline.after(CallTimeout.collective(config)));
-        checkOpen(context(operation, v.group()));
+        // only a communicator that follows the world waits for a recovery: no deadline to make for the others
+        View v = followsWorld ? current(operation, Deadline.after(CallTimeout.collective(config))) : view;
+        checkOpen(operation, v.group());
         return v;
     }
 
     /**
      * {@link #collView} for a collective call: a call refused here (closed, aborted, or a rebuild to announce) records
-     * its JFR event too, as one refused by the engine or failed while running does.
+     * its JFR event too, as one refused by the engine or failed while running does. A blocking call runs on the view's
+     * collectives and passes a {@link PeerFailedException} through {@link #afterFailure} ({@link #run} does both).
      */
-    private View collectiveView(Operation operation) {
+    View collectiveView(Operation operation) {
         try {
             return collView(operation);
         } catch (NexarException e) {
@@ -235,6 +237,13 @@ final class Recovery {
         Checks.rank("rank", rank, g.size());
         checkOpen(new ErrorContext(Operation.RPC, g.rank(), g.size(), g.id(), -1, -1, rank));
         return v;
+    }
+
+    /** {@link #checkOpen(ErrorContext)} with the context of {@code operation} on {@code group}, made only to fail. */
+    private void checkOpen(Operation operation, Group group) {
+        if (closed.get() || membership != null && membership.abortedDetail(view.group(), -1) != null) {
+            checkOpen(context(operation, group));
+        }
     }
 
     /**

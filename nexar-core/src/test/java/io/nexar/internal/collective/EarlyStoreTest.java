@@ -9,7 +9,6 @@ import io.nexar.Operation;
 import io.nexar.OperationTimeoutException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.collective.EarlyStore.OpKey;
-import io.nexar.internal.collective.OpState.StoredChunk;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InProcessFabric;
 import io.nexar.internal.transport.InboundHandler.Delivery;
@@ -60,14 +59,14 @@ class EarlyStoreTest {
 
     @Test
     void takesChunksUpToExactlyItsBound() {
-        assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 10))).isTrue();
-        assertThat(store.holdEarly(new OpKey(0, 0), 2, chunk(0, 50))).isTrue();
-        assertThat(store.holdEarly(new OpKey(0, 1), 1, chunk(1, 40))).as("10 + 40 is rank 1's share, 50 + 50 the"
+        assertThat(store.holdEarly(0, 0, 1, chunk(0, 10))).isTrue();
+        assertThat(store.holdEarly(0, 0, 2, chunk(0, 50))).isTrue();
+        assertThat(store.holdEarly(0, 1, 1, chunk(1, 40))).as("10 + 40 is rank 1's share, 50 + 50 the"
                 + " bound itself").isTrue();
         assertThat(store.bytes()).isEqualTo(BOUND);
-        assertThat(store.holdEarly(new OpKey(0, 2), 2, chunk(2, 1))).as("one byte over the bound").isFalse();
+        assertThat(store.holdEarly(0, 2, 2, chunk(2, 1))).as("one byte over the bound").isFalse();
         assertThat(store.bytes()).isEqualTo(BOUND);
-        assertThat(store.takeEarly(new OpKey(0, 2))).as("a refused chunk leaves nothing behind").isNull();
+        assertThat(store.takeEarly(0, 2)).as("a refused chunk leaves nothing behind").isNull();
     }
 
     @Test
@@ -86,7 +85,7 @@ class EarlyStoreTest {
     void emptyChunksAlwaysFitAndAreNotCounted() {
         assertThat(store.hold(1, chunk(0, 100))).isNotNull();
         assertThat(store.hold(1, chunk(1, 0))).isNotNull();
-        assertThat(store.holdEarly(new OpKey(0, 2), 1, chunk(2, 0))).isTrue();
+        assertThat(store.holdEarly(0, 2, 1, chunk(2, 0))).isTrue();
         assertThat(store.bytes()).isEqualTo(100);
     }
 
@@ -112,17 +111,46 @@ class EarlyStoreTest {
     }
 
     @Test
+    void aRecycledChunkIsRefilledWithTheNextChunksBytesKeepingItsBufferForTheSameSize() {
+        Message.Collective c = chunk(0, 8);
+        c.payload().fill((byte) 7);
+        StoredChunk first = store.hold(1, c);
+        MemorySegment firstPayload = first.message().payload();
+        locked(() -> store.release(first));
+        store.recycle(first);
+
+        Message.Collective next = chunk(3, 8);
+        next.payload().fill((byte) 9);
+        StoredChunk second = store.hold(2, next);
+        assertThat(second).as("the recycled chunk").isSameAs(first);
+        assertThat(second.message().payload()).as("its buffer, same size").isSameAs(firstPayload);
+        assertThat(second.message().payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly(9);
+        assertThat(second.message().opSeq()).isEqualTo(3);
+        assertThat(second.worldSrc()).isEqualTo(2);
+
+        locked(() -> store.release(second));
+        store.recycle(second);
+        Message.Collective larger = chunk(4, 12);
+        larger.payload().fill((byte) 5);
+        StoredChunk third = store.hold(1, larger);
+        assertThat(third.message().payload().byteSize()).as("a chunk of another size gets its own buffer")
+                .isEqualTo(12);
+        assertThat(third.message().payload().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly(5);
+        assertThat(store.bytes()).isEqualTo(12);
+    }
+
+    @Test
     void droppingACommunicatorFreesOnlyItsChunksAndAborts() {
         var other = new Message.Collective(5, 0, 0, 2, 6, 0, 1, 50, 50, 0, MemorySegment.ofArray(new byte[50]));
-        assertThat(store.holdEarly(new OpKey(0, 0), 1, chunk(0, 40))).isTrue();
-        assertThat(store.holdEarly(new OpKey(5, 0), 2, other)).isTrue();
+        assertThat(store.holdEarly(0, 0, 1, chunk(0, 40))).isTrue();
+        assertThat(store.holdEarly(5, 0, 2, other)).isTrue();
         store.holdAbort(new OpKey(5, 1), 2, new Message.CollectiveAbort(5, 1, io.nexar.internal.protocol.AbortReason
                 .FAILED, 0, -1, "gone"), null);
         locked(() -> store.dropCommunicator(5));
         assertThat(store.bytes()).isEqualTo(40);
-        assertThat(locked(() -> store.takeEarly(new OpKey(5, 0)))).isNull();
+        assertThat(locked(() -> store.takeEarly(5, 0))).isNull();
         assertThat(store.takeAbort(new OpKey(5, 1))).isNull();
-        assertThat(locked(() -> store.takeEarly(new OpKey(0, 0)))).hasSize(1);
+        assertThat(locked(() -> store.takeEarly(0, 0))).hasSize(1);
     }
 
     @Test

@@ -84,7 +84,8 @@ class ReceiveCopyTest {
             MemorySegment out = MemorySegment.ofArray(new byte[BYTES * BLOCKS]);
             op.init(i, fp, schedule, DataType.U8, null, new MemorySegment[] {out, out, MemorySegment.NULL});
             long at = 44L * random.nextInt(BLOCKS);
-            op.writePiece(new Slot(new Step.RecvInto(1, new Slice(Buf.OUTPUT, at, BYTES)), out, at, BYTES), 0, piece);
+            OpWrites.writePiece(op, new Slot(new Step.RecvInto(1, new Slice(Buf.OUTPUT, at, BYTES)), out, at, BYTES), 0,
+                    piece);
             if (out.asSlice(at, BYTES).mismatch(piece) >= 0) {
                 wrong++;
                 if (first < 0) {
