@@ -28,8 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Switches a {@link RelayTransport}'s routes to a rebuilt world's ({@link #rebuild}) and opens the links of a
- * recovery's bridges ({@link io.nexar.internal.topology.NeighbourGraph#bridged}) for a
- * {@link RelayTransport}: the two ends of a new link exchange link offers ({@link Transport#linkOffer}: where each
+ * recovery's bridges ({@link io.nexar.internal.topology.NeighbourGraph#bridged}) for it: the two ends of a new link exchange link offers ({@link Transport#linkOffer}: where each
  * listens and which member identity it must present) over the routes that still connect them (the agreement reached
  * both), then the lower rank dials and the higher accepts only the identity it was offered. Order, so that a dial
  * never comes before the other end expects it: a rank sends its offer to each new peer above it at once; for each new
