@@ -8,7 +8,6 @@ import io.nexar.Operation;
 import io.nexar.RecoveryPolicy;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Group;
-import io.nexar.internal.collective.Splits;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
@@ -17,7 +16,6 @@ import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,26 +45,28 @@ public final class Membership implements AutoCloseable {
     /** How long one agreement message may wait for room on the control lane. */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
 
-    private final Transport transport;
-    private final InboundRouter router;
-    private final CollectiveEngine engine;
-    private final RecoveryPolicy policy;
+    // package-private where AgreementOutcomes (what a settled agreement does) uses it too
+    final Transport transport;
+    final InboundRouter router;
+    final CollectiveEngine engine;
+    final RecoveryPolicy policy;
     private final Duration recoveryTimeout;
-    private final int minSize;
+    final int minSize;
     private final ExecutorService owner;
     private final MembershipListeners listeners;
 
     // ---- owned by the membership thread
-    private final Map<Integer, String> down = new LinkedHashMap<>();
-    private final Map<Integer, Group> groups = new HashMap<>();
+    final Map<Integer, String> down = new LinkedHashMap<>();
+    final Map<Integer, Group> groups = new HashMap<>();
     private final Map<Integer, Integer> generations = new HashMap<>();
     private final Map<Integer, Agreement> agreements = new HashMap<>();
     private final Map<Integer, CompletableFuture<Decision>> results = new HashMap<>();
     private final EarlyAgreements early = new EarlyAgreements();
+    private final AgreementOutcomes outcomes = new AgreementOutcomes(this);
 
     // ---- read by any thread
-    private final ProcessState state;
-    private volatile Consumer<Decision> worldRebuilt = d -> { };
+    final ProcessState state;
+    volatile Consumer<Decision> worldRebuilt = d -> { };
     private volatile boolean closed;
 
     /**
@@ -298,7 +298,7 @@ public final class Membership implements AutoCloseable {
         }
     }
 
-    private void register(Group g, int generation) {
+    void register(Group g, int generation) {
         groups.putIfAbsent(g.id(), g);
         generations.putIfAbsent(g.id(), generation);
         for (EarlyAgreements.Held h : early.release(g.id())) {
@@ -353,7 +353,7 @@ public final class Membership implements AutoCloseable {
     }
 
     /** Starts the agreement on {@code g} if it is not running yet; its decision's future. */
-    private CompletableFuture<Decision> start(Group g) {
+    CompletableFuture<Decision> start(Group g) {
         CompletableFuture<Decision> result = results.get(g.id());
         if (result != null) {
             return result;
@@ -389,89 +389,10 @@ public final class Membership implements AutoCloseable {
         if (result == null || result.isDone()) {
             return;
         }
-        switch (a.outcome()) {
-            case RUNNING -> { }
-            case DECIDED -> decided(a, result);
-            case EXCLUDED -> failed(a, result, "this rank was excluded by the survivors (" + a.excludedBy()
-                    + " listed it as failed)");
-            case NO_QUORUM -> failed(a, result, "only " + (a.members().length - a.failed().length) + " of "
-                    + a.members().length + " ranks remain reachable (failed world ranks " + Arrays.toString(a.failed())
-                    + "); recovery needs more than half of them" + cutOffNote(a.failed()));
-        }
+        outcomes.settled(a, result);
     }
 
-    /**
-     * For a failed recovery on a sparse topology: which of {@code failed} are alive but cut off from this rank (their
-     * down reason says so, {@code RelayNotices.reportCutOff}); empty if none.
-     */
-    private String cutOffNote(int[] failed) {
-        int[] cut = Arrays.stream(failed).filter(w -> down.getOrDefault(w, "").contains("is cut off from world rank"))
-                .toArray();
-        return cut.length == 0 ? "" : "; of those, world ranks " + Arrays.toString(cut) + " may be alive but are cut"
-                + " off from this rank: every path to them over the topology's links passes a failed rank, and"
-                + " recovery bridges a hole only between ranks that still reach each other";
-    }
-
-    private void decided(Agreement a, CompletableFuture<Decision> result) {
-        Group old = groups.get(a.communicator());
-        int[] failed = a.decided();
-        int[] survivors = Arrays.stream(old.worldRanks()).filter(w -> Arrays.binarySearch(failed, w) < 0).toArray();
-        int generation = a.generation() + 1;
-        if (survivors.length < minSize) {
-            failed(a, result, "only " + survivors.length + " of " + old.size() + " ranks would remain (failed world"
-                    + " ranks " + Arrays.toString(failed) + "), fewer than setting world.min.size " + minSize);
-            return;
-        }
-        int id = Splits.deriveId(old.id(), -generation, 0x5eed, 0);
-        if (!engine.reserveId(id)) {
-            failed(a, result, "the rebuilt communicator's id " + id + " is already used on this process");
-            return;
-        }
-        int self = transport.rank();
-        var next = new Group(id, indexOf(survivors, self), survivors);
-        register(next, generation);
-        var decision = new Decision(old, next, failed, generation);
-        decision.report();
-        if (old.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC) {
-            state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
-            worldRebuilt.accept(decision);
-            // an operation posted on the old world before the failure was known waits for members that will now
-            // post on the new one (after a polite leave it may not even need the leaver): it ends here
-            router.failCommunicator(old.id(), "the world communicator was rebuilt without world ranks "
-                    + Arrays.toString(failed) + " (recovery " + generation + ")");
-        }
-        for (int w : failed) {
-            transport.exclude(w, "was excluded by the survivors of communicator " + old.id() + " (recovery "
-                    + generation + ")");
-        }
-        result.complete(decision);
-        emit(decision.event());
-        if (policy == RecoveryPolicy.AUTOMATIC && next.id() == state.world().id()) {
-            for (int peer : down.keySet()) {
-                if (next.local(peer) >= 0) { // died after the decision's value was fixed: recover again
-                    start(next);
-                    break;
-                }
-            }
-        }
-    }
-
-    private void failed(Agreement a, CompletableFuture<Decision> result, String why) {
-        // the end of a job: the others closed their communicators one after another; nothing to warn about
-        boolean othersLeft = Arrays.stream(a.failed())
-                .allMatch(w -> GoodbyeReason.isPoliteLeave(down.getOrDefault(w, "")));
-        try (var mdc = LogContext.scope(-1, -1, a.communicator())) {
-            LOG.atLevel(othersLeft ? Level.DEBUG : Level.WARN).log("recovery: communicator {} could not be rebuilt"
-                    + " on world rank {}: {}", a.communicator(), transport.rank(), why);
-        }
-        if (a.communicator() == state.world().id() && state.exclude(why)) {
-            router.abortAll(-1, why);
-        }
-        result.completeExceptionally(new RecoveryFailure(why));
-        emit(new MembershipEvent.Excluded(a.communicator(), why));
-    }
-
-    private void emit(MembershipEvent event) {
+    void emit(MembershipEvent event) {
         listeners.emit(event);
     }
 
@@ -488,14 +409,5 @@ public final class Membership implements AutoCloseable {
 
     private ErrorContext context(Operation op, int comm) {
         return new ErrorContext(op, transport.rank(), transport.worldSize(), comm, -1, -1, -1);
-    }
-
-    private static int indexOf(int[] ranks, int r) {
-        for (int i = 0; i < ranks.length; i++) {
-            if (ranks[i] == r) {
-                return i;
-            }
-        }
-        return -1;
     }
 }

@@ -4,10 +4,10 @@ import static io.nexar.internal.protocol.MessageCodec.error;
 import static io.nexar.internal.protocol.MessageCodec.hex;
 import static io.nexar.internal.protocol.MessageCodec.requireSize;
 import static io.nexar.internal.protocol.MessageCodec.source;
-import static io.nexar.internal.protocol.MessageCodec.textProblem;
-import static io.nexar.internal.protocol.MessageCodec.utf8;
-import static io.nexar.internal.protocol.MessageCodec.utf8Length;
 import static io.nexar.internal.protocol.WireFormat.*;
+import static io.nexar.internal.protocol.WireText.textProblem;
+import static io.nexar.internal.protocol.WireText.utf8;
+import static io.nexar.internal.protocol.WireText.utf8Length;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;

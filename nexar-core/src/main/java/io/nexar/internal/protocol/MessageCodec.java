@@ -5,11 +5,7 @@ import static io.nexar.internal.protocol.WireFormat.*;
 import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.ProtocolException;
-import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -58,11 +54,12 @@ import java.util.Objects;
  * Any violation raises a {@link ProtocolException} that names the peer and what was wrong; decoding never throws
  * anything else, whatever the bytes.
  *
- * <p>This class frames every message and codes the bodies of the data path (HELLO, DATA, HEARTBEAT) inline; the
- * bodies of the other families are coded by {@link CollectiveCodec} (COLLECTIVE), {@link ControlCodec} (GOODBYE,
+ * <p>This class frames every message, codes the smallest bodies (RPC_CANCEL, QUIESCE) inline and holds the decode
+ * error helpers the family codecs share; the bodies of the families are coded by {@link DataPathCodec} (HELLO, DATA,
+ * HEARTBEAT), {@link CollectiveCodec} (COLLECTIVE), {@link ControlCodec} (GOODBYE,
  * COLLECTIVE_ABORT, AGREE, STATUS), {@link RpcFrameCodec} (RPC_*), {@link RelayCodec} (RELAY, PEER_DOWN) and
  * {@link EnrolmentCodec} (JOIN_*, PEER_TABLE and the other enrolment messages), which this class dispatches to by
- * type.
+ * type; {@link WireText} codes and checks the text fields.
  */
 public final class MessageCodec {
 
@@ -140,27 +137,9 @@ public final class MessageCodec {
         dst.set(BYTE, TYPE_OFFSET, (byte) m.type().code());
         dst.set(BYTE, FLAGS_OFFSET, (byte) 0);
         switch (m) {
-            case Message.Hello h -> {
-                dst.set(INT_LE, HELLO_MAGIC_OFFSET, MAGIC);
-                dst.set(SHORT_LE, HELLO_VERSION_OFFSET, (short) h.version());
-                dst.set(INT_LE, HELLO_RANK_OFFSET, h.rank());
-                dst.set(INT_LE, HELLO_WORLD_SIZE_OFFSET, h.worldSize());
-                dst.set(LONG_LE, HELLO_INCARNATION_OFFSET, h.incarnation());
-            }
-            case Message.Data d -> {
-                dst.set(INT_LE, DATA_COMMUNICATOR_OFFSET, d.communicator());
-                dst.set(INT_LE, DATA_TAG_OFFSET, d.tag());
-                dst.set(LONG_LE, DATA_MESSAGE_SEQ_OFFSET, d.messageSeq());
-                dst.set(LONG_LE, DATA_TOTAL_BYTES_OFFSET, d.totalBytes());
-                dst.set(LONG_LE, DATA_OFFSET_OFFSET, d.offset());
-                if (withPayload) {
-                    Segments.copy(d.payload(), 0, dst, DATA_PAYLOAD_OFFSET, d.payload().byteSize());
-                }
-            }
-            case Message.Heartbeat hb -> {
-                dst.set(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET, hb.sequence());
-                dst.set(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET, hb.sentNanos());
-            }
+            case Message.Hello h -> DataPathCodec.encode(h, dst);
+            case Message.Data d -> DataPathCodec.encode(d, dst, withPayload);
+            case Message.Heartbeat hb -> DataPathCodec.encode(hb, dst);
             case Message.Goodbye g -> ControlCodec.encode(g, dst);
             case Message.Collective c -> CollectiveCodec.encode(c, dst, withPayload);
             case Message.CollectiveAbort a -> ControlCodec.encode(a, dst);
@@ -263,18 +242,9 @@ public final class MessageCodec {
     public static Message decode(int peer, MemorySegment frame, long maxFrameBytes) {
         MessageType type = checkedType(peer, frame, frame.byteSize(), maxFrameBytes);
         Message m = switch (type) {
-            case HELLO -> decodeHello(peer, frame);
-            case DATA -> {
-                requireSize(peer, type, frame, DATA_PAYLOAD_OFFSET, false);
-                yield new Message.Data(frame.get(INT_LE, DATA_COMMUNICATOR_OFFSET), frame.get(INT_LE, DATA_TAG_OFFSET),
-                        frame.get(LONG_LE, DATA_MESSAGE_SEQ_OFFSET), frame.get(LONG_LE, DATA_TOTAL_BYTES_OFFSET),
-                        frame.get(LONG_LE, DATA_OFFSET_OFFSET), frame.asSlice(DATA_PAYLOAD_OFFSET));
-            }
-            case HEARTBEAT -> {
-                requireSize(peer, type, frame, HEARTBEAT_FRAME_BYTES, true);
-                yield new Message.Heartbeat(frame.get(LONG_LE, HEARTBEAT_SEQUENCE_OFFSET),
-                        frame.get(LONG_LE, HEARTBEAT_SENT_NANOS_OFFSET));
-            }
+            case HELLO -> DataPathCodec.decodeHello(peer, frame);
+            case DATA -> DataPathCodec.decodeData(peer, frame);
+            case HEARTBEAT -> DataPathCodec.decodeHeartbeat(peer, frame);
             case GOODBYE -> ControlCodec.decodeGoodbye(peer, frame);
             case COLLECTIVE -> {
                 requireSize(peer, type, frame, COLLECTIVE_PAYLOAD_OFFSET, false);
@@ -374,55 +344,6 @@ public final class MessageCodec {
         return seen;
     }
 
-    private static Message.Hello decodeHello(int peer, MemorySegment frame) {
-        // Magic and version first: a later version may have a longer Hello, and must be reported as such.
-        requireSize(peer, MessageType.HELLO, frame, HELLO_RANK_OFFSET, false);
-        int magic = frame.get(INT_LE, HELLO_MAGIC_OFFSET);
-        if (magic != MAGIC) {
-            throw error(peer, "bad magic " + String.format("0x%08x", magic) + " in HELLO from " + source(peer)
-                    + ", expected " + String.format("0x%08x", MAGIC) + " (\"NXAR\"): not a nexar peer");
-        }
-        int version = frame.get(SHORT_LE, HELLO_VERSION_OFFSET) & 0xFFFF;
-        if (version != VERSION) {
-            throw error(peer, "unsupported protocol version " + version + " from " + source(peer)
-                    + " (this node speaks " + VERSION + ")");
-        }
-        requireSize(peer, MessageType.HELLO, frame, HELLO_FRAME_BYTES, true);
-        return new Message.Hello(version, frame.get(INT_LE, HELLO_RANK_OFFSET),
-                frame.get(INT_LE, HELLO_WORLD_SIZE_OFFSET), frame.get(LONG_LE, HELLO_INCARNATION_OFFSET));
-    }
-
-    /**
-     * Strict UTF-8 text of a frame field.
-     *
-     * @throws ProtocolException "{field} from {peer} is not valid UTF-8" if the bytes are not well-formed UTF-8
-     */
-    static String utf8(int peer, String field, MemorySegment frame, long at, int bytes) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(frame.asSlice(at, bytes).asByteBuffer())
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw error(peer, field + " from " + source(peer) + " is not valid UTF-8", e);
-        }
-    }
-
-    /** Null if {@code s} fits a text field: well-formed and at most MAX_TEXT_BYTES of UTF-8. */
-    static String textProblem(String name, String s) {
-        if (s == null) {
-            return name + " is null";
-        }
-        long bytes = utf8Length(s);
-        if (bytes < 0) {
-            return name + " contains an unpaired surrogate";
-        } else if (bytes > MAX_TEXT_BYTES) {
-            return name + " of " + bytes + " UTF-8 bytes exceeds the maximum of " + MAX_TEXT_BYTES;
-        }
-        return null;
-    }
-
     /** Requires the frame to be exactly (or, if not {@code exact}, at least) {@code bytes} long. */
     static void requireSize(int peer, MessageType type, MemorySegment frame, long bytes, boolean exact) {
         requireSize(peer, type, frame.byteSize(), bytes, exact);
@@ -442,36 +363,8 @@ public final class MessageCodec {
      */
     private static String problem(Message m) {
         return switch (m) {
-            case Message.Hello h -> {
-                if (h.version() < 0 || h.version() > 0xFFFF) {
-                    yield "version " + h.version() + " does not fit in a u16";
-                } else if (h.worldSize() < 1) {
-                    yield "worldSize " + h.worldSize() + " is less than 1";
-                } else if (h.rank() < 0 || h.rank() >= h.worldSize()) {
-                    yield "rank " + h.rank() + " is not in [0, " + h.worldSize() + ")";
-                }
-                yield null;
-            }
-            case Message.Data d -> {
-                if (d.communicator() < 0) {
-                    yield "communicator " + d.communicator() + " is negative";
-                } else if (d.tag() < 0) {
-                    yield "tag " + d.tag() + " is negative";
-                } else if (d.totalBytes() < 0) {
-                    yield "totalBytes " + d.totalBytes() + " is negative";
-                } else if (d.offset() < 0) {
-                    yield "offset " + d.offset() + " is negative";
-                } else if (d.payload() == null) {
-                    yield "payload is null";
-                } else if (d.payload().byteSize() > MAX_DATA_PAYLOAD_BYTES) {
-                    yield "payload of " + d.payload().byteSize() + " bytes exceeds the maximum of "
-                            + MAX_DATA_PAYLOAD_BYTES + " per frame; send it in chunks";
-                } else if (d.offset() > d.totalBytes() - d.payload().byteSize()) { // no overflow: both are >= 0
-                    yield "chunk of " + d.payload().byteSize() + " bytes at offset " + d.offset()
-                            + " runs past totalBytes " + d.totalBytes();
-                }
-                yield null;
-            }
+            case Message.Hello h -> DataPathCodec.problem(h);
+            case Message.Data d -> DataPathCodec.problem(d);
             case Message.Heartbeat _ -> null;
             case Message.Collective c -> CollectiveCodec.problem(c);
             case Message.CollectiveAbort a -> ControlCodec.problem(a);
@@ -486,28 +379,6 @@ public final class MessageCodec {
             case Message.Quiesce _ -> null;
             case EnrolmentMessage e -> EnrolmentCodec.problem(e);
         };
-    }
-
-    /** The UTF-8 size of {@code s}, or -1 if it has an unpaired surrogate (which UTF-8 cannot represent). */
-    static long utf8Length(String s) {
-        long bytes = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                bytes += 1;
-            } else if (c < 0x800) {
-                bytes += 2;
-            } else if (!Character.isSurrogate(c)) {
-                bytes += 3;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length()
-                    && Character.isLowSurrogate(s.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                return -1;
-            }
-        }
-        return bytes;
     }
 
     static String hex(int u8) {

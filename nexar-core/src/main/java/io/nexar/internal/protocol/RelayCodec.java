@@ -4,9 +4,9 @@ import static io.nexar.internal.protocol.MessageCodec.error;
 import static io.nexar.internal.protocol.MessageCodec.hex;
 import static io.nexar.internal.protocol.MessageCodec.requireSize;
 import static io.nexar.internal.protocol.MessageCodec.source;
-import static io.nexar.internal.protocol.MessageCodec.utf8;
-import static io.nexar.internal.protocol.MessageCodec.utf8Length;
 import static io.nexar.internal.protocol.WireFormat.*;
+import static io.nexar.internal.protocol.WireText.utf8;
+import static io.nexar.internal.protocol.WireText.utf8Length;
 
 import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;

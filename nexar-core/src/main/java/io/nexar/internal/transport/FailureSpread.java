@@ -85,6 +85,33 @@ final class FailureSpread {
         }
     }
 
+    /**
+     * A COLLECTIVE_ABORT arrived from world rank {@code from} ({@link RelayTransport#onAbort}): if it names a rank
+     * whose failure caused it, this rank learns that rank failed.
+     */
+    void onAbort(int from, Message.CollectiveAbort abort) {
+        int culprit = abort.culprit();
+        if (abort.reason() == io.nexar.internal.protocol.AbortReason.FAILED && culprit >= 0 && culprit != from
+                && culprit < t.worldSize()) {
+            learned(culprit, "failed (reported by world rank " + from + ")", from);
+        }
+    }
+
+    /**
+     * {@link RelayTransport#beforeFailureSurfaces}: tells the live neighbours of {@code failed}'s failure if this rank
+     * knows of it, else flushes what was sent to them so far.
+     */
+    void beforeFailureSurfaces(int failed) {
+        if (t.closed) {
+            return;
+        }
+        if (failed >= 0 && knows(failed)) {
+            tell(failed, -1);
+        } else {
+            flushNeighbours(Deadline.after(TELL_TIMEOUT));
+        }
+    }
+
     /** Tells the neighbours of {@code dead}'s failure on a virtual thread (the caller is a transport thread). */
     void tellLater(int dead, int except) {
         if (known.containsKey(dead) && !told.containsKey(dead) && !t.closed) {
@@ -114,7 +141,7 @@ final class FailureSpread {
             for (int n : t.table.graph().neighbours(t.rank())) {
                 if (n != dead && n != except && !t.table.isDead(n) && !known.containsKey(n)) {
                     try {
-                        t.directNoWait(n, Lane.CONTROL, report, deadline, new ErrorContext(io.nexar.Operation.SEND,
+                        t.forwarder.directNoWait(n, Lane.CONTROL, report, deadline, new ErrorContext(io.nexar.Operation.SEND,
                                 t.rank(), t.worldSize(), -1, -1, -1, n));
                     } catch (RuntimeException e) { // down too: its other neighbours tell the rest
                         LOG.debug("rank {} could not tell neighbour {} of rank {}'s failure: {}", t.rank(), n, dead,
@@ -141,7 +168,7 @@ final class FailureSpread {
     void flushNeighbours(Deadline deadline) {
         for (int n : t.table.graph().neighbours(t.rank())) {
             if (!t.table.isDead(n) && !known.containsKey(n)) {
-                t.flushLink(n, deadline);
+                t.forwarder.flushLink(n, deadline);
             }
         }
     }

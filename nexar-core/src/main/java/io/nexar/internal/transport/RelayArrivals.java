@@ -1,11 +1,16 @@
 package io.nexar.internal.transport;
 
+import io.nexar.OperationTimeoutException;
+import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.protocol.MessageType;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.topology.RoutingTable;
+import io.nexar.internal.transport.InboundHandler.Delivery;
+import io.nexar.internal.util.Deadline;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -13,7 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a {@link RelayTransport} does with an arriving envelope: checks it against the relay rules (deliver here,
- * forward, or drop), and decodes the inner message of one for this rank once however often it is offered.
+ * forward, or drop), decodes the inner message of one for this rank once however often it is offered, and hands it
+ * to the router or to the {@link RelayForwarder} ({@link #onRelay} on a network transport, {@link #deliverWaiting}
+ * in-process).
  *
  * <p>Threading: called by every lane's reader at once; its state is a concurrent map and a counter.
  */
@@ -34,6 +41,72 @@ final class RelayArrivals {
 
     /** What to do with an arriving envelope. */
     enum Verdict { DELIVER, FORWARD, DROP }
+
+    /**
+     * An envelope arrived from neighbour {@code from} on a transport that cannot wait (network): for this rank, its
+     * inner message is handed to the router as if from the origin; for another rank, it is queued for its next hop
+     * (bounded; {@code FULL} when the queue has no room, so the transport pauses that neighbour's lane).
+     *
+     * @param from the neighbour it arrived from
+     * @param envelope the envelope; its frame is valid only during this call
+     * @return whether it was taken
+     * @throws ProtocolException if the envelope breaks a relay rule (see {@link RelayTransport})
+     */
+    Delivery onRelay(int from, Message.Relay envelope) {
+        Verdict v = check(from, envelope);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("rank {} got a relayed frame ({} bytes, hop {}) from rank {} to rank {} from neighbour {}: {}",
+                    relay.rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(),
+                    envelope.destination(), from, v);
+        }
+        if (v == Verdict.DELIVER) {
+            Delivery d = relay.router.onMessage(envelope.origin(), decodedOnce(from, envelope));
+            if (d != Delivery.FULL) {
+                forget(from, envelope);
+            }
+            return d;
+        }
+        if (v == Verdict.DROP) {
+            return Delivery.ACCEPTED;
+        }
+        return relay.forwarder.offer(next(envelope), laneOf(envelope), from) ? Delivery.ACCEPTED : Delivery.FULL;
+    }
+
+    /**
+     * An envelope arrived from neighbour {@code from} on a transport whose sender waits (in-process): delivered
+     * here, or forwarded to the next hop on this thread, waiting for room at most until the deadline.
+     *
+     * @param from the neighbour it arrived from
+     * @param envelope the envelope; its frame is valid only during this call
+     * @param deadlineNanos when to give up ({@link System#nanoTime()})
+     * @return false if the deadline passed first
+     * @throws ProtocolException if the envelope breaks a relay rule (see {@link RelayTransport})
+     * @throws PeerFailedException if the destination cannot be reached
+     * @throws InterruptedException if interrupted while waiting
+     */
+    boolean deliverWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
+        Verdict v = check(from, envelope);
+        if (v == Verdict.DELIVER) {
+            Message inner = decodedOnce(from, envelope);
+            boolean taken = relay.router.deliverWaiting(envelope.origin(), inner, deadlineNanos);
+            if (taken) {
+                forget(from, envelope);
+            }
+            return taken;
+        }
+        if (v == Verdict.DROP) {
+            return true;
+        }
+        long left = deadlineNanos - System.nanoTime();
+        var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
+        RelayForwarder forwarder = relay.forwarder;
+        try {
+            forwarder.forward(next(envelope), laneOf(envelope), deadline, forwarder.relayContext(envelope), from);
+            return true;
+        } catch (OperationTimeoutException e) {
+            return false;
+        }
+    }
 
     /**
      * Checks an arriving envelope. Structural violations (a non-neighbour, ranks outside the world) are protocol

@@ -1,14 +1,18 @@
 package io.nexar.internal.transport;
 
 import io.nexar.ErrorContext;
+import io.nexar.NexarException;
 import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.protocol.EnrolmentMessage;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.topology.NeighbourGraph;
+import io.nexar.internal.topology.RoutingTable;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,10 +22,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Opens the links of a recovery's bridges ({@link io.nexar.internal.topology.NeighbourGraph#bridged}) for a
- * {@link RelayTransport}: the two ends of a new link exchange link offers ({@link Transport#linkOffer}: where each
+ * Switches a {@link RelayTransport}'s routes to a rebuilt world's ({@link #rebuild}) and opens the links of a
+ * recovery's bridges ({@link io.nexar.internal.topology.NeighbourGraph#bridged}) for it: the two ends of a new link exchange link offers ({@link Transport#linkOffer}: where each
  * listens and which member identity it must present) over the routes that still connect them (the agreement reached
  * both), then the lower rank dials and the higher accepts only the identity it was offered. Order, so that a dial
  * never comes before the other end expects it: a rank sends its offer to each new peer above it at once; for each new
@@ -33,11 +40,73 @@ import java.util.concurrent.TimeoutException;
  * <p>Offers that arrive before this rank reached the decision are kept (at most one per world rank, the last).
  */
 final class RelayBridges {
+    private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class); // the relay's own log lines
+
     private final RelayTransport relay;
     private final Map<Integer, CompletableFuture<byte[]>> offers = new ConcurrentHashMap<>();
+    /**
+     * How long a recovery waits for the links that bridge a hole ({@link #rebuild}): a quarter of
+     * {@code recovery.timeout}, so that a survivor that never links back (it did not learn the decision: cut off
+     * while it was taken) is reported down in time for the next agreement to exclude it.
+     */
+    private final Duration linkTimeout;
 
-    RelayBridges(RelayTransport relay) {
+    RelayBridges(RelayTransport relay, Duration linkTimeout) {
         this.relay = relay;
+        this.linkTimeout = linkTimeout;
+    }
+
+    /**
+     * {@link RelayTransport#rebuilt}: the routes become those of the topology's graph without exactly the ranks that
+     * are no longer members, with the holes bridged if {@code links} can link running members (the new links opened
+     * first, then the routes switched; the old routes stay accepted in {@link RelayTransport#previous}).
+     *
+     * @param links the underlying transport
+     * @param member whether a world rank is a member of the rebuilt world
+     */
+    void rebuild(Transport links, IntPredicate member) {
+        int rank = relay.rank();
+        RoutingTable old = relay.table;
+        NeighbourGraph formed = old.graph().formation();
+        NeighbourGraph next = links.linksMembers() ? formed.bridged(r -> r != rank && !member.test(r)) : formed;
+        RoutingTable routes = RoutingTable.of(next, rank, r -> !member.test(r));
+        int[] added = Arrays.stream(next.neighbours(rank))
+                .filter(p -> member.test(p) && !old.graph().adjacent(rank, p)).toArray();
+        synchronized (relay) {
+            // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors; while the
+            // new links open, envelopes routed over them by ranks that switched first are accepted
+            relay.pending = added.length > 0 ? routes : null;
+        }
+        int unlinked = -1;
+        String why = null;
+        if (added.length > 0) {
+            LOG.info("recovery: rank {} opens links to world ranks {} that bridge the holes of the failed ranks"
+                    + " (topology={})", rank, Arrays.toString(added), next.topology());
+            try {
+                link(relay, links, added, Deadline.after(linkTimeout));
+            } catch (NexarException | IllegalArgumentException e) {
+                // the peer never linked back (or its offer was malformed): it did not learn the decision (cut off while it was taken) or died.
+                // It is down for this rank, and the next recovery excludes it
+                unlinked = e instanceof NexarException n ? n.peer().orElse(added[0]) : added[0];
+                why = "failed (it did not open the link to world rank " + rank + " that the rebuilt world's graph"
+                        + " needs within " + linkTimeout.toMillis() + " ms: " + e.getMessage() + ")";
+                LOG.warn("recovery: rank {}: world rank {} {}", rank, unlinked, why);
+            }
+        }
+        synchronized (relay) {
+            if (next.hasBridges() || old.graph().hasBridges()) {
+                relay.previous = old;
+            }
+            RoutingTable grown = relay.pending; // with the ranks learnt dead while linking
+            RoutingTable now = grown != null ? grown : routes;
+            relay.table = unlinked >= 0 ? now.withDead(unlinked) : now;
+            relay.pending = null;
+            relay.notifyAll(); // relays that held a frame its sender routed over the new graph (forward)
+        }
+        if (unlinked >= 0) {
+            relay.router.onPeerDown(unlinked, why, null);
+            relay.reportCutOff(why);
+        }
     }
 
     /** {@link RelayTransport#onLinkOffer}. */

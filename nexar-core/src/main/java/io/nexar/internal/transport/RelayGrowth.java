@@ -171,7 +171,7 @@ final class RelayGrowth {
             }
             t.pending = grown; // arriving envelopes may follow the grown routes from now on
         }
-        t.growLinksUsed(size);
+        t.forwarder.growLinksUsed(size);
         List<Newcomer> linked = newcomers.stream().filter(n -> next.adjacent(t.rank(), n.worldRank())).toList();
         LOG.debug("grow: rank {} links to world ranks {} of the newcomers {} (topology={} on {} ranks)", t.rank(),
                 linked.stream().map(Newcomer::worldRank).toList(), Arrays.toString(added), now.topology(), size);

@@ -150,7 +150,7 @@ final class RelayNotices {
 
     private static boolean sendQuiesce(RelayTransport t, int neighbour, boolean release) {
         try {
-            t.direct(neighbour, Lane.CONTROL, new Message.Quiesce(release), Deadline.after(t.forwardTimeout),
+            t.forwarder.direct(neighbour, Lane.CONTROL, new Message.Quiesce(release), Deadline.after(t.forwardTimeout),
                     new ErrorContext(io.nexar.Operation.CLOSE, t.rank(), t.worldSize(), -1, -1, -1, neighbour));
             return true;
         } catch (RuntimeException e) {

@@ -2,21 +2,15 @@ package io.nexar.internal.transport;
 
 import io.nexar.ErrorContext;
 import io.nexar.NexarConfig;
-import io.nexar.OperationTimeoutException;
-import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
-import io.nexar.internal.protocol.MessageCodec;
-import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.topology.NeighbourGraph;
 import io.nexar.internal.topology.RoutingTable;
 import io.nexar.internal.transport.InboundHandler.Delivery;
-import io.nexar.internal.transport.RelayArrivals.Verdict;
 import io.nexar.internal.util.Deadline;
-import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,17 +28,11 @@ import org.slf4j.LoggerFactory;
  * frame while the dead set is unchanged, and each link keeps order per lane, so frames arrive in the order sent.
  */
 public final class RelayTransport implements Transport {
-    // package-private fields and methods below are also used by RelayNotices (failure notices and the close tree)
+    // package-private fields and methods below are shared with the collaborators: RelayForwarder (send path),
+    // RelayArrivals, RelayNotices (failure notices, close tree), FailureSpread, RelayBridges, RelayGrowth
     private final Transport links;
     final InboundRouter router;
-    private final long maxFrameBytes;
     final Duration forwardTimeout;
-    /**
-     * How long a recovery waits for the links that bridge a hole ({@link #rebuilt}): a quarter of
-     * {@code recovery.timeout}, so that a survivor that never links back (it did not learn the decision: cut off
-     * while it was taken) is reported down in time for the next agreement to exclude it.
-     */
-    private final Duration linkTimeout;
     volatile RoutingTable table;
     /**
      * The grown world's routes between {@link #admit(List, int[], Deadline)} and {@link #admitted} (null otherwise):
@@ -53,36 +41,29 @@ public final class RelayTransport implements Transport {
     volatile RoutingTable pending;
     /** The routes before the last growth, or null: envelopes sent by ranks that have not switched yet follow them. */
     volatile RoutingTable previous;
-    /** Which peers the underlying transport was asked to reach (tests check they are neighbours). */
-    private volatile AtomicIntegerArray linksUsed;
-    private final RelayQueue queue;
+    /** Sends frames to neighbours and envelopes to their next hops ({@link RelayForwarder}). */
+    final RelayForwarder forwarder;
     volatile CloseTree closeTree;
     /** The failures this rank knows of and tells its neighbours ({@link FailureSpread}). */
     final FailureSpread failures;
     /** Checks arriving envelopes and decodes their inner messages ({@link RelayArrivals}). */
     private final RelayArrivals arrivals;
-    /** Link offers of the members this rank bridges to ({@link RelayBridges}). */
+    /** A recovery's rebuilt routes and the link offers of the members this rank bridges to ({@link RelayBridges}). */
     final RelayBridges bridges;
-    /** Completed once the underlying transport's links (bulk lanes included) are all formed. */
-    private final java.util.concurrent.CompletableFuture<Void> linksFormed =
-            new java.util.concurrent.CompletableFuture<>();
     volatile boolean closed;
     private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
 
     private RelayTransport(Transport links, InboundRouter router, NexarConfig config, RoutingTable routes) {
         this.links = links;
         this.router = router;
-        this.maxFrameBytes = config.maxFrameBytes();
         this.forwardTimeout = config.collectiveTimeout().compareTo(config.p2pTimeout()) > 0
                 ? config.collectiveTimeout() : config.p2pTimeout();
-        this.linkTimeout = config.recoveryTimeout().dividedBy(4);
         this.table = routes;
-        this.linksUsed = new AtomicIntegerArray(routes.graph().worldSize());
-        this.queue = new RelayQueue(links.rank(), config.unexpectedMaxBytes(), this::forwardQueued);
+        this.forwarder = new RelayForwarder(this, links, config, routes.graph().worldSize());
         this.closeTree = RelayGrowth.closeTree(routes);
         this.failures = new FailureSpread(this);
-        this.arrivals = new RelayArrivals(this, maxFrameBytes);
-        this.bridges = new RelayBridges(this);
+        this.arrivals = new RelayArrivals(this, config.maxFrameBytes());
+        this.bridges = new RelayBridges(this, config.recoveryTimeout().dividedBy(4));
     }
 
     /**
@@ -129,24 +110,6 @@ public final class RelayTransport implements Transport {
         return relay;
     }
 
-    /**
-     * Whether this rank holds a link to {@code peer} in the graph it routes over now.
-     *
-     * @param routes the routes now
-     * @param peer a world rank
-     * @return true for a neighbour
-     */
-    private boolean linked(RoutingTable routes, int peer) {
-        return peer < routes.graph().worldSize() && routes.graph().adjacent(rank(), peer);
-    }
-
-    /** The routes that reach {@code destination}: the grown world's while a growth is pending and only it has it. */
-    private RoutingTable routesTo(int destination) {
-        RoutingTable routes = table;
-        RoutingTable grown = pending;
-        return destination >= routes.graph().worldSize() && grown != null ? grown : routes;
-    }
-
     @Override
     public int rank() {
         return links.rank();
@@ -169,133 +132,12 @@ public final class RelayTransport implements Transport {
      * @return true if a frame went to it directly
      */
     public boolean usedLinkTo(int peer) {
-        return linksUsed.get(peer) != 0;
+        return forwarder.usedLinkTo(peer);
     }
 
     @Override
     public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
-        RoutingTable routes = routesTo(peer);
-        if (peer == rank() || linked(routes, peer)) {
-            direct(peer, lane, message, deadline, context);
-            return;
-        }
-        long size = MessageCodec.encodedSize(message);
-        if (size > maxFrameBytes - WireFormat.RELAY_ENVELOPE_BYTES) {
-            throw new IllegalArgumentException("a " + message.type() + " frame of " + size + " bytes for rank " + peer
-                    + " cannot be relayed: with its " + WireFormat.RELAY_ENVELOPE_BYTES + "-byte envelope it exceeds"
-                    + " max.frame.size " + maxFrameBytes);
-        }
-        MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
-        MessageCodec.encode(message, frame);
-        var envelope = new Message.Relay(rank(), peer, 1, Math.min(255, Math.max(1,
-                routes.graph().worldSize() - 1)), frame);
-        try {
-            forward(envelope, lane, deadline, context, -1);
-        } catch (PeerFailedException e) {
-            if (e.peer().orElse(-1) == peer || e.context().rank() == rank()) {
-                throw e;
-            }
-            // thrown by a relay further on (in-process: on this thread): say it from this rank's side
-            throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer
-                    + " could not be reached through relays (" + e.getMessage() + ")", e);
-        }
-    }
-
-    /**
-     * Sends an envelope to its next hop, routing around next hops that turn out dead. A relayed envelope
-     * ({@code from} the neighbour it came from, -1 for this rank's own) whose next hop would be that neighbour again
-     * waits first, at most until the deadline or {@link FailureSpread#NOTICE_GRACE}, for this rank's routes to
-     * change: the neighbour may route over a newer graph than this rank (it switched to a recovery's bridges first,
-     * or learnt of a death first), and sending the frame back would bounce it between the two until the hop limit
-     * drops it. If the routes stay, the frame goes back all the same (the neighbour's routes are then the older).
-     */
-    private void forward(Message.Relay envelope, Lane lane, Deadline deadline, ErrorContext context, int from) {
-        int destination = envelope.destination();
-        while (true) {
-            RoutingTable routes = routesTo(destination);
-            int next = destination < routes.graph().worldSize() ? routes.nextHop(destination) : -1;
-            if (next >= 0 && next == from && awaitNewRoutes(routes, deadline)) {
-                continue;
-            }
-            if (next < 0) {
-                throw new PeerFailedException(context.withPeer(destination), "cannot complete: rank " + destination
-                        + " cannot be reached from rank " + rank() + ": every route to it passes a failed rank");
-            }
-            try {
-                if (LOG.isDebugEnabled()) {
-                    LOG.debug("rank {} sends a relayed frame ({} bytes, hop {}) from rank {} to rank {} to rank {}"
-                            + " on lane {}", rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(),
-                            destination, next, lane);
-                }
-                direct(next, lane, envelope, deadline, context);
-                return;
-            } catch (PeerFailedException e) {
-                if (next == destination || e.peer().orElse(-1) != next) {
-                    throw e;
-                }
-                markDead(next); // the hop died: take the next route (failure detection names it, not the relay)
-                // a rebuild may have reset this rank's routes to ranks it had seen die: if that hop was the last
-                // way to some ranks, they are cut off (found here, as on the failure itself: RelayNotices)
-                RelayNotices.reportCutOff(this, "failed (" + e.getMessage() + ")");
-            }
-        }
-    }
-
-    /** Waits until the routes are no longer {@code routes} (true) or the bounce wait is over (false). */
-    private synchronized boolean awaitNewRoutes(RoutingTable routes, Deadline deadline) {
-        long end = System.nanoTime() + Math.min(deadline.remainingNanos(), FailureSpread.NOTICE_GRACE.toNanos());
-        while (table == routes && !closed) {
-            long left = end - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            try {
-                java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return table != routes;
-    }
-
-    /**
-     * Sends to a neighbour. If its link failed, first waits (briefly, {@link FailureSpread#awaitReason}) for the
-     * neighbour's notice of an earlier failure that made it leave, so that what fails here names the cause.
-     */
-    void direct(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
-        try {
-            directNoWait(peer, lane, message, deadline, context);
-        } catch (PeerFailedException e) {
-            if (peer != rank() && !failures.knows(peer)) {
-                failures.awaitReason(peer);
-                failures.learned(peer, reasonOf(e, peer), -1);
-            }
-            throw e;
-        }
-    }
-
-    /** Sends to a neighbour (or this rank). */
-    void directNoWait(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
-        linksUsed.set(peer, 1);
-        links.send(peer, lane, message, deadline, context);
-    }
-
-    /** Waits until what was sent to neighbour {@code peer} left this process ({@link Transport#flush}). */
-    void flushLink(int peer, Deadline deadline) {
-        links.flush(peer, deadline);
-    }
-
-    /** What completes "rank N ..." for a failure seen on the link to {@code peer}. */
-    private static String reasonOf(PeerFailedException e, int peer) {
-        String text = e.getMessage();
-        String own = "cannot complete: rank " + peer + " ";
-        int at = text.indexOf(own);
-        if (at >= 0) {
-            return text.substring(at + own.length());
-        }
-        at = text.indexOf("cannot complete: ");
-        return "failed (" + (at >= 0 ? text.substring(at + "cannot complete: ".length()) : text) + ")";
+        forwarder.send(peer, lane, message, deadline, context);
     }
 
     /**
@@ -307,12 +149,7 @@ public final class RelayTransport implements Transport {
      */
     @Override
     public void flush(int peer, Deadline deadline) {
-        RoutingTable routes = routesTo(peer);
-        int next = peer == rank() || linked(routes, peer) ? peer
-                : peer < routes.graph().worldSize() ? routes.nextHop(peer) : -1;
-        if (next >= 0) {
-            links.flush(next, deadline);
-        }
+        forwarder.flush(peer, deadline);
     }
 
     /**
@@ -324,14 +161,7 @@ public final class RelayTransport implements Transport {
      * @param failed the world rank the failure names, or -1
      */
     public void beforeFailureSurfaces(int failed) {
-        if (closed) {
-            return;
-        }
-        if (failed >= 0 && failures.knows(failed)) {
-            failures.tell(failed, -1);
-        } else {
-            failures.flushNeighbours(Deadline.after(FailureSpread.TELL_TIMEOUT));
-        }
+        failures.beforeFailureSurfaces(failed);
     }
 
     /**
@@ -342,11 +172,7 @@ public final class RelayTransport implements Transport {
      * @param abort the abort
      */
     void onAbort(int from, Message.CollectiveAbort abort) {
-        int culprit = abort.culprit();
-        if (abort.reason() == io.nexar.internal.protocol.AbortReason.FAILED && culprit >= 0 && culprit != from
-                && culprit < worldSize()) {
-            failures.learned(culprit, "failed (reported by world rank " + from + ")", from);
-        }
+        failures.onAbort(from, abort);
     }
 
     /**
@@ -364,47 +190,8 @@ public final class RelayTransport implements Transport {
      *
      * @param member whether a world rank is a member of the rebuilt world
      */
-    public void rebuilt(java.util.function.IntPredicate member) {
-        RoutingTable old = table;
-        NeighbourGraph formed = old.graph().formation();
-        NeighbourGraph next = links.linksMembers() ? formed.bridged(r -> r != rank() && !member.test(r)) : formed;
-        RoutingTable routes = RoutingTable.of(next, rank(), r -> !member.test(r));
-        int[] added = java.util.Arrays.stream(next.neighbours(rank()))
-                .filter(p -> member.test(p) && !old.graph().adjacent(rank(), p)).toArray();
-        synchronized (this) {
-            // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors; while the
-            // new links open, envelopes routed over them by ranks that switched first are accepted
-            pending = added.length > 0 ? routes : null;
-        }
-        int unlinked = -1;
-        String why = null;
-        if (added.length > 0) {
-            LOG.info("recovery: rank {} opens links to world ranks {} that bridge the holes of the failed ranks"
-                    + " (topology={})", rank(), java.util.Arrays.toString(added), next.topology());
-            try {
-                RelayBridges.link(this, links, added, Deadline.after(linkTimeout));
-            } catch (io.nexar.NexarException | IllegalArgumentException e) {
-                // the peer never linked back (or its offer was malformed): it did not learn the decision (cut off while it was taken) or died.
-                // It is down for this rank, and the next recovery excludes it
-                unlinked = e instanceof io.nexar.NexarException n ? n.peer().orElse(added[0]) : added[0];
-                why = "failed (it did not open the link to world rank " + rank() + " that the rebuilt world's graph"
-                        + " needs within " + linkTimeout.toMillis() + " ms: " + e.getMessage() + ")";
-                LOG.warn("recovery: rank {}: world rank {} {}", rank(), unlinked, why);
-            }
-        }
-        synchronized (this) {
-            if (next.hasBridges() || old.graph().hasBridges()) {
-                previous = old;
-            }
-            RoutingTable now = pending != null ? pending : routes; // with the ranks learnt dead while linking
-            table = unlinked >= 0 ? now.withDead(unlinked) : now;
-            pending = null;
-            notifyAll(); // relays that held a frame its sender routed over the new graph (forward)
-        }
-        if (unlinked >= 0) {
-            router.onPeerDown(unlinked, why, null);
-            reportCutOff(why);
-        }
+    public void rebuilt(IntPredicate member) {
+        bridges.rebuild(links, member);
     }
 
     /**
@@ -432,71 +219,14 @@ public final class RelayTransport implements Transport {
         }
     }
 
-    /**
-     * An envelope arrived from neighbour {@code from} on a transport that cannot wait (network): for this rank, its
-     * inner message is handed to the router as if from the origin; for another rank, it is queued for its next hop
-     * (bounded; {@code FULL} when the queue has no room, so the transport pauses that neighbour's lane).
-     *
-     * @param from the neighbour it arrived from
-     * @param envelope the envelope; its frame is valid only during this call
-     * @return whether it was taken
-     * @throws ProtocolException if the envelope breaks a relay rule (see the class comment)
-     */
+    /** An envelope arrived from neighbour {@code from} on a network transport: {@link RelayArrivals#onRelay}. */
     Delivery onRelay(int from, Message.Relay envelope) {
-        Verdict v = arrivals.check(from, envelope);
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("rank {} got a relayed frame ({} bytes, hop {}) from rank {} to rank {} from neighbour {}: {}",
-                    rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(), envelope.destination(),
-                    from, v);
-        }
-        if (v == Verdict.DELIVER) {
-            Delivery d = router.onMessage(envelope.origin(), arrivals.decodedOnce(from, envelope));
-            if (d != Delivery.FULL) {
-                arrivals.forget(from, envelope);
-            }
-            return d;
-        }
-        if (v == Verdict.DROP) {
-            return Delivery.ACCEPTED;
-        }
-        return queue.offer(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope), from) ? Delivery.ACCEPTED
-                : Delivery.FULL;
+        return arrivals.onRelay(from, envelope);
     }
 
-    /**
-     * An envelope arrived from neighbour {@code from} on a transport whose sender waits (in-process): delivered
-     * here, or forwarded to the next hop on this thread, waiting for room at most until the deadline.
-     *
-     * @param from the neighbour it arrived from
-     * @param envelope the envelope; its frame is valid only during this call
-     * @param deadlineNanos when to give up ({@link System#nanoTime()})
-     * @return false if the deadline passed first
-     * @throws ProtocolException if the envelope breaks a relay rule (see the class comment)
-     * @throws PeerFailedException if the destination cannot be reached
-     * @throws InterruptedException if interrupted while waiting
-     */
+    /** An envelope arrived from neighbour {@code from} in-process: {@link RelayArrivals#deliverWaiting}. */
     boolean deliverRelayWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
-        Verdict v = arrivals.check(from, envelope);
-        if (v == Verdict.DELIVER) {
-            Message inner = arrivals.decodedOnce(from, envelope);
-            boolean taken = router.deliverWaiting(envelope.origin(), inner, deadlineNanos);
-            if (taken) {
-                arrivals.forget(from, envelope);
-            }
-            return taken;
-        }
-        if (v == Verdict.DROP) {
-            return true;
-        }
-        long left = deadlineNanos - System.nanoTime();
-        var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
-        try {
-            forward(RelayArrivals.next(envelope), RelayArrivals.laneOf(envelope), deadline, relayContext(envelope),
-                    from);
-            return true;
-        } catch (OperationTimeoutException e) {
-            return false;
-        }
+        return arrivals.deliverWaiting(from, envelope, deadlineNanos);
     }
 
     /**
@@ -507,29 +237,7 @@ public final class RelayTransport implements Transport {
      * another path than the frames after them (out of order).
      */
     public void linksFormed() {
-        linksFormed.complete(null);
-    }
-
-    /** Forwards one queued envelope (a copy) on the relay queue's thread, once the links are formed. */
-    private void forwardQueued(Message.Relay envelope, Lane lane, int from) {
-        Deadline deadline = Deadline.after(forwardTimeout);
-        if (!linksFormed.isDone()) {
-            try {
-                linksFormed.get(deadline.remainingNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                throw new OperationTimeoutException(relayContext(envelope), forwardTimeout, "rank " + rank()
-                        + "'s own links to form, to forward a frame from rank " + envelope.origin());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new io.nexar.CommunicatorClosedException(relayContext(envelope), "failed: interrupted while"
-                        + " waiting for this rank's links to form");
-            }
-        }
-        forward(envelope, lane, deadline, relayContext(envelope), from);
-    }
-
-    private ErrorContext relayContext(Message.Relay envelope) {
-        return new ErrorContext(io.nexar.Operation.SEND, rank(), worldSize(), -1, -1, -1, envelope.destination());
+        forwarder.linksFormed();
     }
 
     /** {@return how many relayed frames this rank dropped (failed source check or hop limit)} */
@@ -635,18 +343,6 @@ public final class RelayTransport implements Transport {
         }
     }
 
-    /** Grows the record of the links used to the grown world's size. */
-    synchronized void growLinksUsed(int worldSize) {
-        AtomicIntegerArray now = linksUsed;
-        if (now.length() < worldSize) {
-            var grown = new AtomicIntegerArray(worldSize);
-            for (int i = 0; i < now.length(); i++) {
-                grown.set(i, now.get(i));
-            }
-            linksUsed = grown;
-        }
-    }
-
     /**
      * Whether {@code grow()} can admit workers into a world of this rank's topology at all, checked on every member
      * before rank 0 asks the seed (so that waiting workers stay waiting when no growth could work): null if some
@@ -693,7 +389,7 @@ public final class RelayTransport implements Transport {
     /** Stops forwarding for others (drops what the relay queue holds); for an owner that closes the links itself. */
     public void stopRelaying() {
         closed = true;
-        long held = queue.close();
+        long held = forwarder.stop();
         if (held > 0) {
             LOG.debug("rank {} stops relaying and drops {} frames it held for other ranks", rank(), held);
         }

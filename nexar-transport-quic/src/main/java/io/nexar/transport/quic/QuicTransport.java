@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * before its Goodbye was delivered. The handler is not closed by this transport: its owner closes it.
  *
  * <p>This class holds the state and the send path; {@link QuicLifecycle} binds, connects, admits newcomers, plans the
- * certificate's renewal and shuts down, on this transport's fields.
+ * certificate's renewal and shuts down, and {@link QuicPeerOps} flushes, excludes and offers links to one peer, on
+ * this transport's fields.
  */
 public final class QuicTransport implements Transport {
     private static final Logger LOG = LoggerFactory.getLogger(QuicTransport.class);
@@ -277,16 +278,7 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public byte[] linkOffer() {
-        PeerTable table = links.table();
-        PeerInfo own = table == null ? null : table.get(rank);
-        if (own == null) {
-            throw new CommunicatorClosedException(context(-1), "failed: cannot offer a link: the transport is not"
-                    + " connected");
-        }
-        if (own.quicAddress() == null) {
-            own = new PeerInfo(rank, own.memberId(), localAddress(), bulkAddress());
-        }
-        return PeerDescriptor.encode(own).descriptor();
+        return QuicPeerOps.linkOffer(this);
     }
 
     /**
@@ -303,10 +295,7 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public void linkMembers(List<Newcomer> peers, Runnable listed, Deadline deadline) {
-        PeerTable table = links.table();
-        List<Newcomer> fresh = peers.stream().filter(n -> table == null || n.worldRank() >= table.size()
-                || table.get(n.worldRank()) == null).toList();
-        QuicLifecycle.admit(this, fresh, 0, listed, deadline);
+        QuicPeerOps.linkMembers(this, peers, listed, deadline);
     }
 
     @Override
@@ -351,28 +340,7 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public void flush(int peer, Deadline deadline) {
-        PeerLink[] all = links.all();
-        if (peer < 0 || peer >= all.length || peer == rank || closing.get() || all[peer] == null
-                || all[peer].isDown()) {
-            return;
-        }
-        Connection c = all[peer].connection();
-        QuicEndpoint e = endpoint;
-        if (c == null || c.channel() == null || e == null || e.inEventLoop()) {
-            return;
-        }
-        var flushed = new CompletableFuture<Void>();
-        c.onLoop(() -> {
-            c.channel().flush();
-            flushed.complete(null);
-        });
-        try {
-            flushed.get(Math.max(0, deadline.remainingNanos()), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException ignored) {
-            // best effort: the caller goes on (the peer is slow or going down)
-        } catch (InterruptedException ignored) {
-            Thread.currentThread().interrupt();
-        }
+        QuicPeerOps.flush(this, peer, deadline);
     }
 
     /**
@@ -383,22 +351,7 @@ public final class QuicTransport implements Transport {
      */
     @Override
     public void exclude(int peer, String why) {
-        PeerLink[] all = links.all();
-        Objects.checkIndex(peer, all.length);
-        PeerTable t = links.table();
-        PeerInfo info = t == null || peer >= t.size() ? null : t.get(peer);
-        if (info != null && peer != rank) {
-            verifier.revoke(info.memberId(), "rank " + peer + " " + why);
-        }
-        PeerLink l = all[peer];
-        if (l == null) {
-            return;
-        }
-        l.down(why, null, !closing.get());
-        Connection c = l.connection();
-        if (c != null) {
-            c.onLoop(() -> c.closeWith(Texts.DECLARED_FAILED, "rank " + rank + ": rank " + peer + " " + why, why));
-        }
+        QuicPeerOps.exclude(this, peer, why);
     }
 
     /** Closes normally: peers see this rank leave once they have read everything it sent. Idempotent. */
