@@ -13,6 +13,7 @@ import io.nexar.Status;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.PayloadSink;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
@@ -48,7 +49,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * chunk of the oldest missing message of a pair while later messages of the pair wait for it, or a posted receive or
  * a blocking probe may take a message from that sender (a wildcard source counts for every sender), so that
  * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
- * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
+ * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer:
+ * copied from the frame, or, for a large chunk on a transport that reads frames piece by piece, written there as its
+ * bytes arrive ({@link #claim}, {@link MailboxClaims}); a large chunk that a posted receive takes on arrival is bound
+ * and claimed when its header is in.
  * The number of unmatched messages is bounded too ({@link UnexpectedStore}), with the same exceptions: empty
  * messages take no bytes, and a member flooding them would otherwise grow the store's records without end. No sender
  * may hold more than half of either bound ({@link SenderShare}), with the same exceptions: a flooding member fills its
@@ -57,12 +61,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
  * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
  *
- * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
- * that timed out never sees a late write) and never across I/O or a blocking wait on another object.
+ * <p>Threading: one lock guards all state; it is held while a small chunk is copied into a user buffer (so a
+ * receive that timed out never sees a late write) and never across I/O or a blocking wait on another object. A
+ * claimed chunk is written without it; a receive that ends early waits (lock released) for the piece being written
+ * before its outcome is set ({@link MailboxClaims#stop}).
  *
  * <p>The mailbox owns all its tables ({@link PairState} per pair, the {@link Matcher}, the {@link UnexpectedStore}'s
- * counts); two stateless helpers work on them under its lock: {@link MailboxFailures} (how receives fail or end other
- * than by completing) and {@link MailboxWaits} (waits and probes). The chunk path (post, arrival, bind) stays here.
+ * counts); three stateless helpers work on them under its lock: {@link MailboxFailures} (how receives fail or end
+ * other than by completing), {@link MailboxWaits} (waits and probes) and {@link MailboxClaims} (chunks claimed by the
+ * transport). The chunk path (post, arrival, bind) stays here.
  */
 public final class Mailbox implements InboundHandler {
     // The tables below are package-private for MailboxFailures and MailboxWaits, which use them under the lock.
@@ -223,6 +230,15 @@ public final class Mailbox implements InboundHandler {
         MailboxWaits.describe(this, lines, waitingFor);
     }
 
+    /**
+     * Claims the receive buffer of a large chunk whose header arrived, when a receive takes it now (see
+     * {@link MailboxClaims}); null otherwise, and the whole frame then comes through {@link #onMessage}.
+     */
+    @Override
+    public PayloadSink claim(int peer, Message.Data header, long payloadBytes) {
+        return MailboxClaims.claim(this, peer, header, payloadBytes);
+    }
+
     @Override
     public Delivery onMessage(int peer, Message message) {
         lock.lock();
@@ -364,14 +380,29 @@ public final class Mailbox implements InboundHandler {
                     + m.seq + " of " + m.totalBytes + " bytes");
         }
         if (first) {
-            pair.active.put(m.seq, m);
-            matcher.keep(d.communicator(), m);
-            store.count(m); // released when a receive takes it or its communicator closes
-            arrived(pair, m, d.communicator()); // matched first: a posted receive takes the bytes straight away
+            started(pair, m, d.communicator()); // matched first: a posted receive takes the bytes straight away
         }
         accept(m, d.offset(), d.payload());
         finishIfComplete(pair, m);
         return Delivery.ACCEPTED;
+    }
+
+    /**
+     * Keeps {@code m}, whose first chunk arrived, and matches it (and the messages after it that had arrived early)
+     * if it became matchable: a posted receive that matches it is bound to it now.
+     */
+    private void started(PairState pair, InboundMessage m, int communicator) {
+        pair.active.put(m.seq, m);
+        matcher.keep(communicator, m);
+        store.count(m); // released when a receive takes it or its communicator closes
+        arrived(pair, m, communicator);
+    }
+
+    /** {@link #started} for the first chunk {@code d} from {@code peer}, checked by the caller: the new message. */
+    InboundMessage started(PairState pair, int peer, Message.Data d) {
+        var m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
+        started(pair, m, d.communicator());
+        return m;
     }
 
     /**
@@ -467,7 +498,7 @@ public final class Mailbox implements InboundHandler {
         }
     }
 
-    private void finishIfComplete(PairState pair, InboundMessage m) {
+    void finishIfComplete(PairState pair, InboundMessage m) {
         if (!m.complete()) {
             return;
         }

@@ -1,6 +1,5 @@
 package io.nexar.transport.quic;
 
-import static io.nexar.internal.protocol.WireFormat.COLLECTIVE_PAYLOAD_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.FLAGS_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
 
@@ -58,7 +57,10 @@ final class BulkReader {
     static final long HANDBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** Frames one poll delivers at most, so one busy connection does not starve the caller's others. */
     private static final int FRAMES_PER_POLL = 64;
-    /** Collective chunks with at least this many payload bytes are read straight into their destination. */
+    /**
+     * Collective and point-to-point chunks with at least this many payload bytes are read straight into their
+     * destination when it can be claimed ({@link PayloadStream}).
+     */
     static final int STREAM_MIN_BYTES = 64 << 10;
     /** The slowest average rate a begun frame may arrive at, after a grace of {@code heartbeat.timeout}. */
     static final long MIN_FRAME_BYTES_PER_SECOND = 64 << 10;
@@ -83,8 +85,11 @@ final class BulkReader {
     private final FrameDeadline deadline = new FrameDeadline();
     /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
     private int frameSize = -1;
-    /** The frame being read is large enough to be streamed if it is a collective chunk: read its header first. */
-    private boolean headerFirst;
+    /**
+     * The frame being read is large enough to be streamed if it is a chunk: its header is read first, to this offset
+     * ({@link PayloadStream#headerEnd}); 0 once it is in, or for other frames.
+     */
+    private int headerEnd;
     /** The payload of a claimed chunk being read into its destination (instead of into {@code frame}). */
     private final PayloadStream stream = new PayloadStream();
     /**
@@ -348,13 +353,12 @@ final class BulkReader {
                     frame = f;
                     frameMemory = MemorySegment.ofBuffer(f.duplicate().clear());
                 }
-                f.limit(headerFirst ? COLLECTIVE_PAYLOAD_OFFSET : Math.min(frameSize, f.capacity()));
+                f.limit(headerEnd > 0 ? headerEnd : Math.min(frameSize, f.capacity()));
                 if (!arrived(socket.readAvailable(f))) {
                     return delivered;
                 }
-                if (headerFirst && f.position() == COLLECTIVE_PAYLOAD_OFFSET) {
-                    headerFirst = false;
-                    streamPayload(f);
+                if (headerEnd > 0 && f.position() == headerEnd) {
+                    headerEnd = streamPayload(f);
                 }
                 if (f.position() < frameSize) {
                     continue;
@@ -409,7 +413,7 @@ final class BulkReader {
         prefix.flip();
         f.put(prefix);
         frameSize = size;
-        headerFirst = !hello && size - COLLECTIVE_PAYLOAD_OFFSET >= STREAM_MIN_BYTES;
+        headerEnd = hello ? 0 : PayloadStream.headerEnd(f, size);
     }
 
     /**
@@ -429,16 +433,23 @@ final class BulkReader {
     }
 
     /**
-     * The header of a large frame is in {@code f}: if it is a collective chunk whose destination can be claimed now,
-     * its payload is read straight into it ({@link PayloadStream}); otherwise the frame is read whole as any other.
+     * The first {@code headerEnd} bytes of a large frame are in {@code f}: if they are the header of a chunk whose
+     * destination can be claimed now, its payload is read straight into it ({@link PayloadStream}); otherwise the
+     * frame is read whole as any other.
+     *
+     * @return where the header ends if more of it must be read first, else 0
      */
-    private void streamPayload(ByteBuffer f) {
-        var header = MessageCodec.collectiveHeader(MemorySegment.ofBuffer(f.duplicate().flip()));
-        var sink = header == null ? null : transport.handler().claim(owner.link().peer, header,
-                frameSize - COLLECTIVE_PAYLOAD_OFFSET);
-        if (sink != null) {
-            stream.start(sink, frameSize - COLLECTIVE_PAYLOAD_OFFSET);
+    private int streamPayload(ByteBuffer f) {
+        int end = PayloadStream.headerEnd(f, frameSize);
+        if (end == f.position()) {
+            var sink = PayloadStream.claim(transport.handler(), owner.link().peer,
+                    MemorySegment.ofBuffer(f.duplicate().flip()), frameSize - end);
+            if (sink != null) {
+                stream.start(sink, frameSize - end);
+            }
+            return 0;
         }
+        return end > f.position() ? end : 0;
     }
 
     /** The size of the frame whose length prefix is in {@code prefix}, checked before anything is allocated. */
