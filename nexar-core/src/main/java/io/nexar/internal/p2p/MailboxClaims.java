@@ -42,7 +42,7 @@ final class MailboxClaims {
                     return null;
                 }
                 pair = mb.pair(h.communicator(), peer);
-                m = mb.started(pair, peer, h); // matched at once: bound to the receive bindsNow found
+                m = MailboxArrivals.started(mb, pair, peer, h); // matched at once: bound to the receive bindsNow found
             }
             if (m.boundTo == null || h.totalBytes() != m.totalBytes || h.tag() != m.tag
                     || h.offset() > m.totalBytes - len || m.receivedBytes + len > m.totalBytes) {
@@ -96,7 +96,7 @@ final class MailboxClaims {
             m.pendingBytes -= c.len;
             PairState pair = mb.pairs.get(c.pair);
             if (pair != null && pair.active.get(m.seq) == m) {
-                mb.finishIfComplete(pair, m); // completes the receive, or forgets a discarded message
+                MailboxArrivals.finishIfComplete(pair, m); // completes the receive, or forgets a discarded message
             }
         } finally {
             mb.lock.unlock();
