@@ -231,6 +231,11 @@ public final class Mailbox implements InboundHandler {
     /**
      * Claims the receive buffer of a large chunk whose header arrived, when a receive takes it now (see
      * {@link MailboxClaims}); null otherwise, and the whole frame then comes through {@link #onMessage}.
+     *
+     * @param peer the world rank the chunk comes from
+     * @param header the chunk's header, its payload empty
+     * @param payloadBytes the size of the payload that follows
+     * @return where to write the payload, or null
      */
     @Override
     public PayloadSink claim(int peer, Message.Data header, long payloadBytes) {

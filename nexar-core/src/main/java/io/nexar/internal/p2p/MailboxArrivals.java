@@ -79,7 +79,10 @@ final class MailboxArrivals {
         arrived(mb, pair, m, communicator);
     }
 
-    /** {@link #started(Mailbox, PairState, InboundMessage, int)} for the first chunk {@code d} from {@code peer}, checked by the caller: the new message. */
+    /**
+     * {@link #started(Mailbox, PairState, InboundMessage, int)} for the first chunk {@code d} from {@code peer},
+     * checked by the caller: the new message.
+     */
     static InboundMessage started(Mailbox mb, PairState pair, int peer, Message.Data d) {
         var m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
         started(mb, pair, m, d.communicator());

@@ -19,7 +19,7 @@ import java.util.function.Function;
  * <p>Stateless: the mailbox owns every table these methods read and write (its pair table, its {@link Matcher}, the
  * peers down, the closed communicators, its {@link UnexpectedStore}, why it was closed or aborted), all guarded by the
  * mailbox's lock. The methods named after a public method of the mailbox take that lock; the others run under it,
- * called by the mailbox. None runs for a chunk of a message that is received: the chunk path stays in the mailbox.
+ * called by the mailbox. None runs for a chunk of a message that is received: that is {@link MailboxArrivals}.
  */
 final class MailboxFailures {
     private MailboxFailures() {

@@ -22,10 +22,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Timeout(60)
 class BulkPointToPointStreamingTest {
-    /** Two chunks of the default 4 MiB each. */
-    private static final int EIGHT_MIB = 8 << 20;
-    /** A 4 MiB chunk and a 2 MiB one plus an odd tail, not a multiple of 8. */
-    private static final int ODD = (6 << 20) + 12_345;
+    /** A chunk of the default 4 MiB and a 2 MiB one. */
+    private static final int SIX_MIB = 6 << 20;
+    /** A 4 MiB chunk and one of 100,001 bytes: an odd size, not a multiple of 8. */
+    private static final int ODD = (4 << 20) + 100_001;
+    /** A 4 MiB chunk and one of exactly {@link BulkReader#STREAM_MIN_BYTES}. */
+    private static final int AT_THRESHOLD = (4 << 20) + BulkReader.STREAM_MIN_BYTES;
     private static final NexarConfig CONFIG = NexarConfig.builder().ignoreEnvironment()
             .p2pTimeout(Duration.ofSeconds(30)).build();
 
@@ -34,10 +36,10 @@ class BulkPointToPointStreamingTest {
     void largeMessagesGoStraightIntoPostedReceivesAndStoredOnesStayExact(BulkLaneOptions.Mode mode) {
         long seed = Long.getLong("nexar.test.seed", System.nanoTime());
         System.out.println("largeMessagesGoStraightIntoPostedReceivesAndStoredOnesStayExact " + mode + " seed=" + seed);
-        byte[] a = pattern(seed, EIGHT_MIB);
-        byte[] b = pattern(seed + 1, 8 * (ODD / 8 + 1));
+        byte[] a = pattern(seed, SIX_MIB);
+        byte[] b = pattern(seed + 1, AT_THRESHOLD);
         byte[] c = pattern(seed + 2, ODD);
-        byte[] d = pattern(seed + 3, EIGHT_MIB);
+        byte[] d = pattern(seed + 3, 4 << 20);
         try (var cluster = QuicTestCluster.start(2, CONFIG, InetAddress.getLoopbackAddress(),
                 new BulkLaneOptions(mode, BulkLaneOptions.DEFAULT_THRESHOLD_BYTES))) {
             BulkConnection lane = cluster.transport(1).link(0).bulk(Lane.P2P);
@@ -55,10 +57,10 @@ class BulkPointToPointStreamingTest {
                     return null;
                 }
                 try (Arena arena = Arena.ofShared()) {
-                    MemorySegment nat = arena.allocate(EIGHT_MIB);
+                    MemorySegment nat = arena.allocate(SIX_MIB);
                     var h = comm.irecv(0, 1, nat); // native memory: decrypted straight into it
                     comm.send(0, 9, go);
-                    assertThat(h.await().byteSize()).isEqualTo(EIGHT_MIB);
+                    assertThat(h.await().byteSize()).isEqualTo(SIX_MIB);
                     assertThat(nat.toArray(ValueLayout.JAVA_BYTE)).as("native, seed %d", seed).isEqualTo(a);
 
                     long[] longs = new long[b.length / 8]; // a byte buffer cannot view it: through the small buffer
@@ -77,15 +79,15 @@ class BulkPointToPointStreamingTest {
                     assertThat(MemorySegment.ofArray(bytes).asSlice(ODD).toArray(ValueLayout.JAVA_BYTE))
                             .as("bytes after the message").containsOnly((byte) 0);
 
-                    assertThat(comm.probe(0, 4).byteSize()).isEqualTo(EIGHT_MIB); // arrived before its receive
-                    byte[] late = new byte[EIGHT_MIB];
-                    assertThat(comm.recv(0, 4, late)).isEqualTo(EIGHT_MIB);
+                    assertThat(comm.probe(0, 4).byteSize()).isEqualTo(d.length); // arrived before its receive
+                    byte[] late = new byte[d.length];
+                    assertThat(comm.recv(0, 4, late)).isEqualTo(d.length);
                     assertThat(late).as("stored, then received; seed %d", seed).isEqualTo(d);
                 }
                 return null;
             });
             long streamed = BulkProbes.deliveries(lane)[2] - before;
-            // a, b and c: two 4 MiB-chunks each, all with their receive posted before they were sent
+            // a, b and c: two chunks each, all of at least STREAM_MIN_BYTES, their receive posted before they were sent
             assertThat(streamed).as("point-to-point chunks read straight into their receive").isGreaterThanOrEqualTo(6);
         }
     }
