@@ -1,9 +1,8 @@
 package io.nexar.internal.collective;
 
-import io.nexar.internal.transport.PayloadSink;
+import io.nexar.internal.transport.PayloadClaim;
 import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A large chunk of an operation's receive, claimed when its header arrived and written piece by piece as the rest of
@@ -14,20 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>While a claim is live the operation counts it as a writer, so {@link CollectiveEngine#end} cannot return while a
  * piece is being written. Ending an operation {@link #cancel cancels} its claims: an idle claim at once, one that is
  * writing when its piece ends; the reader then drops the rest of the payload. So the engine never waits for bytes
- * that have not arrived, and nothing is written into the caller's memory after its call returned.
- *
- * <pre>
- *   IDLE --begin--> WRITING --pause--> IDLE --complete--> DONE (committed)
- *   IDLE --cancel--> DROPPED        WRITING --cancel--> CANCELLING --pause--> DROPPED
- * </pre>
+ * that have not arrived, and nothing is written into the caller's memory after its call returned. The states are
+ * {@link PayloadClaim}'s, shared with the mailbox's claims of point-to-point chunks.
  */
-final class ChunkClaim implements PayloadSink {
-    private static final int IDLE = 0;
-    private static final int WRITING = 1;
-    private static final int CANCELLING = 2;
-    private static final int DROPPED = 3;
-    private static final int DONE = 4;
-
+final class ChunkClaim extends PayloadClaim {
     private final CollectiveEngine engine;
     private final OpState op;
     private final Slot slot;
@@ -35,7 +24,6 @@ final class ChunkClaim implements PayloadSink {
     private final long at;
     private final long len;
     private final MemorySegment direct;
-    private final AtomicInteger state = new AtomicInteger(IDLE);
 
     ChunkClaim(CollectiveEngine engine, OpState op, Slot slot, int step, long at, long len) {
         this.engine = engine;
@@ -64,46 +52,8 @@ final class ChunkClaim implements PayloadSink {
     }
 
     @Override
-    public boolean begin() {
-        return state.compareAndSet(IDLE, WRITING);
-    }
-
-    @Override
-    public void pause() {
-        if (!state.compareAndSet(WRITING, IDLE)) { // cancelled while this piece was written: drop the rest
-            state.set(DROPPED);
-            engine.releaseClaim(op, this, false);
-        }
-    }
-
-    @Override
-    public void complete() {
-        engine.releaseClaim(op, this, true);
-    }
-
-    @Override
-    public void abandon() {
-        engine.releaseClaim(op, this, false);
-    }
-
-    /**
-     * Under the engine's lock, as the operation ends: stops the claim. True if it no longer writes (the caller
-     * releases it now); false if a piece is being written (its writer releases it when the piece ends) or it was
-     * released already.
-     */
-    boolean cancel() {
-        while (true) {
-            int s = state.get();
-            if (s == IDLE && state.compareAndSet(IDLE, DROPPED)) {
-                return true;
-            }
-            if (s == WRITING && state.compareAndSet(WRITING, CANCELLING)) {
-                return false;
-            }
-            if (s != IDLE && s != WRITING) {
-                return false;
-            }
-        }
+    protected void release(boolean payloadEnded) {
+        engine.releaseClaim(op, this, payloadEnded);
     }
 
     /**
@@ -111,15 +61,10 @@ final class ChunkClaim implements PayloadSink {
      * if {@code commit} and nothing cancelled it. True if the caller must release the claim now.
      */
     boolean finish(boolean commit) {
-        int s = state.get();
-        if (s == IDLE) {
-            state.set(commit ? DONE : DROPPED);
-            if (commit) {
-                OpWrites.commit(op, slot, step, len);
-            }
-            return !released;
+        if (settle(commit)) {
+            OpWrites.commit(op, slot, step, len);
         }
-        return s == DROPPED && !released;
+        return ended() && !released;
     }
 
     /** Set once the operation's writer count was lowered for this claim; under the engine's lock. */

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * A point-to-point message that has started to arrive. Until a receive is bound to it, its chunks are kept in the
- * unexpected store; afterwards they are copied straight into the receive's buffer. Guarded by the mailbox's lock.
+ * unexpected store; afterwards they are copied straight into the receive's buffer, or a large one is written there by
+ * the transport as its bytes arrive ({@link ReceiveClaim}). Guarded by the mailbox's lock.
  */
 final class InboundMessage {
     /** World rank of the sender. */
@@ -13,7 +14,10 @@ final class InboundMessage {
     final long seq;
     final int tag;
     final long totalBytes;
+    /** Bytes of the chunks that arrived or are arriving (claimed), checked against {@link #totalBytes}. */
     long receivedBytes;
+    /** Of {@link #receivedBytes}, those of claimed chunks whose payload has not been read to its end yet. */
+    long pendingBytes;
     /** Chunks held while unmatched: copies of the payloads, with their offsets. */
     final List<StoredChunk> stored = new ArrayList<>(1);
     long storedBytes;
@@ -35,8 +39,9 @@ final class InboundMessage {
         this.totalBytes = totalBytes;
     }
 
+    /** True once every byte arrived (and, for claimed chunks, was written or dropped). */
     boolean complete() {
-        return receivedBytes == totalBytes;
+        return receivedBytes == totalBytes && pendingBytes == 0;
     }
 
     /** One stored chunk. */

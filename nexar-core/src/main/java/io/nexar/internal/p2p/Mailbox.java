@@ -4,7 +4,6 @@ import static io.nexar.internal.p2p.MailboxFailures.protocol;
 
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
-import io.nexar.MessageSizeMismatchException;
 import io.nexar.NexarException;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
@@ -13,11 +12,11 @@ import io.nexar.Status;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler;
+import io.nexar.internal.transport.PayloadSink;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
-import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,7 +47,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * chunk of the oldest missing message of a pair while later messages of the pair wait for it, or a posted receive or
  * a blocking probe may take a message from that sender (a wildcard source counts for every sender), so that
  * concurrent senders and lanes cannot deadlock each other; the store therefore exceeds its bound by at most one chunk
- * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer.
+ * per sender at a time. Once a receive is bound to a message, its chunks go straight into the receive's buffer:
+ * copied from the frame, or, for a large chunk on a transport that reads frames piece by piece, written there as its
+ * bytes arrive ({@link #claim}, {@link MailboxClaims}); a large chunk that a posted receive takes on arrival is bound
+ * and claimed when its header is in.
  * The number of unmatched messages is bounded too ({@link UnexpectedStore}), with the same exceptions: empty
  * messages take no bytes, and a member flooding them would otherwise grow the store's records without end. No sender
  * may hold more than half of either bound ({@link SenderShare}), with the same exceptions: a flooding member fills its
@@ -57,12 +59,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
  * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
  *
- * <p>Threading: one lock guards all state; it is held while a chunk is copied into a user buffer (so a receive
- * that timed out never sees a late write) and never across I/O or a blocking wait on another object.
+ * <p>Threading: one lock guards all state; it is held while a small chunk is copied into a user buffer (so a
+ * receive that timed out never sees a late write) and never across I/O or a blocking wait on another object. A
+ * claimed chunk is written without it; a receive that ends early waits (lock released) for the piece being written
+ * before its outcome is set ({@link MailboxClaims#stop}).
  *
  * <p>The mailbox owns all its tables ({@link PairState} per pair, the {@link Matcher}, the {@link UnexpectedStore}'s
- * counts); two stateless helpers work on them under its lock: {@link MailboxFailures} (how receives fail or end other
- * than by completing) and {@link MailboxWaits} (waits and probes). The chunk path (post, arrival, bind) stays here.
+ * counts); stateless helpers work on them under its lock: {@link MailboxArrivals} (chunks checked, stored or copied,
+ * messages matched and bound), {@link MailboxClaims} (large chunks written by the transport), {@link MailboxFailures}
+ * (how receives fail or end other than by completing) and {@link MailboxWaits} (waits and probes).
  */
 public final class Mailbox implements InboundHandler {
     // The tables below are package-private for MailboxFailures and MailboxWaits, which use them under the lock.
@@ -123,7 +128,7 @@ public final class Mailbox implements InboundHandler {
             MailboxFailures.refuseIfClosed(this, communicator, context);
             InboundMessage m = matcher.take(r);
             if (m != null) {
-                bind(r, m, pair(communicator, m.src));
+                MailboxArrivals.bind(this, r, m, pair(communicator, m.src));
             } else {
                 matcher.post(r);
                 String down = worldSrc == PendingReceive.ANY ? null : downPeers.get(worldSrc);
@@ -223,12 +228,26 @@ public final class Mailbox implements InboundHandler {
         MailboxWaits.describe(this, lines, waitingFor);
     }
 
+    /**
+     * Claims the receive buffer of a large chunk whose header arrived, when a receive takes it now (see
+     * {@link MailboxClaims}); null otherwise, and the whole frame then comes through {@link #onMessage}.
+     *
+     * @param peer the world rank the chunk comes from
+     * @param header the chunk's header, its payload empty
+     * @param payloadBytes the size of the payload that follows
+     * @return where to write the payload, or null
+     */
+    @Override
+    public PayloadSink claim(int peer, Message.Data header, long payloadBytes) {
+        return MailboxClaims.claim(this, peer, header, payloadBytes);
+    }
+
     @Override
     public Delivery onMessage(int peer, Message message) {
         lock.lock();
         try {
             return switch (message) {
-                case Message.Data d -> onData(peer, d);
+                case Message.Data d -> MailboxArrivals.onData(this, peer, d);
                 case Message.Goodbye g -> {
                     MailboxFailures.markDown(this, peer, g.reason().describe(g.detail()));
                     yield Delivery.ACCEPTED;
@@ -326,160 +345,6 @@ public final class Mailbox implements InboundHandler {
             return store.storedBytes();
         } finally {
             lock.unlock();
-        }
-    }
-
-    private Delivery onData(int peer, Message.Data d) {
-        if (closed || closedComms.containsKey(d.communicator())) {
-            return Delivery.ACCEPTED; // dropped: nobody will ever receive it
-        }
-        PairState pair = pair(d.communicator(), peer);
-        long len = d.payload().byteSize();
-        InboundMessage m = pair.active.get(d.messageSeq());
-        boolean first = m == null;
-        if (first) {
-            if (d.messageSeq() < pair.contiguous || pair.ahead.contains(d.messageSeq())) {
-                throw protocol(this, d, peer, "sent message " + d.messageSeq() + " of comm " + d.communicator()
-                        + " again (or a chunk after its end)");
-            }
-            if (d.offset() != 0) {
-                throw protocol(this, d, peer, "started message " + d.messageSeq() + " at offset " + d.offset());
-            }
-            if (!store.admitsFirst(peer, len) && !neededNow(pair, d, peer)) {
-                store.refused(peer, len, 1);
-                return Delivery.FULL;
-            }
-            m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
-        } else {
-            if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
-                throw protocol(this, d, peer, "changed the size or tag of message " + m.seq + " mid-way");
-            }
-            if (m.boundTo == null && !m.discard && len > 0 && !store.admitsMore(peer, len)) {
-                store.refused(peer, len, 0);
-                return Delivery.FULL;
-            }
-        }
-        if (d.offset() < 0 || d.offset() > m.totalBytes - len || m.receivedBytes + len > m.totalBytes) {
-            throw protocol(this, d, peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message "
-                    + m.seq + " of " + m.totalBytes + " bytes");
-        }
-        if (first) {
-            pair.active.put(m.seq, m);
-            matcher.keep(d.communicator(), m);
-            store.count(m); // released when a receive takes it or its communicator closes
-            arrived(pair, m, d.communicator()); // matched first: a posted receive takes the bytes straight away
-        }
-        accept(m, d.offset(), d.payload());
-        finishIfComplete(pair, m);
-        return Delivery.ACCEPTED;
-    }
-
-    /**
-     * True if the first chunk of {@code d}, which does not fit, must be taken anyway: it is the oldest missing
-     * message of the pair and something waits for it, either later messages that already arrived (they cannot match
-     * before it) or a posted receive from that sender (which may need it, or a message after it). A pair whose
-     * messages arrive in order and are not being received is refused (before, every in-order message was "the oldest
-     * missing one" and the store grew without bound).
-     */
-    private boolean neededNow(PairState pair, Message.Data d, int peer) {
-        if (d.messageSeq() != pair.contiguous) {
-            return false;
-        }
-        if (!pair.ahead.isEmpty()) {
-            return true;
-        }
-        for (int[] probe : probes) {
-            if (probe[0] == d.communicator() && (probe[1] == PendingReceive.ANY || probe[1] == peer)) {
-                return true;
-            }
-        }
-        return matcher.awaits(d.communicator(), peer);
-    }
-
-    private void accept(InboundMessage m, long offset, MemorySegment payload) {
-        long len = payload.byteSize();
-        m.receivedBytes += len;
-        if (m.discard || len == 0) {
-            return;
-        }
-        if (m.boundTo != null) {
-            Segments.copy(payload, 0, m.boundTo.buffer, offset, len);
-        } else {
-            m.stored.add(new InboundMessage.StoredChunk(offset, payload.toArray(
-                    java.lang.foreign.ValueLayout.JAVA_BYTE)));
-            store.addBytes(m, len);
-        }
-    }
-
-    /**
-     * Records the arrival of a message's first chunk; the messages that became matchable (it, and those after it
-     * that had arrived early) are matched in their sender's order.
-     */
-    private void arrived(PairState pair, InboundMessage m, int communicator) {
-        if (m.seq != pair.contiguous) {
-            pair.ahead.add(m.seq);
-            return;
-        }
-        List<InboundMessage> now = new ArrayList<>(1);
-        now.add(m);
-        pair.contiguous++;
-        while (!pair.ahead.isEmpty() && pair.ahead.first() == pair.contiguous) {
-            InboundMessage next = pair.active.get(pair.ahead.pollFirst());
-            if (next != null) {
-                now.add(next);
-            }
-            pair.contiguous++;
-        }
-        for (InboundMessage n : now) {
-            if (n.boundTo == null && !n.discard) {
-                PendingReceive r = matcher.matchable(communicator, n);
-                if (r != null) {
-                    bind(r, n, pair);
-                }
-            }
-        }
-        if (!probes.isEmpty()) {
-            changed.signalAll();
-        }
-    }
-
-    private void bind(PendingReceive r, InboundMessage m, PairState pair) {
-        store.release(m);
-        if (m.totalBytes > r.buffer.byteSize()) {
-            m.discard = true;
-            m.stored.clear();
-            r.result.completeExceptionally(new MessageSizeMismatchException(r.context, m.totalBytes,
-                    r.buffer.byteSize()));
-            finishIfComplete(pair, m);
-            return;
-        }
-        for (InboundMessage.StoredChunk c : m.stored) {
-            Segments.copy(MemorySegment.ofArray(c.bytes()), 0, r.buffer, c.offset(), c.bytes().length);
-        }
-        m.stored.clear();
-        m.boundTo = r;
-        r.bound = m;
-        finishIfComplete(pair, m);
-        String down = downPeers.get(m.src);
-        if (down != null && !m.complete()) {
-            MailboxFailures.abandon(this, r);
-            r.result.completeExceptionally(r.peerFailed(m.src, down));
-        }
-    }
-
-    private void finishIfComplete(PairState pair, InboundMessage m) {
-        if (!m.complete()) {
-            return;
-        }
-        if (m.boundTo != null) {
-            PendingReceive r = m.boundTo;
-            m.boundTo = null;
-            r.bound = null;
-            pair.active.remove(m.seq);
-            int src = r.worldSrc == PendingReceive.ANY ? r.rankOf(m.src) : r.context.peer();
-            r.result.complete(new Status(src, m.tag, m.totalBytes));
-        } else if (m.discard) {
-            pair.active.remove(m.seq);
         }
     }
 

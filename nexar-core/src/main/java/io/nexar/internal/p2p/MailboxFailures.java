@@ -7,6 +7,8 @@ import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Function;
 
 /**
@@ -17,7 +19,7 @@ import java.util.function.Function;
  * <p>Stateless: the mailbox owns every table these methods read and write (its pair table, its {@link Matcher}, the
  * peers down, the closed communicators, its {@link UnexpectedStore}, why it was closed or aborted), all guarded by the
  * mailbox's lock. The methods named after a public method of the mailbox take that lock; the others run under it,
- * called by the mailbox. None runs for a chunk of a message that is received: the chunk path stays in the mailbox.
+ * called by the mailbox. None runs for a chunk of a message that is received: that is {@link MailboxArrivals}.
  */
 final class MailboxFailures {
     private MailboxFailures() {
@@ -67,20 +69,40 @@ final class MailboxFailures {
     }
 
     /**
-     * Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to. Under
-     * the lock.
+     * Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to; then
+     * stops the chunks being written into its buffer, waiting (lock released) for a piece being written. Under the
+     * lock; set the receive's outcome after it.
      */
     static void abandon(Mailbox mb, PendingReceive r) {
         InboundMessage m = r.bound;
         if (m == null) {
             mb.matcher.unpost(r);
-            return;
+        } else {
+            detach(r, m);
+            if (m.complete()) {
+                mb.pair(r.communicator, m.src).active.remove(m.seq);
+            }
         }
+        MailboxClaims.stop(mb, r); // also when another thread detached it and waits: neither returns before
+    }
+
+    /** Unbinds {@code r} from {@code m}, whose remaining bytes are dropped. Under the lock. */
+    private static void detach(PendingReceive r, InboundMessage m) {
         m.boundTo = null;
         r.bound = null;
         m.discard = true;
-        if (m.complete()) {
-            mb.pair(r.communicator, m.src).active.remove(m.seq);
+    }
+
+    /**
+     * Ends receives bound to messages (detached from them already, so no chunk is claimed for them any more): stops
+     * the chunks being written into each one's buffer, then completes it with {@code error}. Under the lock, which is
+     * released while a piece being written ends: the caller must not iterate the mailbox's tables across this call.
+     */
+    private static void endBound(Mailbox mb, List<PendingReceive> ended,
+                                 Function<PendingReceive, ? extends RuntimeException> error) {
+        for (PendingReceive r : ended) {
+            MailboxClaims.stop(mb, r);
+            r.result.completeExceptionally(error.apply(r));
         }
     }
 
@@ -125,11 +147,12 @@ final class MailboxFailures {
             mb.closedReason = reason;
             mb.matcher.forEachPosted(r -> r.result.completeExceptionally(
                     new CommunicatorClosedException(r.context, "failed: " + reason)));
+            List<PendingReceive> ended = new ArrayList<>();
             for (PairState p : mb.pairs.values()) {
                 for (InboundMessage m : p.active.values()) {
                     if (m.boundTo != null) {
-                        m.boundTo.result.completeExceptionally(
-                                new CommunicatorClosedException(m.boundTo.context, "failed: " + reason));
+                        ended.add(m.boundTo);
+                        detach(m.boundTo, m);
                     }
                 }
             }
@@ -137,6 +160,7 @@ final class MailboxFailures {
             mb.pairs.clear();
             mb.store.clear();
             mb.changed.signalAll();
+            endBound(mb, ended, r -> new CommunicatorClosedException(r.context, "failed: " + reason));
         } finally {
             mb.lock.unlock();
         }
@@ -151,6 +175,7 @@ final class MailboxFailures {
             }
             mb.matcher.unpostIf(r -> r.communicator == communicator, r -> r.result.completeExceptionally(
                     new CommunicatorClosedException(r.context, "failed: " + reason)));
+            List<PendingReceive> ended = new ArrayList<>();
             for (var it = mb.pairs.entrySet().iterator(); it.hasNext(); ) {
                 var p = it.next();
                 if (p.getKey().communicator() != communicator) {
@@ -158,8 +183,8 @@ final class MailboxFailures {
                 }
                 for (InboundMessage m : p.getValue().active.values()) {
                     if (m.boundTo != null) {
-                        m.boundTo.result.completeExceptionally(
-                                new CommunicatorClosedException(m.boundTo.context, "failed: " + reason));
+                        ended.add(m.boundTo);
+                        detach(m.boundTo, m);
                     }
                     mb.store.release(m);
                 }
@@ -167,6 +192,7 @@ final class MailboxFailures {
             }
             mb.matcher.dropUnmatched(communicator);
             mb.changed.signalAll();
+            endBound(mb, ended, r -> new CommunicatorClosedException(r.context, "failed: " + reason));
         } finally {
             mb.lock.unlock();
         }
@@ -199,20 +225,24 @@ final class MailboxFailures {
         // a receive from any source is not failed by one source's loss: another member (or this rank) may still send
         mb.matcher.unpostIf(r -> sources.test(r.communicator, r.worldSrc),
                 r -> r.result.completeExceptionally(error.apply(r)));
+        List<PendingReceive> ended = null;
         for (var p : mb.pairs.entrySet()) {
             if (!sources.test(p.getKey().communicator(), p.getKey().src())) {
                 continue;
             }
             for (InboundMessage m : p.getValue().active.values()) {
                 if (m.boundTo != null && !m.complete()) {
-                    PendingReceive r = m.boundTo;
-                    m.boundTo = null;
-                    r.bound = null;
-                    m.discard = true;
-                    r.result.completeExceptionally(error.apply(r));
+                    if (ended == null) {
+                        ended = new ArrayList<>(2);
+                    }
+                    ended.add(m.boundTo);
+                    detach(m.boundTo, m);
                 }
             }
         }
         mb.changed.signalAll();
+        if (ended != null) {
+            endBound(mb, ended, error);
+        }
     }
 }

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Stateless: the mailbox owns every table these methods read and write (its {@link Matcher}, the blocking probes,
  * the peers down, how receives poll the transport and where they report hangs), guarded by the mailbox's lock. Each
  * method takes that lock itself, only around what it reads or writes: never while polling the transport, and it waits
- * for a receive's result without it. The arrival path (chunks matched and copied) stays in the mailbox.
+ * for a receive's result without it. The arrival path (chunks matched and copied) is {@link MailboxArrivals}.
  */
 final class MailboxWaits {
     private MailboxWaits() {

@@ -71,6 +71,21 @@ final class Matcher {
     }
 
     /**
+     * The posted receive that a message from world rank {@code src} with {@code tag}, becoming matchable now, would
+     * go to ({@link #matchable} would take it), without taking it; null if none.
+     */
+    PendingReceive firstPosted(int communicator, int src, int tag) {
+        var q = posted.get(new ChannelKey(communicator, src, tag));
+        PendingReceive best = q == null ? null : q.peekFirst();
+        for (PendingReceive w : wildcards) {
+            if (w.communicator == communicator && w.matches(src, tag)) {
+                return best == null || w.postStamp < best.postStamp ? w : best;
+            }
+        }
+        return best;
+    }
+
+    /**
      * The matchable unmatched message that {@code r} takes (the lowest match stamp), removed from the unmatched ones.
      *
      * @return that message, or null (then {@link #post} the receive)

@@ -4,6 +4,7 @@ import io.nexar.ErrorContext;
 import io.nexar.PeerFailedException;
 import io.nexar.Status;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -11,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A posted receive: what it matches (a source world rank and a tag, either of which may be {@link #ANY}), the user's
  * buffer and the future completed with the {@link Status} of the message received. Guarded by the owning
- * {@link Mailbox}'s lock; once {@link #result} is done, the mailbox never touches {@link #buffer} again. Handed out by
+ * {@link Mailbox}'s lock; once {@link #result} is done, neither the mailbox nor a transport touches {@link #buffer}
+ * again (a receive that ends early first stops its {@link #claims}). Handed out by
  * {@link Mailbox#post} so that its poster can await, poll or cancel it later.
  */
 public final class PendingReceive {
@@ -35,6 +37,8 @@ public final class PendingReceive {
     volatile String hangReport;
     /** The message this receive is bound to, once matched. */
     InboundMessage bound;
+    /** Chunks being written into {@link #buffer} by a transport ({@link ReceiveClaim}); null before the first. */
+    List<ReceiveClaim> claims;
 
     PendingReceive(ErrorContext context, int communicator, int worldSrc, int tag, int[] members,
                    MemorySegment buffer) {

@@ -173,6 +173,28 @@ public final class MessageCodec {
     }
 
     /**
+     * The header of a DATA frame whose payload of {@code payloadBytes} has not been read yet, with an empty payload;
+     * null if {@code header} (the frame's first {@link WireFormat#DATA_PAYLOAD_OFFSET} bytes, length prefix included)
+     * is not a DATA frame's with flags 0, or if the whole frame would break a rule of {@link #decode} (which then
+     * reports it). Never fails; the length prefix was checked by the reader.
+     *
+     * @param header the frame's first bytes
+     * @param payloadBytes the size of the payload that follows the header
+     * @return the header, or null
+     */
+    public static Message.Data dataHeader(MemorySegment header, long payloadBytes) {
+        if (header.byteSize() < DATA_PAYLOAD_OFFSET
+                || (header.get(BYTE, TYPE_OFFSET) & 0xFF) != MessageType.DATA.code()
+                || header.get(BYTE, FLAGS_OFFSET) != 0 || payloadBytes > MAX_DATA_PAYLOAD_BYTES) {
+            return null;
+        }
+        var d = new Message.Data(header.get(INT_LE, DATA_COMMUNICATOR_OFFSET), header.get(INT_LE, DATA_TAG_OFFSET),
+                header.get(LONG_LE, DATA_MESSAGE_SEQ_OFFSET), header.get(LONG_LE, DATA_TOTAL_BYTES_OFFSET),
+                header.get(LONG_LE, DATA_OFFSET_OFFSET), MemorySegment.NULL);
+        return problem(d) != null || d.offset() > d.totalBytes() - payloadBytes ? null : d;
+    }
+
+    /**
      * Decodes the frame of {@code frameBytes} bytes at the start of {@code memory} as {@link #decode} does, except
      * that a COLLECTIVE frame is decoded into {@code into} (refilled, its payload a view of {@code memory}) rather
      * than into a new message: what a reader that owns {@code into} does per frame, so that a collective chunk

@@ -44,6 +44,22 @@ public interface InboundHandler {
     }
 
     /**
+     * Claims the destination of a large point-to-point chunk whose header ({@code header}, payload empty) has been
+     * read and whose {@code payloadBytes} bytes follow: the buffer of the receive its message is bound to, or can be
+     * bound to now, at the chunk's offset. Returns null if the chunk cannot be written there now (no receive takes it
+     * yet: it goes to the unexpected store) or breaks a rule: the transport then reads the whole frame and delivers it
+     * with {@link #onMessage}, which handles every such case. Never blocks.
+     *
+     * @param peer the world rank the chunk comes from
+     * @param header the chunk's header, its payload empty
+     * @param payloadBytes the size of the payload that follows
+     * @return where to write the payload, or null
+     */
+    default PayloadSink claim(int peer, Message.Data header, long payloadBytes) {
+        return null;
+    }
+
+    /**
      * The peer failed, left or broke the protocol; no message from it follows. Idempotent.
      *
      * @param why completes "rank N ...", for example {@code left (it closed its communicator)}

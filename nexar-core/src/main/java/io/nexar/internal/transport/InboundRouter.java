@@ -144,6 +144,11 @@ public final class InboundRouter implements InboundHandler {
     }
 
     @Override
+    public PayloadSink claim(int peer, Message.Data header, long payloadBytes) {
+        return mailbox.claim(peer, header, payloadBytes);
+    }
+
+    @Override
     public Delivery onMessage(int peer, Message message) {
         return switch (message) {
             case Message.Collective c -> engine.onMessage(peer, c);

@@ -1,8 +1,6 @@
 package io.nexar.transport.quic;
 
-import static io.nexar.internal.protocol.WireFormat.COLLECTIVE_PAYLOAD_OFFSET;
 import static io.nexar.internal.protocol.WireFormat.FLAGS_OFFSET;
-import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
 
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
@@ -11,7 +9,6 @@ import io.nexar.internal.transport.InboundHandler.Delivery;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,19 +43,23 @@ import java.util.concurrent.locks.ReentrantLock;
  * otherwise hold its lane (and whatever waits for it) while its heartbeats on QUIC keep it alive. Only bytes missing
  * from the socket count: a reader that was slow to read finds them there.
  *
+ * <p>The frame being read (prefix, buffer, deadline, a payload streamed into its destination) is its
+ * {@link BulkFrameInput}'s; this class drives it and delivers what it reads.
+ *
  * <p>Threading: every read and every frame-state change happens under {@code turn}; {@link #drivenAt} and the
  * terminal flags are the only state shared without it.
  */
 final class BulkReader {
     /** How long one {@link InboundHandler#deliverWaiting} call waits before the reader checks for a close. */
     private static final long DELIVER_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** First size of the frame buffer; it grows (doubling, at most to the frame's checked size) as bytes arrive. */
-    private static final int FIRST_FRAME_BUFFER = 64 << 10;
     /** How long the reader thread keeps off the socket after a caller last polled it (callers hand back earlier). */
     static final long HANDBACK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /** Frames one poll delivers at most, so one busy connection does not starve the caller's others. */
     private static final int FRAMES_PER_POLL = 64;
-    /** Collective chunks with at least this many payload bytes are read straight into their destination. */
+    /**
+     * Collective and point-to-point chunks with at least this many payload bytes are read straight into their
+     * destination when it can be claimed ({@link PayloadStream}).
+     */
     static final int STREAM_MIN_BYTES = 64 << 10;
     /** The slowest average rate a begun frame may arrive at, after a grace of {@code heartbeat.timeout}. */
     static final long MIN_FRAME_BYTES_PER_SECOND = 64 << 10;
@@ -75,28 +76,13 @@ final class BulkReader {
     private boolean goodbyeSeen;
     /** The flags byte of the peer's HELLO: on the bulk lane it names the connection's lane. */
     private int helloFlags = -1;
-    private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-    private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
-    /** A view of all of {@link #frame}'s memory, made when the buffer is: a decode slices it instead of a new view. */
-    private MemorySegment frameMemory = MemorySegment.ofBuffer(frame.duplicate().clear());
-    /** When the first byte of the frame being read arrived, and the last one; read holding the turn. */
-    private final FrameDeadline deadline = new FrameDeadline();
-    /** Size of the frame being read (prefix included), or -1 while its length prefix is read. */
-    private int frameSize = -1;
-    /** The frame being read is large enough to be streamed if it is a collective chunk: read its header first. */
-    private boolean headerFirst;
-    /** The payload of a claimed chunk being read into its destination (instead of into {@code frame}). */
-    private final PayloadStream stream = new PayloadStream();
+    /** The frame being read (its buffer, deadline and a payload streamed into its destination); holding the turn. */
+    private final BulkFrameInput input;
     /**
-     * A decoded message the handler refused for lack of room; its payload is in {@code frame}. Written holding the
+     * A decoded message the handler refused for lack of room; its payload is in the frame buffer. Written holding the
      * turn; volatile so that the reader thread sees, before it waits for the socket, that it must not.
      */
     private volatile Message pending;
-    /**
-     * The message every collective frame is decoded into (its payload a view of {@link #frameMemory}): like the
-     * frame's memory it is reused once the frame was delivered, which the turn orders.
-     */
-    private final Message.Collective received = new Message.Collective();
     /** When a caller last polled; 0 after a hand-back. */
     private volatile long drivenAt;
     private volatile boolean ended;
@@ -112,23 +98,17 @@ final class BulkReader {
         this.transport = transport;
         this.socket = socket;
         this.writer = writer;
+        this.input = new BulkFrameInput(owner, transport, socket);
     }
 
     // ------------------------------------------------------------------ setup (blocking)
 
     /** Reads the peer's Hello during setup (blocking socket); null if the stream ended cleanly before it. */
     Message readHello() throws IOException {
-        prefix.clear();
-        if (!socket.readFully(prefix, true)) {
+        ByteBuffer f = input.readHelloFrame();
+        if (f == null) {
             return null;
         }
-        startFrame(true);
-        ByteBuffer f = frame;
-        f.limit(frameSize);
-        socket.readFully(f, false);
-        f.flip();
-        frameSize = -1;
-        prefix.clear();
         helloFlags = f.get(FLAGS_OFFSET) & 0xFF;
         f.put(FLAGS_OFFSET, (byte) 0); // the codec checks a HELLO as on every other connection
         return MessageCodec.decode(peer(), MemorySegment.ofBuffer(f), transport.maxFrameBytes());
@@ -175,7 +155,7 @@ final class BulkReader {
                 continue;
             }
             if (!backlog && pending == null) { // what a poll left in the buffers would not wake a select
-                long frameLeft = frameNanosLeft(System.nanoTime());
+                long frameLeft = input.frameNanosLeft(System.nanoTime());
                 if (frameLeft == Long.MAX_VALUE) {
                     socket.awaitReadable();
                 } else {
@@ -287,7 +267,7 @@ final class BulkReader {
             return readFrames();
         } catch (IOException | RuntimeException e) {
             failure = e;
-            stream.abandon();
+            input.abandon();
             throw e;
         }
     }
@@ -303,67 +283,22 @@ final class BulkReader {
             delivered++;
         }
         while (delivered < FRAMES_PER_POLL) {
-            if (frameSize < 0) {
-                boolean fresh = prefix.position() == 0;
-                int n = socket.readAvailable(prefix);
-                if (n == 0) {
-                    checkFrameDeadline();
-                    return delivered;
-                }
-                if (n > 0) {
-                    deadline.arrived(System.nanoTime(), fresh);
-                }
-                if (n < 0) {
-                    if (n == -1 && prefix.position() == 0) {
-                        ended = true;
-                        return delivered > 0 ? delivered : ENDED;
-                    }
-                    throw FrameChecks.endOfStream(n);
-                }
-                if (!prefix.hasRemaining()) {
-                    startFrame(false);
-                }
+            int r = input.advance();
+            if (r == BulkFrameInput.NOTHING) {
+                return delivered;
+            }
+            if (r == BulkFrameInput.ENDED) {
+                ended = true;
+                return delivered > 0 ? delivered : ENDED;
+            }
+            if (r == BulkFrameInput.STREAMED) { // delivered into its destination as it was read
+                owner.link().noteReceived();
+                counts.count(Thread.currentThread() == readerThread, 1);
+                counts.countStreamed(); // holding the turn: one writer
+                delivered++;
                 continue;
             }
-            if (stream.active()) {
-                if (!arrived(stream.read(socket))) {
-                    return delivered;
-                }
-                if (!stream.active()) { // its last byte is in: the chunk was delivered into its destination
-                    frameSize = -1;
-                    prefix.clear();
-                    owner.link().noteReceived();
-                    counts.count(Thread.currentThread() == readerThread, 1);
-                    counts.countStreamed(); // holding the turn: one writer
-                    delivered++;
-                }
-                continue;
-            }
-            ByteBuffer f = frame;
-            if (f.position() < frameSize) {
-                if (f.position() == f.capacity()) { // grow only as bytes arrive, never beyond the checked size
-                    var bigger = ByteBuffer.allocateDirect((int) Math.min(frameSize, 2L * f.capacity()));
-                    bigger.put(f.flip());
-                    f = bigger;
-                    frame = f;
-                    frameMemory = MemorySegment.ofBuffer(f.duplicate().clear());
-                }
-                f.limit(headerFirst ? COLLECTIVE_PAYLOAD_OFFSET : Math.min(frameSize, f.capacity()));
-                if (!arrived(socket.readAvailable(f))) {
-                    return delivered;
-                }
-                if (headerFirst && f.position() == COLLECTIVE_PAYLOAD_OFFSET) {
-                    headerFirst = false;
-                    streamPayload(f);
-                }
-                if (f.position() < frameSize) {
-                    continue;
-                }
-            }
-            f.flip();
-            frameSize = -1;
-            prefix.clear();
-            Message m = MessageCodec.decode(peer(), frameMemory, f.limit(), transport.maxFrameBytes(), received);
+            Message m = input.decode(peer());
             owner.link().noteReceived(); // liveness is judged by what arrives, on every lane
             if (deliver(m) == Delivery.FULL) {
                 pending = m;
@@ -373,78 +308,6 @@ final class BulkReader {
         }
         backlog = true;
         return delivered;
-    }
-
-    /**
-     * Nanoseconds left before the frame being read misses its deadline (see the class comment); {@link Long#MAX_VALUE}
-     * between frames. Holding the turn, or on the reader thread between its turns (the fields are its own then).
-     */
-    private long frameNanosLeft(long now) {
-        if (frameSize < 0 && prefix.position() == 0) {
-            return Long.MAX_VALUE;
-        }
-        long size = frameSize < 0 ? LENGTH_PREFIX_BYTES : frameSize;
-        return deadline.nanosLeft(now, size, transport.config().heartbeatTimeout());
-    }
-
-    /** The socket has nothing now, within a frame: fails the lane if the frame missed its deadline. */
-    private void checkFrameDeadline() {
-        long now = System.nanoTime();
-        if (frameNanosLeft(now) > 0) {
-            return;
-        }
-        long have = frameSize < 0 ? prefix.position() : frame.position();
-        String size = frameSize < 0 ? "length prefix" : frameSize + "-byte frame";
-        throw owner.protocolError(deadline.missed(now, have, size, transport.config().heartbeatTimeout()));
-    }
-
-    /**
-     * The length prefix is in: checks it ({@code hello}: it must be a HELLO's) and prepares the frame buffer, the
-     * prefix copied in; sets {@code frameSize}.
-     */
-    private void startFrame(boolean hello) {
-        int size = checkedSize(hello);
-        ByteBuffer f = frame;
-        f.clear();
-        prefix.flip();
-        f.put(prefix);
-        frameSize = size;
-        headerFirst = !hello && size - COLLECTIVE_PAYLOAD_OFFSET >= STREAM_MIN_BYTES;
-    }
-
-    /**
-     * After a read within a frame that returned {@code n}: true if bytes came (their arrival noted for the frame
-     * deadline); false if none are there now (the deadline checked); throws at an end of the stream.
-     */
-    private boolean arrived(int n) throws IOException {
-        if (n == 0) {
-            checkFrameDeadline();
-            return false;
-        }
-        if (n < 0) {
-            throw FrameChecks.endOfStream(n);
-        }
-        deadline.arrived(System.nanoTime());
-        return true;
-    }
-
-    /**
-     * The header of a large frame is in {@code f}: if it is a collective chunk whose destination can be claimed now,
-     * its payload is read straight into it ({@link PayloadStream}); otherwise the frame is read whole as any other.
-     */
-    private void streamPayload(ByteBuffer f) {
-        var header = MessageCodec.collectiveHeader(MemorySegment.ofBuffer(f.duplicate().flip()));
-        var sink = header == null ? null : transport.handler().claim(owner.link().peer, header,
-                frameSize - COLLECTIVE_PAYLOAD_OFFSET);
-        if (sink != null) {
-            stream.start(sink, frameSize - COLLECTIVE_PAYLOAD_OFFSET);
-        }
-    }
-
-    /** The size of the frame whose length prefix is in {@code prefix}, checked before anything is allocated. */
-    private int checkedSize(boolean hello) {
-        return FrameChecks.checkedSize(owner, Integer.toUnsignedLong(prefix.getInt(0)), transport.maxFrameBytes(),
-                hello);
     }
 
     private int peer() {

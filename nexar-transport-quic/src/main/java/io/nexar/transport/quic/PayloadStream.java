@@ -1,5 +1,13 @@
 package io.nexar.transport.quic;
 
+import static io.nexar.internal.protocol.WireFormat.COLLECTIVE_PAYLOAD_OFFSET;
+import static io.nexar.internal.protocol.WireFormat.DATA_PAYLOAD_OFFSET;
+import static io.nexar.internal.protocol.WireFormat.TYPE_OFFSET;
+
+import io.nexar.internal.protocol.Message;
+import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.protocol.MessageType;
+import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.PayloadSink;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -9,7 +17,13 @@ import java.nio.ByteBuffer;
  * The payload of one large chunk being read from a bulk lane into its claimed destination ({@link PayloadSink}), for
  * a {@link BulkReader}: records are decrypted straight into the receiver's memory, or into a small buffer that is
  * reduced into it record by record while it is still in the cache, so a 4 MiB chunk never passes through a 4 MiB
- * frame buffer and is never copied after it arrived (issue 13).
+ * frame buffer and is never copied after it arrived (issue 13). The chunks are those of collectives (claimed from the
+ * collective engine) and of point-to-point messages that a posted receive takes (claimed from the mailbox).
+ *
+ * <p>Which frames: one whose payload would be at least {@link BulkReader#STREAM_MIN_BYTES} if it is a chunk has its
+ * header read first ({@link #headerEnd}: the shorter DATA header, then the rest of a COLLECTIVE one), and the
+ * destination is claimed from it ({@link #claim}); a frame of any other type, or whose destination cannot be claimed,
+ * is read whole as before. The bytes on the wire are the same either way.
  *
  * <p>Used holding the reader's turn only. One piece is one {@link BulkSocket#readAvailable} (about one TLS record);
  * the sink may be cancelled between pieces (its operation ended), and the rest of the payload is then read and
@@ -29,6 +43,37 @@ final class PayloadStream {
     /** Payload bytes handed to the sink so far (scratch path). */
     private long accepted;
     private boolean dropping;
+
+    /**
+     * Where the header of the frame being read into {@code f} ends, if its payload may be streamed: with fewer bytes
+     * in than a DATA header, the shortest chunk header (the type is not known yet); then the header of its type
+     * (DATA or COLLECTIVE). 0 if the frame is not a chunk, or its payload is below {@link BulkReader#STREAM_MIN_BYTES}.
+     *
+     * @param f the frame buffer, from the length prefix on, with {@code f.position()} bytes in
+     * @param frameSize the frame's size, length prefix included
+     */
+    static int headerEnd(ByteBuffer f, int frameSize) {
+        int end = DATA_PAYLOAD_OFFSET;
+        if (f.position() > TYPE_OFFSET) {
+            int type = f.get(TYPE_OFFSET) & 0xFF;
+            end = type == MessageType.DATA.code() ? DATA_PAYLOAD_OFFSET
+                    : type == MessageType.COLLECTIVE.code() ? COLLECTIVE_PAYLOAD_OFFSET : 0;
+        }
+        return end > 0 && frameSize - end >= BulkReader.STREAM_MIN_BYTES ? end : 0;
+    }
+
+    /**
+     * Claims the destination of the chunk whose header is {@code header} (the frame's bytes up to its payload) from
+     * {@code handler}; null if it is not a chunk's or cannot be claimed now.
+     */
+    static PayloadSink claim(InboundHandler handler, int peer, MemorySegment header, long payloadBytes) {
+        Message.Collective c = MessageCodec.collectiveHeader(header);
+        if (c != null) {
+            return handler.claim(peer, c, payloadBytes);
+        }
+        Message.Data d = MessageCodec.dataHeader(header, payloadBytes);
+        return d == null ? null : handler.claim(peer, d, payloadBytes);
+    }
 
     /** True while a payload is being read. */
     boolean active() {
