@@ -57,9 +57,10 @@ final class RelayBridges {
     }
 
     /**
-     * {@link RelayTransport#rebuilt}: the routes become those of the topology's graph without exactly the ranks that
-     * are no longer members, with the holes bridged if {@code links} can link running members (the new links opened
-     * first, then the routes switched; the old routes stay accepted in {@link RelayTransport#previous}).
+     * {@link RelayTransport#rebuilt}: the routes become those of the topology's graph without the ranks that are no
+     * longer members (and without the members this rank already knows failed), with the holes bridged if
+     * {@code links} can link running members (the new links opened first, then the routes switched; the old routes
+     * stay accepted in {@link RelayTransport#previous}).
      *
      * @param links the underlying transport
      * @param member whether a world rank is a member of the rebuilt world
@@ -69,7 +70,13 @@ final class RelayBridges {
         RoutingTable old = relay.table;
         NeighbourGraph formed = old.graph().formation();
         NeighbourGraph next = links.linksMembers() ? formed.bridged(r -> r != rank && !member.test(r)) : formed;
-        RoutingTable routes = RoutingTable.of(next, rank, r -> !member.test(r));
+        // a member this rank already knows failed stays dead: the decision can leave in a rank whose death was learnt
+        // meanwhile (the next recovery removes it), and the report of that death has passed; routed through again,
+        // frames to the ranks behind it bounce between this rank and a neighbour that routes around it until their
+        // hop limit drops them, and no send ever fails to show the death again. A rank marked dead only because it
+        // was cut off is routed through again (a bridge may reach it)
+        RoutingTable routes = RoutingTable.of(next, rank, r -> !member.test(r)
+                || r < old.graph().worldSize() && old.isDead(r) && relay.failures.knows(r));
         int[] added = Arrays.stream(next.neighbours(rank))
                 .filter(p -> member.test(p) && !old.graph().adjacent(rank, p)).toArray();
         synchronized (relay) {

@@ -176,10 +176,12 @@ public final class RelayTransport implements Transport {
     }
 
     /**
-     * The world was rebuilt (automatic recovery): the routes become those of the topology's graph without exactly
-     * the ranks that are no longer members. Every survivor applies the same agreed decision, so all of them route the
-     * same way whatever each had learnt before (a rank it marked down on its own that the agreement kept is routed
-     * through again; a link that is really down is routed around again at its first failed send).
+     * The world was rebuilt (automatic recovery): the routes become those of the topology's graph without the ranks
+     * that are no longer members. Every survivor applies the same agreed decision, so all of them route the same way
+     * whatever each had learnt before (a rank it marked down only because it was cut off is routed through again;
+     * a link that is really down is routed around again at its first failed send). A member this rank already knows
+     * failed (its death came after the decision's value was fixed) stays dead: the report of it has passed, and
+     * nothing else would tell this rank again ({@link RelayBridges#rebuild}).
      *
      * <p>If the underlying transport can open links between running members ({@link Transport#linksMembers}), the
      * graph is the formation graph with the holes of the non-members bridged ({@link NeighbourGraph#bridged}): this
