@@ -87,11 +87,13 @@ public interface Progress {
         if (window <= 0) {
             return done.getAsBoolean();
         }
-        if (Thread.currentThread().isVirtual()) {
-            return pollOnce(lane, done, worldPeer);
-        }
         long now = System.nanoTime();
-        long end = deadlineNanos - now < window ? deadlineNanos : now + window;
+        // A virtual thread polls once, then hands the lane back and sleeps: its Thread.yield() gives the carrier to
+        // other virtual threads, not the core to other processes, and unmounts and remounts it at every poll (a
+        // stack chunk allocated each time). Measured, 4 ranks on 2 cores: polling for the window cost 8x the time
+        // and 16x the allocation of one read (docs/performance.md, "Calls from virtual threads").
+        long end = Thread.currentThread().isVirtual() ? now
+                : deadlineNanos - now < window ? deadlineNanos : now + window;
         for (int polls = 0; ; polls++) {
             if (done.getAsBoolean()) {
                 return true;
@@ -114,30 +116,5 @@ public interface Progress {
             }
             Thread.yield();
         }
-    }
-
-    /**
-     * A virtual thread's wait: reads what has arrived once, then hands the lane back and lets the caller sleep. A
-     * virtual thread does not poll for the window: {@code Thread.yield()} there gives the carrier to other virtual
-     * threads, not the core to other processes, and unmounts and remounts the thread each time (a stack chunk
-     * allocated per poll). Measured, 4 ranks on 2 cores: polling for the window cost 8x the time and 16x the
-     * allocation of this single read (docs/performance.md, "Calls from virtual threads").
-     *
-     * @return true if {@code done} held
-     */
-    private boolean pollOnce(Lane lane, java.util.function.BooleanSupplier done, int worldPeer) {
-        if (done.getAsBoolean()) {
-            return true;
-        }
-        if (worldPeer < 0) {
-            poll(lane);
-        } else {
-            poll(lane, worldPeer);
-        }
-        if (done.getAsBoolean()) {
-            return true;
-        }
-        handBack(lane);
-        return false;
     }
 }

@@ -45,7 +45,7 @@ final class SenderWrites {
      */
     static boolean writeFrom(BulkConnection owner, BulkOutput output, ByteBuffer[] srcs, long deadlineNanos)
             throws IOException {
-        // a virtual thread waits for the socket at once: its yield gives no core back (Progress.pollOnce)
+        // a virtual thread waits for the socket at once: its yield gives no core back (Progress.pollUntil)
         long window = Thread.currentThread().isVirtual() ? 0 : owner.pollWindowNanos();
         long idleSince = System.nanoTime();
         while (BulkOutput.hasRemaining(srcs)) {
