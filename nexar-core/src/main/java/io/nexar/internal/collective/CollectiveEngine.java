@@ -1,8 +1,5 @@
 package io.nexar.internal.collective;
 
-import io.nexar.PeerFailedException;
-import io.nexar.internal.collective.EarlyStore.OpKey;
-import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.InboundHandler.Delivery;
@@ -48,7 +45,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>The engine owns all its tables; stateless helpers work on them under its lock: {@link EngineFailures} (how
  * operations fail other than by completing), {@link EngineReports} (what it tells people and peers) and
- * {@link EngineChunks} (where an arriving chunk goes). Post, open and the rest of the inbound side stay here.
+ * {@link EngineChunks} (where an arriving chunk goes, and the chunks an operation or round finds waiting when it is
+ * posted or opened). Post, open and the rest of the inbound side stay here.
  */
 public final class CollectiveEngine {
     // The tables below are package-private for the Engine* helpers, which use them under the lock.
@@ -164,40 +162,9 @@ public final class CollectiveEngine {
             if (deferrals.any()) {
                 spaceFreed.signalAll(); // a reader thread may hold a chunk of this operation back for it
             }
-            io.nexar.NexarException refusal = cs.refuses(closedReason) ? cs.refusal(op.context(), closedReason)
-                    : null; // the context is built only for a refusal
-            if (refusal != null) {
-                op.fail(refusal, true);
-            } else if (abortedWhy != null) { // the communicator's own check may have run just before the abort
-                op.fail(new PeerFailedException(op.context().withPeer(abortedPeer < 0 ? -1 : group.local(abortedPeer)),
-                        "cannot complete: " + abortedWhy), true);
-            }
-            OpKey key = store.hasAborts() ? new OpKey(group.id(), seq) : null; // no abort held: no key to allocate
-            Message.CollectiveAbort abort = key == null ? null : store.takeAbort(key);
-            if (abort != null) {
-                EngineFailures.applyAbort(this, op, store.abortSender(key), abort);
-            }
-            List<StoredChunk> stored = store.takeEarly(group.id(), seq);
-            if (stored != null) {
-                for (int j = 0; j < stored.size(); j++) { // indexed: no iterator
-                    StoredChunk c = stored.get(j);
-                    int src = group.local(c.worldSrc());
-                    Fingerprint.Mismatch m = fp.compare(c.message(), src);
-                    if (m != null) {
-                        EngineFailures.mismatch(this, op, src, m.field(), m.detail());
-                    }
-                }
-                stored.removeIf(c -> MismatchProbe.is(c.message())); // compared: a probe has no round (and no bytes)
-                op.later = stored; // the store's list, now the operation's: no second list (later is empty at post)
-            }
-            for (int r = 0; r < group.size() && op.failure == null; r++) {
-                String why = down.get(group.world(r));
-                // a rank that left politely may have sent its part of this operation before it left
-                if (why != null && (!GoodbyeReason.isPoliteLeave(why) || OpPeers.stillNeeds(op, r))) {
-                    op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
-                            !GoodbyeReason.isPoliteLeave(why));
-                }
-            }
+            EngineFailures.failAtPost(this, op, cs);
+            EngineChunks.adoptEarly(this, op);
+            EngineFailures.failForPeersDown(this, op);
             return op;
         } finally {
             lock.unlock();
@@ -215,25 +182,7 @@ public final class CollectiveEngine {
             if (deferrals.any()) {
                 spaceFreed.signalAll(); // a reader thread may hold a chunk of this round back for it
             }
-            List<StoredChunk> later = op.later;
-            if (later.isEmpty()) { // the usual case
-                return;
-            }
-            int kept = 0; // indexed, compacting in place: no iterator
-            for (int j = 0; j < later.size(); j++) {
-                StoredChunk c = later.get(j);
-                if (op.failure == null && c.message().step() <= k) {
-                    store.release(c);
-                    // this loop needs the lock
-                    EngineChunks.apply(this, op, op.group.local(c.worldSrc()), c.message(), false);
-                    store.recycle(c); // copied or reduced into its target (or refused): nothing refers to it
-                } else {
-                    later.set(kept++, c);
-                }
-            }
-            while (later.size() > kept) {
-                later.removeLast();
-            }
+            EngineChunks.applyLater(this, op, k);
         } finally {
             lock.unlock();
         }
@@ -303,14 +252,7 @@ public final class CollectiveEngine {
                     cs.ended(op);
                 }
             }
-            List<StoredChunk> later = op.later;
-            for (int j = 0; j < later.size(); j++) { // indexed: no iterator
-                StoredChunk c = later.get(j);
-                store.release(c);
-                store.recycle(c);
-            }
-            op.later = List.of();
-            store.recycleList(later);
+            EngineChunks.dropLater(this, op);
             op.clearSlots();
         } finally {
             lock.unlock();
@@ -380,21 +322,7 @@ public final class CollectiveEngine {
 
     /** Delivers, waiting while the store is full, at most until {@code deadlineNanos}. */
     public boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException {
-        lock.lock();
-        try {
-            while (onMessage(peer, message) == Delivery.FULL) {
-                long now = System.nanoTime();
-                long left = deadlineNanos - now;
-                if (left <= 0) {
-                    return false;
-                }
-                long expiry = deferrals.nextExpiry(now); // a deferred chunk is stored when its window ends
-                spaceFreed.awaitNanos(expiry == Long.MAX_VALUE ? left : Math.min(left, Math.max(1, expiry - now)));
-            }
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        return EngineChunks.deliverWaiting(this, peer, message, deadlineNanos);
     }
 
     /**

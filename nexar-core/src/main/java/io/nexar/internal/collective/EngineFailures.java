@@ -26,6 +26,42 @@ final class EngineFailures {
     private EngineFailures() {
     }
 
+    /**
+     * What fails an operation being posted before it runs: its communicator refusing it (closed or broken), the
+     * engine's abort, and an abort for it that arrived before it was posted. Under the lock.
+     */
+    static void failAtPost(CollectiveEngine e, OpState op, CommState cs) {
+        NexarException refusal = cs.refuses(e.closedReason) ? cs.refusal(op.context(), e.closedReason)
+                : null; // the context is built only for a refusal
+        Group group = op.group;
+        if (refusal != null) {
+            op.fail(refusal, true);
+        } else if (e.abortedWhy != null) { // the communicator's own check may have run just before the abort
+            op.fail(new PeerFailedException(op.context().withPeer(e.abortedPeer < 0 ? -1 : group.local(e.abortedPeer)),
+                    "cannot complete: " + e.abortedWhy), true);
+        }
+        OpKey key = e.store.hasAborts() ? new OpKey(group.id(), op.seq) : null; // no abort held: no key to allocate
+        Message.CollectiveAbort abort = key == null ? null : e.store.takeAbort(key);
+        if (abort != null) {
+            applyAbort(e, op, e.store.abortSender(key), abort);
+        }
+    }
+
+    /**
+     * Fails an operation being posted if one of its members is down; after a polite leave only if it still needs
+     * something from that member (it may have sent its part of this operation before it left). Under the lock.
+     */
+    static void failForPeersDown(CollectiveEngine e, OpState op) {
+        Group group = op.group;
+        for (int r = 0; r < group.size() && op.failure == null; r++) {
+            String why = e.down.get(group.world(r));
+            if (why != null && (!GoodbyeReason.isPoliteLeave(why) || OpPeers.stillNeeds(op, r))) {
+                op.fail(new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why),
+                        !GoodbyeReason.isPoliteLeave(why));
+            }
+        }
+    }
+
     /** {@link CollectiveEngine#onPeerDown}. */
     static void peerDown(CollectiveEngine e, int peer, String why) {
         e.lock.lock();
