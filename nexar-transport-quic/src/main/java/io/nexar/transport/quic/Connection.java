@@ -18,6 +18,8 @@ import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.DeclaredFailed;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
+import io.nexar.transport.quic.bulk.Addresses;
+import io.nexar.transport.quic.bulk.BulkConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -135,7 +137,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     /** The peer's address as text. */
     String remote() {
         if (remote == null && channel != null && channel.remoteSocketAddress() != null) {
-            remote = Texts.format(channel.remoteSocketAddress());
+            remote = Addresses.format(channel.remoteSocketAddress());
         }
         return remote;
     }
@@ -182,12 +184,11 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
 
     @Override
     public ProtocolException protocolError(String what) {
-        return protocolError(transport, link, what);
+        return protocolError(transport, link == null ? -1 : link.peer, what);
     }
 
-    /** A protocol error of the peer of {@code link} on {@code transport}, naming it (rank -1 while link is null). */
-    static ProtocolException protocolError(QuicTransport transport, PeerLink link, String what) {
-        int peer = link == null ? -1 : link.peer;
+    /** A protocol error of {@code peer} on {@code transport}, naming it (rank -1 while it is not identified). */
+    static ProtocolException protocolError(QuicTransport transport, int peer, String what) {
         return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
                 -1, peer), "failed: rank " + peer + " " + what);
     }

@@ -16,6 +16,8 @@ import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.FrameDeadline;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -38,11 +40,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * the kept input are delivered, reading resumes. Other lanes are not affected.
  *
  * <p><b>Frame deadline</b> (event loop). Once the first byte of a frame is in, the rest must keep coming, as on the
- * TCP bulk lane ({@link BulkReader}): a frame that receives no byte for {@code heartbeat.timeout}, or is not complete
- * within {@code heartbeat.timeout} plus its size at {@link BulkReader#MIN_FRAME_BYTES_PER_SECOND}, fails the lane with
- * a {@link io.nexar.ProtocolException} naming the peer, which is then reported failed. Without it, a member that sends
- * a frame header and then stalls or trickles holds the lane (and whatever waits for it) while its heartbeats on the
- * control lane keep it alive. Time while this lane holds a refused message (its own back-pressure) does not count.
+ * TCP bulk lane ({@link FrameDeadline}): a frame that receives no byte for {@code heartbeat.timeout}, or is not
+ * complete within {@code heartbeat.timeout} plus its size at {@link FrameDeadline#MIN_FRAME_BYTES_PER_SECOND}, fails
+ * the lane with a {@link io.nexar.ProtocolException} naming the peer, which is then reported failed. Without it, a
+ * member that sends a frame header and then stalls or trickles holds the lane (and whatever waits for it) while its
+ * heartbeats on the control lane keep it alive. Time while this lane holds a refused message (its own back-pressure)
+ * does not count.
  *
  * <p><b>Sending</b> (any thread). {@link #send} encodes the message into a new buffer (so the caller's memory may be
  * reused when it returns) and writes it. Bytes written but not yet taken by quiche are counted; while they exceed the
@@ -363,7 +366,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         }
         int size = decoder.frameBytes();
         long total = frameTimeoutNanos + TimeUnit.SECONDS.toNanos(size < 0 ? 4 : size)
-                / BulkReader.MIN_FRAME_BYTES_PER_SECOND;
+                / FrameDeadline.MIN_FRAME_BYTES_PER_SECOND;
         long left = Math.min(frameByteNanos + frameTimeoutNanos, frameBegunNanos + total) - now;
         if (left > 0) {
             frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, left, TimeUnit.NANOSECONDS);
@@ -375,7 +378,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
                 + TimeUnit.NANOSECONDS.toMillis(now - frameBegunNanos) + " ms and nothing for "
                 + TimeUnit.NANOSECONDS.toMillis(now - frameByteNanos) + " ms: a begun frame must arrive without a"
                 + " pause of heartbeat.timeout (" + timeout + ") and at "
-                + (BulkReader.MIN_FRAME_BYTES_PER_SECOND >> 10) + " KiB/s or more after that long");
+                + (FrameDeadline.MIN_FRAME_BYTES_PER_SECOND >> 10) + " KiB/s or more after that long");
         frameBegunNanos = -1;
         dropBacklog();
         connection.laneFailed(this, e);

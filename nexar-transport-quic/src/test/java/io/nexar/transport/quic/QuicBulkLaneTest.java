@@ -14,6 +14,10 @@ import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import io.nexar.testkit.Await;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.BulkEndpoint;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -393,7 +397,7 @@ class QuicBulkLaneTest {
             for (int r = 0; r < 3; r++) {
                 BulkConnection lane = cluster.transport(r).link((r + 1) % 3).bulk();
                 assertThat(lane).as("rank %d's bulk lane", r).isNotNull();
-                endpoints.add(lane.endpoint());
+                endpoints.add(BulkProbes.endpoint(lane));
             }
             cluster.run(c -> {
                 c.send((c.rank() + 1) % 3, 1, pattern(50_000, c.rank()));
@@ -402,13 +406,13 @@ class QuicBulkLaneTest {
                 assertThat(got).isEqualTo(pattern(50_000, (c.rank() + 2) % 3));
                 return null;
             });
-            assertThat(endpoints.stream().mapToInt(e -> e.liveThreads().size()).sum()).as("threads while running")
+            assertThat(endpoints.stream().mapToInt(e -> BulkProbes.liveThreads(e).size()).sum()).as("threads while running")
                     .isGreaterThanOrEqualTo(3 * 9); // per rank: accept, and a reader and a writer per peer and lane
         } finally {
             cluster.close();
         }
         for (BulkEndpoint e : endpoints) {
-            assertThat(e.liveThreads()).as("bulk-lane threads after close").isEmpty();
+            assertThat(BulkProbes.liveThreads(e)).as("bulk-lane threads after close").isEmpty();
         }
     }
 

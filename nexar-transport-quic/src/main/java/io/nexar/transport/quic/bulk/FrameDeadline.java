@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -9,7 +9,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Threading: not thread-safe; used by its reader holding the turn, or by the reader thread between its turns.
  */
-final class FrameDeadline {
+public final class FrameDeadline {
+    /**
+     * The slowest average rate a begun frame may arrive at, after a grace of {@code heartbeat.timeout}; the QUIC
+     * lanes hold their frames to the same rule.
+     */
+    public static final long MIN_FRAME_BYTES_PER_SECOND = 64 << 10;
     /** When the first byte of the frame being read arrived, and the last one. */
     private long begunNanos;
     private long byteNanos;
@@ -34,7 +39,7 @@ final class FrameDeadline {
      */
     long nanosLeft(long now, long size, Duration heartbeatTimeout) {
         long timeout = heartbeatTimeout.toNanos();
-        long total = timeout + TimeUnit.SECONDS.toNanos(size) / BulkReader.MIN_FRAME_BYTES_PER_SECOND;
+        long total = timeout + TimeUnit.SECONDS.toNanos(size) / MIN_FRAME_BYTES_PER_SECOND;
         return Math.min(byteNanos + timeout, begunNanos + total) - now;
     }
 
@@ -44,7 +49,7 @@ final class FrameDeadline {
         return "sent " + have + " bytes of a " + size + " in "
                 + TimeUnit.NANOSECONDS.toMillis(now - begunNanos) + " ms and nothing for "
                 + TimeUnit.NANOSECONDS.toMillis(now - byteNanos) + " ms: a begun frame must arrive without a "
-                + "pause of heartbeat.timeout (" + timeout + ") and at " + (BulkReader.MIN_FRAME_BYTES_PER_SECOND >> 10)
+                + "pause of heartbeat.timeout (" + timeout + ") and at " + (MIN_FRAME_BYTES_PER_SECOND >> 10)
                 + " KiB/s or more after that long";
     }
 }
