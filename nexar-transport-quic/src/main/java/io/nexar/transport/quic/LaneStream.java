@@ -1,11 +1,9 @@
 package io.nexar.transport.quic;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
-import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
@@ -22,9 +20,6 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One lane of one QUIC connection: a long-lived bidirectional QUIC stream carrying length-prefixed frames in order. It
@@ -51,7 +46,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * reused when it returns) and writes it. Bytes written but not yet taken by quiche are counted; while they exceed the
  * high-water mark a sender waits, at most until its deadline. Quiche itself holds at most the peer's flow-control
  * window, so memory per lane is bounded by window + high water + one frame per concurrent sender. Frames of
- * concurrent senders never interleave: each is one write.
+ * concurrent senders never interleave: each is one write. That side is a {@link LaneOutput}.
  */
 final class LaneStream extends ChannelInboundHandlerAdapter {
     private static final long FIRST_RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -63,7 +58,6 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private final Lane lane;
     private final String name;
     private final QuicStreamChannel channel;
-    private final int highWaterBytes;
 
     // ---- event loop only
     private FrameDecoder decoder;
@@ -84,11 +78,8 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private long frameByteNanos;
     private io.netty.util.concurrent.ScheduledFuture<?> frameCheck;
 
-    // ---- senders
-    private final AtomicLong queuedBytes = new AtomicLong();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition room = lock.newCondition();
-    private volatile int waiters;
+    /** The sending side: encodes, writes and holds senders back while too much is queued (any thread). */
+    private final LaneOutput output;
 
     LaneStream(LaneOwner connection, Lane lane, QuicStreamChannel channel, int highWaterBytes,
                long frameTimeoutNanos) {
@@ -97,7 +88,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         this.lane = lane;
         this.name = lane.name();
         this.channel = channel;
-        this.highWaterBytes = highWaterBytes;
+        this.output = new LaneOutput(this, connection, channel, highWaterBytes);
     }
 
     /** The QUIC lane. */
@@ -132,102 +123,30 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     // ------------------------------------------------------------------ sending
 
     /**
-     * Encodes {@code message} and writes it, first waiting while too many bytes of this lane are queued.
+     * Encodes {@code message} and writes it, first waiting while too many bytes of this lane are queued (see
+     * {@link LaneOutput#send}).
      *
      * @throws io.nexar.PeerFailedException if the peer goes down before there is room
      * @throws OperationTimeoutException if there is no room before the deadline
      * @throws OperationCancelledException if the calling thread is interrupted while waiting
      */
     void send(Message message, Deadline deadline, ErrorContext context) {
-        int size = Math.toIntExact(MessageCodec.encodedSize(message));
-        awaitRoom(deadline, context);
-        connection.link().checkUp(context);
-        write(encode(message, size));
+        output.send(message, deadline, context);
     }
 
     /** Writes {@code message} without waiting for room (event loop: Hello, Goodbye, heartbeats). */
     void writeNow(Message message) {
-        write(encode(message, Math.toIntExact(MessageCodec.encodedSize(message))));
+        output.writeNow(message);
     }
 
     /** Ends this lane's output after everything already written: a FIN after the queued frames. */
     void finishOutput() {
-        channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));
-    }
-
-    private ByteBuf encode(Message message, int size) {
-        ByteBuf buf = channel.alloc().directBuffer(size, size); // quiche reads direct buffers
-        try {
-            MessageCodec.encode(message, MemorySegment.ofBuffer(buf.nioBuffer(0, size)));
-            buf.writerIndex(size);
-            return buf;
-        } catch (RuntimeException e) {
-            buf.release();
-            throw e;
-        }
-    }
-
-    private void write(ByteBuf frame) {
-        int n = frame.readableBytes();
-        queuedBytes.addAndGet(n);
-        channel.writeAndFlush(frame).addListener(f -> {
-            queuedBytes.addAndGet(-n);
-            if (!f.isSuccess()) {
-                connection.writeFailed(this, f.cause());
-            }
-            wakeSenders();
-        });
-    }
-
-    private void awaitRoom(Deadline deadline, ErrorContext context) {
-        if (queuedBytes.get() < highWaterBytes) {
-            return;
-        }
-        lock.lock();
-        try {
-            waiters++;
-            while (queuedBytes.get() >= highWaterBytes) {
-                connection.link().checkUp(context);
-                long left = deadline.remainingNanos();
-                if (left <= 0) {
-                    int peer = connection.link().peer;
-                    throw new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
-                            + " to take more data on lane " + name + " (its flow-control window stayed full; is it"
-                            + " posting receives?)");
-                }
-                room.awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            int peer = connection.link().peer;
-            throw new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank "
-                    + peer + " to take more data");
-        } finally {
-            waiters--;
-            lock.unlock();
-        }
-    }
-
-    /** Bytes written but not yet taken by quiche (any thread; for tests and diagnostics). */
-    long queuedBytes() {
-        return queuedBytes.get();
-    }
-
-    /** The high-water mark of {@link #queuedBytes()} above which senders wait. */
-    int highWaterBytes() {
-        return highWaterBytes;
+        output.finishOutput();
     }
 
     /** Wakes senders waiting for room, for example because the peer went down. Any thread. */
     void wakeSenders() {
-        if (waiters > 0) {
-            lock.lock();
-            try {
-                room.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
+        output.wakeSenders();
     }
 
     // ------------------------------------------------------------------ receiving (event loop)

@@ -22,8 +22,9 @@ abstract sealed class QuicMembership implements Transport permits QuicTransport 
     }
 
     /**
-     * Like {@link QuicTransport#connect(List, Deadline)} for a worker admitted into a running cluster: {@code peers} lists the
-     * members and the newcomers only; ranks missing from it (members that failed or left) get no link.
+     * Like {@link QuicTransport#connect(List, Deadline)} for a worker admitted into a running cluster:
+     * {@code peers} lists the members and the newcomers only; ranks missing from it (members that failed or left) get
+     * no link.
      */
     public void connectAdmitted(List<PeerInfo> peers, Deadline deadline) {
         QuicLifecycle.connect(self(), peers, deadline, true);

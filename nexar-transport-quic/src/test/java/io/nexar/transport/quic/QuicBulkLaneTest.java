@@ -406,8 +406,8 @@ class QuicBulkLaneTest {
                 assertThat(got).isEqualTo(pattern(50_000, (c.rank() + 2) % 3));
                 return null;
             });
-            assertThat(endpoints.stream().mapToInt(e -> BulkProbes.liveThreads(e).size()).sum()).as("threads while running")
-                    .isGreaterThanOrEqualTo(3 * 9); // per rank: accept, and a reader and a writer per peer and lane
+            assertThat(endpoints.stream().mapToInt(e -> BulkProbes.liveThreads(e).size()).sum())
+                    .as("threads while running").isGreaterThanOrEqualTo(3 * 9); // per rank: accept, and a reader and a writer per peer and lane
         } finally {
             cluster.close();
         }

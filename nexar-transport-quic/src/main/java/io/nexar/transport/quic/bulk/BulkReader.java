@@ -38,10 +38,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Frame deadline: once the first byte of a frame is in, the rest must keep coming. A frame that receives no byte for
  * {@code heartbeat.timeout}, or is not complete within {@code heartbeat.timeout} plus its size at
- * {@link FrameDeadline#MIN_FRAME_BYTES_PER_SECOND}, fails the lane with a {@link io.nexar.ProtocolException} naming the peer, which
- * is then reported failed: a member that claims a size it never sends, or sends a frame a byte at a time, would
- * otherwise hold its lane (and whatever waits for it) while its heartbeats on QUIC keep it alive. Only bytes missing
- * from the socket count: a reader that was slow to read finds them there.
+ * {@link FrameDeadline#MIN_FRAME_BYTES_PER_SECOND}, fails the lane with a {@link io.nexar.ProtocolException} naming
+ * the peer, which is then reported failed: a member that claims a size it never sends, or sends a frame a byte at a
+ * time, would otherwise hold its lane (and whatever waits for it) while its heartbeats on QUIC keep it alive. Only
+ * bytes missing from the socket count: a reader that was slow to read finds them there.
  *
  * <p>The frame being read (prefix, buffer, deadline, a payload streamed into its destination) is its
  * {@link BulkFrameInput}'s; this class drives it and delivers what it reads.
