@@ -1,7 +1,9 @@
 package io.nexar.transport.quic.bulk;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.nio.channels.SocketChannel;
 
 /**
  * Socket addresses as the transport's messages write them: {@code host:port}, or {@code [v6]:port} for IPv6. Here,
@@ -23,5 +25,14 @@ public final class Addresses {
         }
         String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    /** The remote address of {@code channel}, formatted; {@code ?} if it has none or cannot tell. */
+    static String remote(SocketChannel channel) {
+        try {
+            return format(channel.getRemoteAddress());
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 }

@@ -176,24 +176,6 @@ public final class BulkConnection {
         lane = l;
     }
 
-    /** The code of a lane in a bulk-lane HELLO's flags byte (docs/protocol.md 8.1). */
-    static int laneCode(Lane l) {
-        return switch (l) {
-            case P2P -> 1;
-            case COLLECTIVE -> 2;
-            default -> throw new IllegalArgumentException("no TCP connection carries lane " + l);
-        };
-    }
-
-    /** The lane named by a bulk-lane HELLO's flags byte, or null if it names none. */
-    static Lane laneOf(int code) {
-        return switch (code) {
-            case 1 -> Lane.P2P;
-            case 2 -> Lane.COLLECTIVE;
-            default -> null;
-        };
-    }
-
     /** The peer ended its output and it was read to its end: nothing more arrives on this connection. */
     public boolean inputEnded() {
         return inputEnded;
@@ -404,11 +386,7 @@ public final class BulkConnection {
     }
 
     String remote() {
-        try {
-            return Addresses.format(channel.getRemoteAddress());
-        } catch (IOException | RuntimeException e) {
-            return "?";
-        }
+        return Addresses.remote(channel);
     }
 
     /** After setup, the bulk lane failing loses the peer: a message may be half-written. */

@@ -170,17 +170,9 @@ public final class BulkEndpoint {
             if (pendingAccepts.poll().abandonSetup(null) && closedForRoom++ % 1000 == 0) {
                 LOG.warn("rank {}: {} connections to its bulk-lane port are being set up, the most it holds in a world"
                         + " of {}: closed the oldest for a new one from {} ({} closed so far; a flood of connections"
-                        + " that never speak?)", host.rank(), limit, host.worldSize(), remote(newcomer),
+                        + " that never speak?)", host.rank(), limit, host.worldSize(), Addresses.remote(newcomer),
                         closedForRoom);
             }
-        }
-    }
-
-    private static String remote(SocketChannel ch) {
-        try {
-            return Addresses.format(ch.getRemoteAddress());
-        } catch (IOException | RuntimeException e) {
-            return "?";
         }
     }
 

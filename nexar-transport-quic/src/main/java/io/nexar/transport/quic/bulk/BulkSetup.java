@@ -73,7 +73,7 @@ final class BulkSetup {
             return false;
         }
         if (dialTarget != null) {
-            writer.writeHello(host.hello(), BulkConnection.laneCode(owner.lane()));
+            writer.writeHello(host.hello(), laneCode(owner.lane()));
         }
         Message first = reader.readHello();
         if (first == null) {
@@ -132,10 +132,10 @@ final class BulkSetup {
         if (!(first instanceof Message.Hello h)) {
             throw owner.protocolError("began its bulk lane with " + first.type() + " instead of HELLO");
         }
-        Lane named = BulkConnection.laneOf(reader.helloFlags());
+        Lane named = laneOf(reader.helloFlags());
         if (named == null || (dialTarget != null && named != owner.lane())) {
             throw owner.protocolError("sent a bulk-lane HELLO with flags " + String.format("0x%02x", reader.helloFlags())
-                    + (dialTarget != null ? ", expected " + String.format("0x%02x", BulkConnection.laneCode(owner.lane()))
+                    + (dialTarget != null ? ", expected " + String.format("0x%02x", laneCode(owner.lane()))
                     + " (" + owner.lane() + ")" : ", expected 0x01 (P2P) or 0x02 (COLLECTIVE)"));
         }
         if (dialTarget == null) { // accepted: only now is the lane known, so check the link again for it
@@ -162,12 +162,30 @@ final class BulkSetup {
                     + ") that does not match its QUIC HELLO");
         }
         if (dialTarget == null) {
-            writer.writeHello(host.hello(), BulkConnection.laneCode(named));
+            writer.writeHello(host.hello(), laneCode(named));
             Thread.currentThread().setName(owner.threadName("p" + link.peer(), "rx"));
         }
         socket.goNonBlocking();
         owner.attach();
         return true;
+    }
+
+    /** The code of a lane in a bulk-lane HELLO's flags byte (docs/protocol.md 8.1). */
+    static int laneCode(Lane l) {
+        return switch (l) {
+            case P2P -> 1;
+            case COLLECTIVE -> 2;
+            default -> throw new IllegalArgumentException("no TCP connection carries lane " + l);
+        };
+    }
+
+    /** The lane named by a bulk-lane HELLO's flags byte, or null if it names none. */
+    static Lane laneOf(int code) {
+        return switch (code) {
+            case 1 -> Lane.P2P;
+            case 2 -> Lane.COLLECTIVE;
+            default -> null;
+        };
     }
 
     private boolean refuse(String why) {
