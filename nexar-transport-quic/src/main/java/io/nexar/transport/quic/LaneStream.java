@@ -18,6 +18,7 @@ import io.nexar.transport.quic.bulk.BulkConnection;
 import io.nexar.transport.quic.bulk.FrameDeadline;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
@@ -73,9 +74,9 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     /** Frames decoded so far: a change tells a new frame from the one under way. */
     private long framesDecoded;
     private long framesAtBegin = -1;
-    /** When the first byte of the frame under way arrived, and the last one; -1 between frames. */
-    private long frameBegunNanos = -1;
-    private long frameByteNanos;
+    /** Whether a frame is under way, and when its first and its last byte arrived (the rule: {@link FrameDeadline}). */
+    private boolean frameUnderWay;
+    private final FrameDeadline frameDeadline = new FrameDeadline();
     private io.netty.util.concurrent.ScheduledFuture<?> frameCheck;
 
     /** The sending side: encodes, writes and holds senders back while too much is queued (any thread). */
@@ -257,15 +258,15 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     /** Bytes were fed: notes a frame under way (or none) and makes sure its deadline is watched. */
     private void noteFrameProgress() {
         if (decoder.bufferedBytes() == 0) {
-            frameBegunNanos = -1;
+            frameUnderWay = false;
             return;
         }
-        long now = System.nanoTime();
-        if (frameBegunNanos < 0 || framesAtBegin != framesDecoded) {
-            frameBegunNanos = now;
+        boolean first = !frameUnderWay || framesAtBegin != framesDecoded;
+        if (first) {
+            frameUnderWay = true;
             framesAtBegin = framesDecoded;
         }
-        frameByteNanos = now;
+        frameDeadline.arrived(System.nanoTime(), first);
         if (frameCheck == null) {
             frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, frameTimeoutNanos,
                     TimeUnit.NANOSECONDS);
@@ -275,30 +276,23 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     /** Fails the lane if the frame under way missed its deadline; otherwise looks again when it would. */
     private void checkFrameDeadline() {
         frameCheck = null;
-        if (frameBegunNanos < 0 || connection.isDone() || decoder == null) {
+        if (!frameUnderWay || connection.isDone() || decoder == null) {
             return;
         }
         long now = System.nanoTime();
         if (paused) { // our own back-pressure holds the input: the peer is not late
-            frameBegunNanos = now;
-            frameByteNanos = now;
+            frameDeadline.arrived(now, true);
         }
         int size = decoder.frameBytes();
-        long total = frameTimeoutNanos + TimeUnit.SECONDS.toNanos(size < 0 ? 4 : size)
-                / FrameDeadline.MIN_FRAME_BYTES_PER_SECOND;
-        long left = Math.min(frameByteNanos + frameTimeoutNanos, frameBegunNanos + total) - now;
+        Duration timeout = Duration.ofNanos(frameTimeoutNanos);
+        long left = frameDeadline.nanosLeft(now, size < 0 ? 4 : size, timeout);
         if (left > 0) {
             frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, left, TimeUnit.NANOSECONDS);
             return;
         }
-        String timeout = io.nexar.internal.config.Units.formatRounded(java.time.Duration.ofNanos(frameTimeoutNanos));
-        var e = connection.protocolError("sent " + decoder.bufferedBytes() + " bytes of a "
-                + (size < 0 ? "length prefix" : size + "-byte frame") + " on lane " + name + " in "
-                + TimeUnit.NANOSECONDS.toMillis(now - frameBegunNanos) + " ms and nothing for "
-                + TimeUnit.NANOSECONDS.toMillis(now - frameByteNanos) + " ms: a begun frame must arrive without a"
-                + " pause of heartbeat.timeout (" + timeout + ") and at "
-                + (FrameDeadline.MIN_FRAME_BYTES_PER_SECOND >> 10) + " KiB/s or more after that long");
-        frameBegunNanos = -1;
+        var e = connection.protocolError(frameDeadline.missed(now, decoder.bufferedBytes(),
+                (size < 0 ? "length prefix" : size + "-byte frame") + " on lane " + name, timeout));
+        frameUnderWay = false;
         dropBacklog();
         connection.laneFailed(this, e);
     }

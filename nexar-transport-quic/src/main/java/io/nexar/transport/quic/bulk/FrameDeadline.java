@@ -4,10 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The deadline of the frame a {@link BulkReader} is reading: when its first and its latest byte arrived, how long it
- * has left, and the message that fails the lane when it missed it (the rule is in {@link BulkReader}'s class comment).
+ * The deadline of the frame a {@link BulkReader} (or a QUIC lane's stream) is reading: when its first and its latest
+ * byte arrived, how long it has left, and the message that fails the lane when it missed it. The rule (in
+ * {@link BulkReader}'s class comment): no pause of {@code heartbeat.timeout} within a frame, and the whole frame within
+ * {@code heartbeat.timeout} plus its size at {@link #MIN_FRAME_BYTES_PER_SECOND}.
  *
- * <p>Threading: not thread-safe; used by its reader holding the turn, or by the reader thread between its turns.
+ * <p>Threading: not thread-safe; used by its reader holding the turn, or by the reader thread between its turns (on
+ * QUIC, by the stream's event loop).
  */
 public final class FrameDeadline {
     /**
@@ -19,8 +22,12 @@ public final class FrameDeadline {
     private long begunNanos;
     private long byteNanos;
 
+    /** A deadline with no frame begun yet: {@link #arrived(long, boolean)} with {@code first} begins one. */
+    public FrameDeadline() {
+    }
+
     /** Bytes of the frame arrived at {@code now}; {@code first}: they are its first. */
-    void arrived(long now, boolean first) {
+    public void arrived(long now, boolean first) {
         byteNanos = now;
         if (first) {
             begunNanos = now;
@@ -28,7 +35,7 @@ public final class FrameDeadline {
     }
 
     /** Bytes arrived at {@code now} within the frame begun. */
-    void arrived(long now) {
+    public void arrived(long now) {
         byteNanos = now;
     }
 
@@ -37,14 +44,14 @@ public final class FrameDeadline {
      *
      * @param size the frame's size (prefix included), or the length prefix's while that is read
      */
-    long nanosLeft(long now, long size, Duration heartbeatTimeout) {
+    public long nanosLeft(long now, long size, Duration heartbeatTimeout) {
         long timeout = heartbeatTimeout.toNanos();
         long total = timeout + TimeUnit.SECONDS.toNanos(size) / MIN_FRAME_BYTES_PER_SECOND;
         return Math.min(byteNanos + timeout, begunNanos + total) - now;
     }
 
     /** Why the frame missed its deadline at {@code now}: {@code have} bytes of {@code size} ("length prefix", ...). */
-    String missed(long now, long have, String size, Duration heartbeatTimeout) {
+    public String missed(long now, long have, String size, Duration heartbeatTimeout) {
         String timeout = io.nexar.internal.config.Units.formatRounded(heartbeatTimeout);
         return "sent " + have + " bytes of a " + size + " in "
                 + TimeUnit.NANOSECONDS.toMillis(now - begunNanos) + " ms and nothing for "
