@@ -265,8 +265,10 @@ public final class BulkEndpoint {
                 threads.remove(Thread.currentThread());
             }
         });
-        threads.add(t);
-        t.start();
+        synchronized (threads) { // shutdown's snapshot sees a thread only once it is started (join refuses others)
+            threads.add(t);
+            t.start();
+        }
     }
 
     /** Runs {@code action} after {@code nanos} on one of the transport's timers (setup deadlines). */
@@ -287,8 +289,12 @@ public final class BulkEndpoint {
         for (BulkConnection c : connections) {
             c.close();
         }
+        List<Thread> started;
+        synchronized (threads) {
+            started = List.copyOf(threads);
+        }
         try {
-            for (Thread t : List.copyOf(threads)) {
+            for (Thread t : started) {
                 long left = deadline.remainingNanos();
                 if (left <= 0 || !t.join(Duration.ofNanos(left))) {
                     LOG.warn("rank {}: bulk-lane thread {} did not end within {}", host.rank(), t.getName(),
