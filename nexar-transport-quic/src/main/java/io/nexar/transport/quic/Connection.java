@@ -18,6 +18,8 @@ import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.DeclaredFailed;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
+import io.nexar.transport.quic.bulk.Addresses;
+import io.nexar.transport.quic.bulk.BulkConnection;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -42,7 +44,8 @@ import org.slf4j.event.Level;
  * reports. Goodbye (a normal close, or a rank that failed) is followed by a FIN on every lane, and the peer is
  * reported down only when every lane (and its bulk lane) has been read to its end, so messages sent before the
  * Goodbye are delivered first; sends to it fail at once. A protocol error reports the peer at once. The reason also
- * travels in the CONNECTION_CLOSE, for a peer that never reads the Goodbye.
+ * travels in the CONNECTION_CLOSE, for a peer that never reads the Goodbye. The Goodbyes of both sides are followed
+ * by {@link Goodbyes}.
  */
 abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOwner {
     static final AttributeKey<Connection> KEY = AttributeKey.valueOf("nexar.connection");
@@ -59,8 +62,8 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     private int hellos;
     private long incarnation;
     private boolean ready;
-    private String leavingWhy;
-    private int finishedLanes;
+    /** The Goodbyes of both sides, and whether the peer is leaving. */
+    private final Goodbyes goodbyes = new Goodbyes(this);
     private QuicConnectionCloseEvent closeEvent;
     private String localCloseWhy;
     boolean closedByPeer;
@@ -135,7 +138,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     /** The peer's address as text. */
     String remote() {
         if (remote == null && channel != null && channel.remoteSocketAddress() != null) {
-            remote = Texts.format(channel.remoteSocketAddress());
+            remote = Addresses.format(channel.remoteSocketAddress());
         }
         return remote;
     }
@@ -182,54 +185,29 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
 
     @Override
     public ProtocolException protocolError(String what) {
-        return protocolError(transport, link, what);
+        return protocolError(transport, link == null ? -1 : link.peer, what);
     }
 
-    /** A protocol error of the peer of {@code link} on {@code transport}, naming it (rank -1 while link is null). */
-    static ProtocolException protocolError(QuicTransport transport, PeerLink link, String what) {
-        int peer = link == null ? -1 : link.peer;
+    /** A protocol error of {@code peer} on {@code transport}, naming it (rank -1 while it is not identified). */
+    static ProtocolException protocolError(QuicTransport transport, int peer, String what) {
         return new ProtocolException(new ErrorContext(Operation.DECODE, transport.rank(), transport.worldSize(), -1, -1,
                 -1, peer), "failed: rank " + peer + " " + what);
     }
 
     @Override
     public void onGoodbye(Message.Goodbye g) {
-        String detail = g.detail();
-        switch (g.reason()) {
-            case CLOSE, FAILURE -> {
-                // Sends to it fail now; receivers hear of it once every lane is read to its end, so what it sent
-                // before it left (or failed) is delivered first. A failing peer's lanes end at once too.
-                leavingWhy = g.reason().describe(detail);
-                link.down(leavingWhy, null, false);
-                checkDrained();
-            }
-            case PROTOCOL_ERROR -> {
-                link.down(g.reason().describe(detail), null, !transport.isClosing());
-                closeWith(GoodbyeReason.CLOSE.code(), "", null);
-            }
-        }
+        goodbyes.onGoodbye(g);
     }
 
     /** A lane was read to its end (FIN, or its stream closed). */
     @Override
     public void laneFinished(LaneStream lane) {
-        finishedLanes++;
-        if (done || !channel.isOpen()) {
-            return; // the connection is closing: onClosed reports
-        }
-        if (leavingWhy == null && !transport.isClosing()) {
-            fail("closed lane " + lane.name() + " without saying goodbye", null);
-            return;
-        }
-        checkDrained();
+        goodbyes.laneFinished(lane);
     }
 
     /** Reports a leaving peer once all it sent was read: every lane, and its bulk lane if it has one. */
     void checkDrained() {
-        if (leavingWhy != null && finishedLanes == LANES && link.bulkDrained() && !done) {
-            link.report(null);
-            closeWith(GoodbyeReason.CLOSE.code(), "", null);
-        }
+        goodbyes.checkDrained();
     }
 
     /** Reading a lane failed: a protocol violation by the peer, or an error of the inbound handler. */
@@ -254,7 +232,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     /** A write failed; unless the peer is already gone or leaving, the connection is lost. */
     @Override
     public void writeFailed(LaneStream lane, Throwable cause) {
-        if (!done && leavingWhy == null && !transport.isClosing() && link != null && !link.isDown()) {
+        if (!done && goodbyes.leavingWhy() == null && !transport.isClosing() && link != null && !link.isDown()) {
             fail("was disconnected (writing lane " + lane.name() + " failed: " + cause + ")", cause);
         }
     }
@@ -321,29 +299,16 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
     }
 
     /**
-     * This transport is closing (normally, or because its rank failed): say Goodbye, then end every lane; the peer
-     * closes the connection once it has read them, or the transport closes it when {@code close.timeout} runs out.
+     * This transport is closing (normally, or because its rank failed): say Goodbye, then end every lane (see
+     * {@link Goodbyes#leave}).
      */
     void leave(GoodbyeReason reason, String detail) {
-        if (done) {
-            return;
-        }
-        String text = Texts.truncate(detail);
-        if (!ready) {
-            closeWith(reason.code(), text, null);
-            return;
-        }
-        var goodbye = new Message.Goodbye(reason, text);
-        for (int i = 0; i < LANES; i++) {
-            // on every lane: under loss a lane's FIN can overtake the control lane's GOODBYE, and a lane that ends
-            // without one means a lost peer
-            lanes.get(i).writeNow(goodbye);
-            lanes.get(i).finishOutput();
-        }
-        for (BulkConnection bulk : link.bulks()) {
-            bulk.writeNow(new Message.Goodbye(reason, text)); // a TCP connection that ends without it was cut
-            bulk.finishOutput();
-        }
+        goodbyes.leave(reason, detail);
+    }
+
+    /** True once every lane said Hello. */
+    boolean isReady() {
+        return ready;
     }
 
     /** Closes the QUIC connection with an application error {@code code} and a reason the peer will report. */
@@ -382,6 +347,7 @@ abstract class Connection extends ChannelInboundHandlerAdapter implements LaneOw
 
     private void onClosed() {
         done = true;
+        String leavingWhy = goodbyes.leavingWhy();
         String why = leavingWhy != null ? leavingWhy : describe(closeEvent);
         closedByPeer = closeEvent != null;
         LOG.atLevel(link != null ? Level.INFO : Level.DEBUG).log("connection down: {} at {} {}",

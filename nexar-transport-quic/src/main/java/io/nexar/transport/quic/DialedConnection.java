@@ -5,6 +5,7 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.transport.Lane;
+import io.nexar.transport.quic.bulk.Addresses;
 import java.security.cert.CertificateException;
 
 /**
@@ -27,7 +28,7 @@ final class DialedConnection extends Connection {
 
     @Override
     void refusedInHandshake(String reason) {
-        target.failFormation("at " + Texts.format(transport.table().get(target.peer).quicAddress())
+        target.failFormation("at " + Addresses.format(transport.table().get(target.peer).quicAddress())
                 + " presented an unacceptable certificate: " + reason);
     }
 

@@ -3,6 +3,7 @@ package io.nexar.transport.quic;
 import io.nexar.ClusterFormationException;
 import io.nexar.internal.config.Units;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.Addresses;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -170,7 +171,7 @@ final class Formation {
             if (answer == ListenerProbe.Answer.REFUSED) {
                 throw new ClusterFormationException(transport.context(peer), "failed: rank " + peer + " was not"
                         + " reached within heartbeat.timeout (" + Units.formatRounded(reachTimeout) + ") and its"
-                        + " bulk-lane port " + Texts.format(address) + " refuses connections: its process is gone"
+                        + " bulk-lane port " + Addresses.format(address) + " refuses connections: its process is gone"
                         + " (it died after the seed handed out the peer table)");
             }
             if (answer != ListenerProbe.Answer.LISTENING) {

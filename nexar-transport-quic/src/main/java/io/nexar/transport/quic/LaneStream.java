@@ -1,11 +1,9 @@
 package io.nexar.transport.quic;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
-import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
@@ -16,13 +14,13 @@ import io.nexar.internal.protocol.MessageCodec;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.FrameDeadline;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One lane of one QUIC connection: a long-lived bidirectional QUIC stream carrying length-prefixed frames in order. It
@@ -38,17 +36,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * the kept input are delivered, reading resumes. Other lanes are not affected.
  *
  * <p><b>Frame deadline</b> (event loop). Once the first byte of a frame is in, the rest must keep coming, as on the
- * TCP bulk lane ({@link BulkReader}): a frame that receives no byte for {@code heartbeat.timeout}, or is not complete
- * within {@code heartbeat.timeout} plus its size at {@link BulkReader#MIN_FRAME_BYTES_PER_SECOND}, fails the lane with
- * a {@link io.nexar.ProtocolException} naming the peer, which is then reported failed. Without it, a member that sends
- * a frame header and then stalls or trickles holds the lane (and whatever waits for it) while its heartbeats on the
- * control lane keep it alive. Time while this lane holds a refused message (its own back-pressure) does not count.
+ * TCP bulk lane ({@link FrameDeadline}): a frame that receives no byte for {@code heartbeat.timeout}, or is not
+ * complete within {@code heartbeat.timeout} plus its size at {@link FrameDeadline#MIN_FRAME_BYTES_PER_SECOND}, fails
+ * the lane with a {@link io.nexar.ProtocolException} naming the peer, which is then reported failed. Without it, a
+ * member that sends a frame header and then stalls or trickles holds the lane (and whatever waits for it) while its
+ * heartbeats on the control lane keep it alive. Time while this lane holds a refused message (its own back-pressure)
+ * does not count.
  *
  * <p><b>Sending</b> (any thread). {@link #send} encodes the message into a new buffer (so the caller's memory may be
  * reused when it returns) and writes it. Bytes written but not yet taken by quiche are counted; while they exceed the
  * high-water mark a sender waits, at most until its deadline. Quiche itself holds at most the peer's flow-control
  * window, so memory per lane is bounded by window + high water + one frame per concurrent sender. Frames of
- * concurrent senders never interleave: each is one write.
+ * concurrent senders never interleave: each is one write. That side is a {@link LaneOutput}.
  */
 final class LaneStream extends ChannelInboundHandlerAdapter {
     private static final long FIRST_RETRY_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
@@ -60,7 +59,6 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     private final Lane lane;
     private final String name;
     private final QuicStreamChannel channel;
-    private final int highWaterBytes;
 
     // ---- event loop only
     private FrameDecoder decoder;
@@ -76,16 +74,13 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     /** Frames decoded so far: a change tells a new frame from the one under way. */
     private long framesDecoded;
     private long framesAtBegin = -1;
-    /** When the first byte of the frame under way arrived, and the last one; -1 between frames. */
-    private long frameBegunNanos = -1;
-    private long frameByteNanos;
+    /** Whether a frame is under way, and when its first and its last byte arrived (the rule: {@link FrameDeadline}). */
+    private boolean frameUnderWay;
+    private final FrameDeadline frameDeadline = new FrameDeadline();
     private io.netty.util.concurrent.ScheduledFuture<?> frameCheck;
 
-    // ---- senders
-    private final AtomicLong queuedBytes = new AtomicLong();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition room = lock.newCondition();
-    private volatile int waiters;
+    /** The sending side: encodes, writes and holds senders back while too much is queued (any thread). */
+    private final LaneOutput output;
 
     LaneStream(LaneOwner connection, Lane lane, QuicStreamChannel channel, int highWaterBytes,
                long frameTimeoutNanos) {
@@ -94,7 +89,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
         this.lane = lane;
         this.name = lane.name();
         this.channel = channel;
-        this.highWaterBytes = highWaterBytes;
+        this.output = new LaneOutput(this, connection, channel, highWaterBytes);
     }
 
     /** The QUIC lane. */
@@ -129,102 +124,30 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     // ------------------------------------------------------------------ sending
 
     /**
-     * Encodes {@code message} and writes it, first waiting while too many bytes of this lane are queued.
+     * Encodes {@code message} and writes it, first waiting while too many bytes of this lane are queued (see
+     * {@link LaneOutput#send}).
      *
      * @throws io.nexar.PeerFailedException if the peer goes down before there is room
      * @throws OperationTimeoutException if there is no room before the deadline
      * @throws OperationCancelledException if the calling thread is interrupted while waiting
      */
     void send(Message message, Deadline deadline, ErrorContext context) {
-        int size = Math.toIntExact(MessageCodec.encodedSize(message));
-        awaitRoom(deadline, context);
-        connection.link().checkUp(context);
-        write(encode(message, size));
+        output.send(message, deadline, context);
     }
 
     /** Writes {@code message} without waiting for room (event loop: Hello, Goodbye, heartbeats). */
     void writeNow(Message message) {
-        write(encode(message, Math.toIntExact(MessageCodec.encodedSize(message))));
+        output.writeNow(message);
     }
 
     /** Ends this lane's output after everything already written: a FIN after the queued frames. */
     void finishOutput() {
-        channel.writeAndFlush(new DefaultQuicStreamFrame(Unpooled.EMPTY_BUFFER, true));
-    }
-
-    private ByteBuf encode(Message message, int size) {
-        ByteBuf buf = channel.alloc().directBuffer(size, size); // quiche reads direct buffers
-        try {
-            MessageCodec.encode(message, MemorySegment.ofBuffer(buf.nioBuffer(0, size)));
-            buf.writerIndex(size);
-            return buf;
-        } catch (RuntimeException e) {
-            buf.release();
-            throw e;
-        }
-    }
-
-    private void write(ByteBuf frame) {
-        int n = frame.readableBytes();
-        queuedBytes.addAndGet(n);
-        channel.writeAndFlush(frame).addListener(f -> {
-            queuedBytes.addAndGet(-n);
-            if (!f.isSuccess()) {
-                connection.writeFailed(this, f.cause());
-            }
-            wakeSenders();
-        });
-    }
-
-    private void awaitRoom(Deadline deadline, ErrorContext context) {
-        if (queuedBytes.get() < highWaterBytes) {
-            return;
-        }
-        lock.lock();
-        try {
-            waiters++;
-            while (queuedBytes.get() >= highWaterBytes) {
-                connection.link().checkUp(context);
-                long left = deadline.remainingNanos();
-                if (left <= 0) {
-                    int peer = connection.link().peer;
-                    throw new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
-                            + " to take more data on lane " + name + " (its flow-control window stayed full; is it"
-                            + " posting receives?)");
-                }
-                room.awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            int peer = connection.link().peer;
-            throw new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank "
-                    + peer + " to take more data");
-        } finally {
-            waiters--;
-            lock.unlock();
-        }
-    }
-
-    /** Bytes written but not yet taken by quiche (any thread; for tests and diagnostics). */
-    long queuedBytes() {
-        return queuedBytes.get();
-    }
-
-    /** The high-water mark of {@link #queuedBytes()} above which senders wait. */
-    int highWaterBytes() {
-        return highWaterBytes;
+        output.finishOutput();
     }
 
     /** Wakes senders waiting for room, for example because the peer went down. Any thread. */
     void wakeSenders() {
-        if (waiters > 0) {
-            lock.lock();
-            try {
-                room.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
+        output.wakeSenders();
     }
 
     // ------------------------------------------------------------------ receiving (event loop)
@@ -335,15 +258,15 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     /** Bytes were fed: notes a frame under way (or none) and makes sure its deadline is watched. */
     private void noteFrameProgress() {
         if (decoder.bufferedBytes() == 0) {
-            frameBegunNanos = -1;
+            frameUnderWay = false;
             return;
         }
-        long now = System.nanoTime();
-        if (frameBegunNanos < 0 || framesAtBegin != framesDecoded) {
-            frameBegunNanos = now;
+        boolean first = !frameUnderWay || framesAtBegin != framesDecoded;
+        if (first) {
+            frameUnderWay = true;
             framesAtBegin = framesDecoded;
         }
-        frameByteNanos = now;
+        frameDeadline.arrived(System.nanoTime(), first);
         if (frameCheck == null) {
             frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, frameTimeoutNanos,
                     TimeUnit.NANOSECONDS);
@@ -353,30 +276,23 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
     /** Fails the lane if the frame under way missed its deadline; otherwise looks again when it would. */
     private void checkFrameDeadline() {
         frameCheck = null;
-        if (frameBegunNanos < 0 || connection.isDone() || decoder == null) {
+        if (!frameUnderWay || connection.isDone() || decoder == null) {
             return;
         }
         long now = System.nanoTime();
         if (paused) { // our own back-pressure holds the input: the peer is not late
-            frameBegunNanos = now;
-            frameByteNanos = now;
+            frameDeadline.arrived(now, true);
         }
         int size = decoder.frameBytes();
-        long total = frameTimeoutNanos + TimeUnit.SECONDS.toNanos(size < 0 ? 4 : size)
-                / BulkReader.MIN_FRAME_BYTES_PER_SECOND;
-        long left = Math.min(frameByteNanos + frameTimeoutNanos, frameBegunNanos + total) - now;
+        Duration timeout = Duration.ofNanos(frameTimeoutNanos);
+        long left = frameDeadline.nanosLeft(now, size < 0 ? 4 : size, timeout);
         if (left > 0) {
             frameCheck = channel.eventLoop().schedule(this::checkFrameDeadline, left, TimeUnit.NANOSECONDS);
             return;
         }
-        String timeout = io.nexar.internal.config.Units.formatRounded(java.time.Duration.ofNanos(frameTimeoutNanos));
-        var e = connection.protocolError("sent " + decoder.bufferedBytes() + " bytes of a "
-                + (size < 0 ? "length prefix" : size + "-byte frame") + " on lane " + name + " in "
-                + TimeUnit.NANOSECONDS.toMillis(now - frameBegunNanos) + " ms and nothing for "
-                + TimeUnit.NANOSECONDS.toMillis(now - frameByteNanos) + " ms: a begun frame must arrive without a"
-                + " pause of heartbeat.timeout (" + timeout + ") and at "
-                + (BulkReader.MIN_FRAME_BYTES_PER_SECOND >> 10) + " KiB/s or more after that long");
-        frameBegunNanos = -1;
+        var e = connection.protocolError(frameDeadline.missed(now, decoder.bufferedBytes(),
+                (size < 0 ? "length prefix" : size + "-byte frame") + " on lane " + name, timeout));
+        frameUnderWay = false;
         dropBacklog();
         connection.laneFailed(this, e);
     }

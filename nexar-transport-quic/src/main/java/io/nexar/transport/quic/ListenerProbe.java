@@ -1,5 +1,6 @@
 package io.nexar.transport.quic;
 
+import io.nexar.transport.quic.bulk.BulkConnection;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;

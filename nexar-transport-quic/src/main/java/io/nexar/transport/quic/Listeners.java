@@ -9,6 +9,7 @@ import io.nexar.ClusterFormationException;
 import io.nexar.ErrorContext;
 import io.nexar.Operation;
 import io.nexar.PortRange;
+import io.nexar.transport.quic.bulk.Addresses;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -190,7 +191,7 @@ final class Listeners implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: interrupted while binding "
-                    + Texts.format(address), e);
+                    + Addresses.format(address), e);
         } catch (IOException e) {
             return null;
         } catch (RuntimeException e) {

@@ -7,12 +7,15 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.BulkPeer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 
 /**
  * Everything this rank knows about one peer rank for the transport's lifetime: the one {@link Connection} to it,
@@ -22,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * run anywhere and reports to the {@link InboundHandler} exactly once. A peer that went down stays down: nexar has
  * no reconnection (a restarted process is a new member).
  */
-final class PeerLink {
+final class PeerLink implements BulkPeer {
     /** The peer's rank. */
     final int peer;
     private final InboundHandler handler;
@@ -50,8 +53,14 @@ final class PeerLink {
         this.bulkThreshold = bulkThreshold;
     }
 
+    @Override
+    public int peer() {
+        return peer;
+    }
+
     /** Completes when the connection is ready; fails with a {@link FormationFailure} if it cannot be formed. */
-    CompletableFuture<Void> ready() {
+    @Override
+    public CompletableFuture<Void> ready() {
         return ready;
     }
 
@@ -94,7 +103,8 @@ final class PeerLink {
     }
 
     /** A frame arrived from the peer (any lane, any thread): it is alive now. */
-    void noteReceived() {
+    @Override
+    public void noteReceived() {
         lastReceivedNanos = System.nanoTime();
     }
 
@@ -104,12 +114,14 @@ final class PeerLink {
     }
 
     /** The peer's incarnation, from its QUIC Hello (after ready). */
-    long incarnation() {
+    @Override
+    public long incarnation() {
         return incarnation;
     }
 
     /** True once the QUIC connection is ready and the peer is up. */
-    boolean isReady() {
+    @Override
+    public boolean isReady() {
         return ready.isDone() && !ready.isCompletedExceptionally() && !isDown();
     }
 
@@ -117,7 +129,8 @@ final class PeerLink {
      * Attaches the verified TCP connection of {@code connection.lane()} (its reader thread); false if that lane has
      * one already or the peer is down.
      */
-    synchronized boolean attachBulk(BulkConnection connection) {
+    @Override
+    public synchronized boolean attachBulk(BulkConnection connection) {
         int i = connection.lane().ordinal();
         if (bulk.get(i) != null || !isReady()) {
             return false;
@@ -133,7 +146,8 @@ final class PeerLink {
     }
 
     /** {@code lane}'s TCP connection, or null. Any thread. */
-    BulkConnection bulk(Lane lane) {
+    @Override
+    public BulkConnection bulk(Lane lane) {
         return bulk.get(lane.ordinal());
     }
 
@@ -165,7 +179,8 @@ final class PeerLink {
     }
 
     /** True once the peer is down. */
-    boolean isDown() {
+    @Override
+    public boolean isDown() {
         return down.get() != null;
     }
 
@@ -183,7 +198,8 @@ final class PeerLink {
      * @param report false when the handler must not hear of it yet (a peer that said goodbye is reported once its
      *        lanes are read to their end) or at all (this transport is closing)
      */
-    void down(String why, Throwable cause, boolean report) {
+    @Override
+    public void down(String why, Throwable cause, boolean report) {
         if (down.compareAndSet(null, why)) {
             connectionEvent("all", "lost", why);
             ready.completeExceptionally(new FormationFailure(peer, why));
@@ -198,6 +214,24 @@ final class PeerLink {
         }
         if (report) {
             report(cause);
+        }
+    }
+
+    @Override
+    public void quicFailed(String why, Throwable cause) {
+        onQuicConnection(c -> c.fail(why, cause));
+    }
+
+    @Override
+    public void bulkInputEnded() {
+        onQuicConnection(Connection::checkDrained);
+    }
+
+    /** Runs {@code task} on the event loop of the peer's QUIC connection, if there is one and its loop still runs. */
+    private void onQuicConnection(Consumer<Connection> task) {
+        Connection c = connection;
+        if (c != null) {
+            c.onLoop(() -> task.accept(c));
         }
     }
 
@@ -239,7 +273,8 @@ final class PeerLink {
     }
 
     /** Throws {@link PeerFailedException} if the peer is down. */
-    void checkUp(ErrorContext context) {
+    @Override
+    public void checkUp(ErrorContext context) {
         String why = down.get();
         if (why != null) {
             throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + why);

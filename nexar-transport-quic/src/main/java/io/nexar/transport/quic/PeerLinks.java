@@ -5,6 +5,7 @@ import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkConnection;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

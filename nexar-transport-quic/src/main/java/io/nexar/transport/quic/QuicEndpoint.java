@@ -12,6 +12,9 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.Addresses;
+import io.nexar.transport.quic.bulk.BulkEndpoint;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,7 +88,8 @@ final class QuicEndpoint {
                 throw new IllegalStateException("a bulk lane needs a TCP listener");
             }
             if (tcp != null) {
-                e.bulk = BulkEndpoint.bind(transport, credentials, bulk, e.io, tcp);
+                e.bulk = BulkEndpoint.bind(new QuicBulkHost(transport, e.io), credentials, bulk,
+                        transport.config().tlsEngine().key(), tcp);
             }
             e.client = e.io.bindUdp(new InetSocketAddress(address.getAddress(), 0),
                     QuicCodecs.client(credentials, transport.verifier(), tuning));
@@ -113,7 +117,7 @@ final class QuicEndpoint {
     /** Sets up the bulk lanes this rank dials (see {@link BulkEndpoint#connectAll}); nothing without a bulk lane. */
     void connectBulk(List<PeerLink> targets, PeerTable table, Deadline deadline) {
         if (bulk != null) {
-            bulk.connectAll(targets, table, deadline);
+            bulk.connectAll(targets, p -> table.get(p).bulkAddress(), deadline);
         }
     }
 
@@ -121,7 +125,7 @@ final class QuicEndpoint {
     String describe() {
         return (io.epoll() ? "epoll" : "nio") + ", UDP payload " + tuning.maxUdpPayloadBytes() + " bytes, GSO "
                 + (io.segments() != SegmentedDatagramPacketAllocator.NONE) + ", bulk lane "
-                + (bulk == null ? "off" : "TCP " + Texts.format(bulk.localAddress()));
+                + (bulk == null ? "off" : "TCP " + Addresses.format(bulk.localAddress()));
     }
 
     private Connection track(Connection c) {
@@ -157,7 +161,7 @@ final class QuicEndpoint {
             String why = cause instanceof QuicClosedChannelException q && q.event() != null ? c.describe(q.event())
                     : cause instanceof ConnectTimeoutException ? "did not answer within " + millis + "ms"
                     : "could not be reached: " + cause;
-            link.failFormation("at " + Texts.format(address) + " " + why);
+            link.failFormation("at " + Addresses.format(address) + " " + why);
         });
     }
 

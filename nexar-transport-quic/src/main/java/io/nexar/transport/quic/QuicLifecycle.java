@@ -6,6 +6,7 @@ import io.nexar.internal.config.Units;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.Addresses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,9 +46,9 @@ final class QuicLifecycle {
                 Thread.currentThread().interrupt();
             }
             throw new ClusterFormationException(t.context(-1), "failed: cannot bind UDP "
-                    + Texts.format(t.bindAddress) + ": " + e, e);
+                    + Addresses.format(t.bindAddress) + ": " + e, e);
         }
-        LOG.debug("rank {} listens on QUIC {} ({})", t.rank, Texts.format(t.endpoint.localAddress()),
+        LOG.debug("rank {} listens on QUIC {} ({})", t.rank, Addresses.format(t.endpoint.localAddress()),
                 t.endpoint.describe());
         return t.endpoint.localAddress();
     }

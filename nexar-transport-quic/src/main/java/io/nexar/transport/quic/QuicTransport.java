@@ -13,12 +13,12 @@ import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
-import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import io.nexar.transport.quic.security.PeerVerifier;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
-import io.nexar.internal.transport.Newcomer;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -56,9 +56,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>This class holds the state and the send path; {@link QuicLifecycle} binds, connects, admits newcomers, plans the
  * certificate's renewal and shuts down, and {@link QuicPeerOps} flushes, excludes and offers links to one peer, on
- * this transport's fields.
+ * this transport's fields. The membership part of its API (admitting workers, linking running members, renewing the
+ * certificate) is declared in {@link QuicMembership}.
  */
-public final class QuicTransport implements Transport {
+public final class QuicTransport extends QuicMembership {
     private static final Logger LOG = LoggerFactory.getLogger(QuicTransport.class);
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -207,95 +208,6 @@ public final class QuicTransport implements Transport {
             QuicLifecycle.connect(this, peers.stream().filter(p -> p.rank() == rank
                     || graph.adjacent(rank, p.rank())).toList(), deadline, true);
         }
-    }
-
-    /**
-     * Like {@link #connect(List, Deadline)} for a worker admitted into a running cluster: {@code peers} lists the
-     * members and the newcomers only; ranks missing from it (members that failed or left) get no link.
-     */
-    public void connectAdmitted(List<PeerInfo> peers, Deadline deadline) {
-        QuicLifecycle.connect(this, peers, deadline, true);
-    }
-
-    /**
-     * Renews this member's certificate from a seed before it expires ({@link CertificateRenewal}); call before
-     * {@link #connect}. Without it, the member only warns at 80% of its certificate's life.
-     *
-     * @param seed asks the seed for a renewed chain for the same key
-     */
-    void renewCertificatesWith(CertificateRenewal.Renewer seed) {
-        this.renewer = Objects.requireNonNull(seed, "seed");
-    }
-
-    /** This member's credentials now: the chain is the renewed one once a renewal succeeded. */
-    MemberCredentials currentCredentials() {
-        return slot.get();
-    }
-
-    /**
-     * Connects to workers admitted into the running cluster: adds their links and table entries, dials them (they
-     * have higher ranks than every member) and waits until each link is ready, then sets up their bulk lanes.
-     *
-     * @throws ClusterFormationException naming the first newcomer that failed, or those missing at the deadline
-     * @throws IllegalArgumentException if a descriptor is malformed or names a rank or member already known
-     */
-    @Override
-    public void admit(List<Newcomer> newcomers, Deadline deadline) {
-        QuicLifecycle.admit(this, newcomers, 0, deadline);
-    }
-
-    /**
-     * Like {@link #admit(List, Deadline)} for some of a growth's newcomers (a sparse topology's member links only to
-     * its neighbours in the grown graph; possibly none): the world size grows to {@code worldSize} all the same.
-     *
-     * @param linked the newcomers to connect to
-     * @param worldSize the grown world size
-     * @param deadline when to give up
-     * @throws ClusterFormationException naming the first newcomer that failed, or those missing at the deadline
-     * @throws IllegalArgumentException if a descriptor is malformed or names a rank or member already known
-     */
-    @Override
-    public void admitLinks(List<Newcomer> linked, int worldSize, Deadline deadline) {
-        QuicLifecycle.admit(this, linked, worldSize, deadline);
-    }
-
-    /**
-     * A QUIC member can open links to running members: the two exchange link offers first ({@link #linkOffer}).
-     *
-     * @return true
-     */
-    @Override
-    public boolean linksMembers() {
-        return true;
-    }
-
-    /**
-     * This rank's peer-table entry as a PEER_TABLE frame of one entry ({@link PeerDescriptor}): where it listens and
-     * which member identity its certificate names.
-     *
-     * @return the encoded frame
-     * @throws CommunicatorClosedException if the transport is not connected
-     */
-    @Override
-    public byte[] linkOffer() {
-        return QuicPeerOps.linkOffer(this);
-    }
-
-    /**
-     * Opens links to running members ({@link io.nexar.internal.transport.Transport#linkMembers}): adds their offered
-     * entries to the peer table, so that a connection presenting the offered member identity is accepted, runs
-     * {@code listed}, dials the peers above this rank and waits until every link (bulk lanes included) is formed.
-     * A peer already in the table is linked already and skipped.
-     *
-     * @param peers the members, each with its link offer
-     * @param listed run once they are in the peer table
-     * @param deadline when to give up
-     * @throws ClusterFormationException naming the first peer that failed, or those missing at the deadline
-     * @throws IllegalArgumentException if an offer is malformed or names a member already known
-     */
-    @Override
-    public void linkMembers(List<Newcomer> peers, Runnable listed, Deadline deadline) {
-        QuicPeerOps.linkMembers(this, peers, listed, deadline);
     }
 
     @Override

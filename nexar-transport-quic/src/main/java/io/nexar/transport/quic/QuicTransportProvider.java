@@ -14,12 +14,15 @@ import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.config.Units;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundRouter;
+import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.transport.RelayTransport;
 import io.nexar.internal.transport.Transport;
-import io.nexar.internal.transport.Newcomer;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
 import io.nexar.spi.TransportProvider;
+import io.nexar.transport.quic.bulk.Addresses;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
+import io.nexar.transport.quic.bulk.LaneTls;
 import io.nexar.transport.quic.formation.Enrolment;
 import io.nexar.transport.quic.formation.SeedOptions;
 import io.nexar.transport.quic.formation.SeedPoll;
@@ -180,7 +183,7 @@ public final class QuicTransportProvider implements TransportProvider {
             if (leftNanos <= 0) {
                 throw new ClusterFormationException(ErrorContext.of(Operation.JOIN), "failed: the formation"
                         + " deadline of " + Units.formatRounded(formationTimeout) + " passed before enrolment, while"
-                        + " this process bound its listeners (" + Texts.format(listeners.udpAddress()) + ")");
+                        + " this process bound its listeners (" + Addresses.format(listeners.udpAddress()) + ")");
             }
             Duration left = Duration.ofNanos(leftNanos);
             enrolment = elastic ? WorkerEnrolment.joinRunning(joinString, quic, bulkAddress, left)

@@ -1,16 +1,13 @@
 package io.nexar.transport.quic;
 
 import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import io.nexar.internal.protocol.GoodbyeReason;
 import java.time.Duration;
 
 /**
  * The words of the QUIC transport: how a closed connection is described (each text completes "rank N ..."), the
- * application close codes, addresses as {@code host:port} or {@code [v6]:port}, and length limits of texts sent to a
- * peer. Stateless.
+ * application close codes, and length limits of texts sent to a peer. Stateless.
  */
 final class Texts {
     /** Application close code for a refused identity; codes 0-2 are the {@code GoodbyeReason} codes. */
@@ -94,14 +91,5 @@ final class Texts {
         }
         int end = Character.isHighSurrogate(s.charAt(MAX_REASON_CHARS - 1)) ? MAX_REASON_CHARS - 1 : MAX_REASON_CHARS;
         return s.substring(0, end);
-    }
-
-    /** {@code host:port}, or {@code [v6]:port} for IPv6. */
-    static String format(SocketAddress address) {
-        if (!(address instanceof InetSocketAddress a)) {
-            return String.valueOf(address);
-        }
-        String host = a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 }

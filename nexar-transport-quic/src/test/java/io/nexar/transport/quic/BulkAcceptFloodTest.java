@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import io.nexar.NexarConfig;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Connections without end to a rank's bulk-lane port (issue 16 item 2): anyone who reaches the port can open them,
  * before any certificate is seen, and each accepted one held a thread and two selectors for its 10 s setup, without a
- * limit. Now at most {@link BulkEndpoint#pendingAcceptLimit} are being set up at once, the oldest closed for each
+ * limit. Now at most {@link BulkProbes#pendingAcceptLimit} are being set up at once, the oldest closed for each
  * newcomer, and the ranks' lanes go on.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -30,7 +31,7 @@ class BulkAcceptFloodTest {
     @Test
     void shouldCloseTheOldestOfAFloodOfSilentConnectionsBeyondTheLimitAndKeepTheLanesWorking() throws Exception {
         var cluster = QuicTestCluster.start(2, CONFIG, LOOPBACK); // TLS bulk lane, every message on it
-        int limit = BulkEndpoint.pendingAcceptLimit(2);
+        int limit = BulkProbes.pendingAcceptLimit(2);
         int flood = limit + 50;
         var sockets = new ArrayList<Socket>();
         try {
@@ -41,7 +42,7 @@ class BulkAcceptFloodTest {
             }
             // Before the first accepted connection's setup deadline (10 s), only the bound can have closed any:
             // the oldest 50 are closed, the newest `limit` still open.
-            long setupEnd = start + BulkEndpoint.ACCEPT_SETUP.toNanos() - TimeUnit.MILLISECONDS.toNanos(500);
+            long setupEnd = start + BulkProbes.ACCEPT_SETUP.toNanos() - TimeUnit.MILLISECONDS.toNanos(500);
             for (int i = 0; i < flood - limit; i++) {
                 assertThat(closedBefore(sockets.get(i), setupEnd)).as("connection %d of %d closed by rank 1", i,
                         flood).isTrue();

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nexar.NexarConfig;
 import io.nexar.internal.transport.Lane;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,7 +19,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Large point-to-point chunks on the bulk lane are read straight into the receive that a posted receive offers
- * ({@link PayloadStream}, {@code Mailbox.claim}): decrypted into native memory or a byte[], or through the reader's
+ * ({@code PayloadStream}, {@code Mailbox.claim}): decrypted into native memory or a byte[], or through the reader's
  * small buffer into a long[]; a message that arrives before its receive is stored and copied as before. Every byte is
  * checked against a seeded pattern, and the receiver's lane must report the chunks it streamed.
  */
@@ -26,8 +29,8 @@ class BulkPointToPointStreamingTest {
     private static final int SIX_MIB = 6 << 20;
     /** A 4 MiB chunk and one of 100,001 bytes: an odd size, not a multiple of 8. */
     private static final int ODD = (4 << 20) + 100_001;
-    /** A 4 MiB chunk and one of exactly {@link BulkReader#STREAM_MIN_BYTES}. */
-    private static final int AT_THRESHOLD = (4 << 20) + BulkReader.STREAM_MIN_BYTES;
+    /** A 4 MiB chunk and one of exactly {@link BulkProbes#STREAM_MIN_BYTES}. */
+    private static final int AT_THRESHOLD = (4 << 20) + BulkProbes.STREAM_MIN_BYTES;
     private static final NexarConfig CONFIG = NexarConfig.builder().ignoreEnvironment()
             .p2pTimeout(Duration.ofSeconds(30)).build();
 

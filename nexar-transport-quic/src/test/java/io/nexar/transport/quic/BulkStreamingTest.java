@@ -6,6 +6,9 @@ import io.nexar.DataType;
 import io.nexar.NexarConfig;
 import io.nexar.ReduceOp;
 import io.nexar.internal.transport.Lane;
+import io.nexar.transport.quic.bulk.BulkConnection;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -16,14 +19,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Large collective chunks on the bulk lane are read straight into their destination ({@link PayloadStream}): decrypted
+ * Large collective chunks on the bulk lane are read straight into their destination ({@code PayloadStream}): decrypted
  * into native or byte-array memory, or through the reader's small buffer into other heap memory and into reductions.
  * Results are exact, and the lane's reader reports the chunks it streamed.
  */
 @Timeout(60)
 class BulkStreamingTest {
     private static final int RANKS = 3;
-    /** Elements per rank: every ring step moves a third of it, well above {@link BulkReader#STREAM_MIN_BYTES}. */
+    /** Elements per rank: every ring step moves a third of it, well above {@link BulkProbes#STREAM_MIN_BYTES}. */
     private static final int COUNT = 3 * 100_003;
     private static final NexarConfig CONFIG = NexarConfig.builder().ignoreEnvironment()
             .collectiveTimeout(Duration.ofSeconds(30)).build();

@@ -7,6 +7,7 @@ import io.nexar.NexarConfig;
 import io.nexar.ReduceOp;
 import io.nexar.internal.transport.Lane;
 import io.nexar.testkit.Await;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -13,6 +13,8 @@ import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -287,7 +289,7 @@ class HostilePeerTest {
 
     /** Writes {@code bytes} on {@code from}'s point-to-point bulk lane to {@code to}, bypassing its writer. */
     private static void writeRaw(QuicTransport from, int to, ByteBuffer bytes) throws Exception {
-        SocketChannel channel = from.link(to).bulk(Lane.P2P).socket().channel();
+        SocketChannel channel = BulkProbes.channel(from.link(to).bulk(Lane.P2P));
         while (bytes.hasRemaining()) {
             if (channel.write(bytes) == 0) {
                 Thread.onSpinWait();

@@ -10,6 +10,7 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import io.nexar.testkit.Await;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import io.nexar.NexarConfig;
 import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import io.nexar.transport.quic.security.Pem;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

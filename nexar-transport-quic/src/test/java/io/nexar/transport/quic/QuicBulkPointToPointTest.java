@@ -3,6 +3,7 @@ package io.nexar.transport.quic;
 import io.nexar.NexarConfig;
 import io.nexar.testkit.TestCluster;
 import io.nexar.testkit.contract.PointToPointContract;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import java.net.InetAddress;
 
 /**

@@ -6,6 +6,7 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkProbes;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
@@ -60,7 +61,7 @@ final class QuicFaults {
         for (int peer = 0; peer < transport.worldSize(); peer++) {
             PeerLink l = transport.link(peer);
             if (l != null) {
-                l.bulks().forEach(BulkConnection::closeSocket);
+                l.bulks().forEach(BulkProbes::closeSocket);
             }
         }
     }

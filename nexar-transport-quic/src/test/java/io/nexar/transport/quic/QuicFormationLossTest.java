@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.nexar.ClusterFormationException;
 import io.nexar.NexarConfig;
 import io.nexar.internal.util.Deadline;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -3,6 +3,7 @@ package io.nexar.transport.quic;
 import io.nexar.NexarConfig;
 import io.nexar.testkit.TestCluster;
 import io.nexar.testkit.contract.CollectiveContract;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import java.net.InetAddress;
 
 /** The collective contract over QUIC alone on 127.0.0.1 (no TCP lanes: every message on QUIC streams). */

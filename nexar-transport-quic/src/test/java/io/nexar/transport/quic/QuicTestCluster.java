@@ -2,8 +2,8 @@ package io.nexar.transport.quic;
 
 import io.nexar.Communicator;
 import io.nexar.NexarConfig;
-import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.collective.CollectiveEngine;
+import io.nexar.internal.comm.TransportCommunicator;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.InboundRouter;
@@ -12,6 +12,7 @@ import io.nexar.testkit.RankBody;
 import io.nexar.testkit.RankFailedException;
 import io.nexar.testkit.RankRunner;
 import io.nexar.testkit.TestCluster;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import io.nexar.transport.quic.security.ClusterCa;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,9 +31,9 @@ import java.util.function.IntFunction;
  * {@link io.nexar.testkit.LocalCluster}: when a body throws, its rank's transport fails (peers get a failure Goodbye
  * and fail fast) and the run throws a {@link RankFailedException}.
  */
-final class QuicTestCluster implements TestCluster {
+public final class QuicTestCluster implements TestCluster {
     /** One CA for the whole test JVM: generating keys is the slow part of starting a cluster. */
-    static final ClusterCa CA = ClusterCa.generate();
+    public static final ClusterCa CA = ClusterCa.generate();
     private static final Map<String, MemberCredentials> CREDENTIALS = new ConcurrentHashMap<>();
     private static final Duration RUN_TIMEOUT = Duration.ofSeconds(45);
     private static final Duration FORM_TIMEOUT = Duration.ofSeconds(15);
@@ -59,7 +60,7 @@ final class QuicTestCluster implements TestCluster {
     }
 
     /** The credentials of member {@code "m<rank>"} issued by {@link #CA} (cached). */
-    static MemberCredentials credentials(int rank) {
+    public static MemberCredentials credentials(int rank) {
         return CREDENTIALS.computeIfAbsent("m" + rank, CA::issueSelf);
     }
 

@@ -15,6 +15,7 @@ import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import io.nexar.testkit.Await;
+import io.nexar.transport.quic.bulk.BulkLaneOptions;
 import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import static io.nexar.internal.protocol.WireFormat.HELLO_FRAME_BYTES;
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;

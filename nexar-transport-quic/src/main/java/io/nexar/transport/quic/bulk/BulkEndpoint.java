@@ -1,9 +1,10 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.internal.config.Units;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
+import io.nexar.transport.quic.MemberCredentials;
 import io.nexar.transport.quic.security.TlsMaterial;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -15,11 +16,12 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLEngine;
@@ -38,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * also holds two selectors); setup deadlines run on the transport's event loops. {@link #shutdown} closes
  * every socket and waits for every one of these threads to end.
  */
-final class BulkEndpoint {
+public final class BulkEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(BulkEndpoint.class);
     /** How long an accepted connection may take to finish TLS and the Hellos (Netty's TLS handshake default). */
     static final Duration ACCEPT_SETUP = Duration.ofSeconds(10);
@@ -61,10 +63,8 @@ final class BulkEndpoint {
     /** The lanes that get a TCP connection of their own per pair, so that they never block each other. */
     private static final Lane[] TCP_LANES = {Lane.P2P, Lane.COLLECTIVE};
 
-    private final QuicTransport transport;
-    private final CredentialSlot credentials;
+    private final BulkHost host;
     private final boolean tls;
-    private final NettyIo io;
     /** The lanes' TLS engines (BoringSSL or the JDK's), or null for plain TCP. */
     private final LaneTls laneTls;
     private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
@@ -76,35 +76,41 @@ final class BulkEndpoint {
     private volatile boolean stopped;
     private ServerSocketChannel server;
 
-    private BulkEndpoint(QuicTransport transport, CredentialSlot credentials, boolean tls, NettyIo io) {
-        this.transport = transport;
-        this.credentials = credentials;
-        this.tls = tls;
-        this.io = io;
-        this.laneTls = tls ? LaneTls.create(transport.config().tlsEngine().key(), credentials) : null;
+    private BulkEndpoint(BulkHost host, LaneTls laneTls) {
+        this.host = host;
+        this.tls = laneTls != null;
+        this.laneTls = laneTls;
     }
 
     /**
-     * Accepts on {@code server}, already bound ({@link Listeners}: bound once, before enrolment); {@code io} runs the
-     * setup deadlines.
+     * Accepts on {@code server}, already bound (once, before enrolment, by the transport's listeners), and starts the
+     * accept thread.
+     *
+     * @param host the transport this endpoint serves
+     * @param credentials this member's credentials, read at each TLS handshake (a renewed certificate serves every
+     *                    later connection)
+     * @param options the bulk lane's mode: TLS or plain TCP (not OFF)
+     * @param tlsEngine setting {@code tls.engine}: auto, boringssl or jdk
+     * @param server the listening socket, bound, blocking
+     * @return the endpoint, accepting
      */
-    static BulkEndpoint bind(QuicTransport transport, CredentialSlot credentials, BulkLaneOptions options,
-                             NettyIo io, ServerSocketChannel server) {
+    public static BulkEndpoint bind(BulkHost host, Supplier<MemberCredentials> credentials, BulkLaneOptions options,
+                                    String tlsEngine, ServerSocketChannel server) {
         boolean tls = options.mode() == BulkLaneOptions.Mode.TLS;
-        var e = new BulkEndpoint(transport, credentials, tls, io);
+        var e = new BulkEndpoint(host, tls ? LaneTls.create(tlsEngine, credentials) : null);
         if (tls) {
-            LOG.info("rank {}: TCP lanes use TLS 1.3 through {}", transport.rank(), e.laneTls.describe());
+            LOG.info("rank {}: TCP lanes use TLS 1.3 through {}", host.rank(), e.laneTls.describe());
         } else {
             LOG.warn("rank {}: bulk=tcp-plain: large messages travel on TCP without encryption or authentication;"
-                    + " use this only on an isolated network", transport.rank());
+                    + " use this only on an isolated network", host.rank());
         }
         e.server = server;
-        e.startThread("nexar-bulk-r" + transport.rank() + "-accept", e::acceptLoop);
+        e.startThread("nexar-bulk-r" + host.rank() + "-accept", e::acceptLoop);
         return e;
     }
 
     /** The listening address. */
-    InetSocketAddress localAddress() {
+    public InetSocketAddress localAddress() {
         try {
             return (InetSocketAddress) server.getLocalAddress();
         } catch (IOException e) {
@@ -121,19 +127,19 @@ final class BulkEndpoint {
                 return;
             } catch (IOException e) {
                 if (!stopped) {
-                    LOG.warn("rank {}: accepting a bulk connection failed", transport.rank(), e);
+                    LOG.warn("rank {}: accepting a bulk connection failed", host.rank(), e);
                 }
                 return;
             }
             try {
                 configure(ch);
                 makeRoomForAnAccept(ch);
-                var c = new BulkConnection(transport, this, null, null, null, ch, newSocket(ch,
+                var c = new BulkConnection(host, this, null, null, null, ch, newSocket(ch,
                         tls ? laneTls.serverEngine() : null));
                 pendingAccepts.add(c);
                 track(c).start(Deadline.after(ACCEPT_SETUP));
             } catch (IOException | RuntimeException e) {
-                LOG.warn("rank {}: could not set up an accepted bulk connection", transport.rank(), e);
+                LOG.warn("rank {}: could not set up an accepted bulk connection", host.rank(), e);
                 closeQuietly(ch);
             }
         }
@@ -159,22 +165,14 @@ final class BulkEndpoint {
      */
     private void makeRoomForAnAccept(SocketChannel newcomer) {
         pendingAccepts.removeIf(c -> c.setUp().isDone());
-        int limit = pendingAcceptLimit(transport.worldSize());
+        int limit = pendingAcceptLimit(host.worldSize());
         while (pendingAccepts.size() >= limit) {
             if (pendingAccepts.poll().abandonSetup(null) && closedForRoom++ % 1000 == 0) {
                 LOG.warn("rank {}: {} connections to its bulk-lane port are being set up, the most it holds in a world"
                         + " of {}: closed the oldest for a new one from {} ({} closed so far; a flood of connections"
-                        + " that never speak?)", transport.rank(), limit, transport.worldSize(), remote(newcomer),
+                        + " that never speak?)", host.rank(), limit, host.worldSize(), Addresses.remote(newcomer),
                         closedForRoom);
             }
-        }
-    }
-
-    private static String remote(SocketChannel ch) {
-        try {
-            return Texts.format(ch.getRemoteAddress());
-        } catch (IOException | RuntimeException e) {
-            return "?";
         }
     }
 
@@ -182,11 +180,16 @@ final class BulkEndpoint {
      * Dials the bulk lane of every target (links to higher ranks) whose table entry has a bulk address, and waits
      * until each is attached or abandoned, at most until {@code deadline}. Never fails: a pair without bulk lane uses
      * QUIC.
+     *
+     * @param targets the peers this rank dials (higher ranks, each with a ready QUIC link or about to be refused)
+     * @param bulkAddress the bulk-lane address the peer table gives a rank, or null if it has none
+     * @param deadline the formation's deadline
      */
-    void connectAll(List<PeerLink> targets, PeerTable table, Deadline deadline) {
+    public void connectAll(List<? extends BulkPeer> targets, IntFunction<InetSocketAddress> bulkAddress,
+                           Deadline deadline) {
         List<CompletableFuture<Void>> setUps = new ArrayList<>();
-        for (PeerLink l : targets) {
-            InetSocketAddress address = table.get(l.peer).bulkAddress();
+        for (BulkPeer l : targets) {
+            InetSocketAddress address = bulkAddress.apply(l.peer());
             if (address != null && l.isReady()) {
                 for (Lane lane : TCP_LANES) {
                     setUps.add(dial(l, lane, address, deadline));
@@ -198,24 +201,24 @@ final class BulkEndpoint {
                     .get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | ExecutionException e) {
             LOG.warn("rank {}: not every bulk lane was set up before the formation deadline; those pairs use QUIC",
-                    transport.rank());
+                    host.rank());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    private CompletableFuture<Void> dial(PeerLink link, Lane lane, InetSocketAddress address, Deadline deadline) {
+    private CompletableFuture<Void> dial(BulkPeer link, Lane lane, InetSocketAddress address, Deadline deadline) {
         SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             configure(ch);
-            SSLEngine engine = tls ? laneTls.clientEngine(transport.table().get(link.peer).memberId()) : null;
-            var c = new BulkConnection(transport, this, link, lane, address, ch, newSocket(ch, engine));
+            SSLEngine engine = tls ? laneTls.clientEngine(host.memberId(link.peer())) : null;
+            var c = new BulkConnection(host, this, link, lane, address, ch, newSocket(ch, engine));
             track(c).start(dialDeadline(deadline));
             return c.setUp();
         } catch (IOException | RuntimeException e) {
             LOG.warn("rank {}: the {} bulk connection of rank {} could not be dialled at {} ({}); that lane uses QUIC"
-                    + " instead", transport.rank(), lane, link.peer, Texts.format(address), e.toString());
+                    + " instead", host.rank(), lane, link.peer(), Addresses.format(address), e.toString());
             closeQuietly(ch);
             return CompletableFuture.completedFuture(null);
         }
@@ -255,24 +258,22 @@ final class BulkEndpoint {
      */
     void startThread(String name, Runnable body) {
         Thread t = Thread.ofPlatform().daemon().name(name).unstarted(() -> {
-            LogContext.set(transport.rank(), transport.worldSize()); // once per lane thread, not per message
+            LogContext.set(host.rank(), host.worldSize()); // once per lane thread, not per message
             try {
                 body.run();
             } finally {
                 threads.remove(Thread.currentThread());
             }
         });
-        threads.add(t);
-        t.start();
+        synchronized (threads) { // shutdown's snapshot sees a thread only once it is started (join refuses others)
+            threads.add(t);
+            t.start();
+        }
     }
 
-    /** Runs {@code action} after {@code nanos} on one of the transport's event loops (setup deadlines). */
+    /** Runs {@code action} after {@code nanos} on one of the transport's timers (setup deadlines). */
     void schedule(Runnable action, long nanos) {
-        try {
-            io.group().next().schedule(action, Math.max(0, nanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException stopping) {
-            action.run();
-        }
+        host.schedule(action, nanos);
     }
 
     /** Threads of this endpoint that are still alive (for tests). */
@@ -281,18 +282,22 @@ final class BulkEndpoint {
     }
 
     /** Closes the listening socket and every bulk connection, and waits at most {@code timeout} for their threads. */
-    void shutdown(Duration timeout) {
+    public void shutdown(Duration timeout) {
         Deadline deadline = Deadline.after(timeout);
         stopped = true;
         closeQuietly(server);
         for (BulkConnection c : connections) {
             c.close();
         }
+        List<Thread> started;
+        synchronized (threads) {
+            started = List.copyOf(threads);
+        }
         try {
-            for (Thread t : List.copyOf(threads)) {
+            for (Thread t : started) {
                 long left = deadline.remainingNanos();
                 if (left <= 0 || !t.join(Duration.ofNanos(left))) {
-                    LOG.warn("rank {}: bulk-lane thread {} did not end within {}", transport.rank(), t.getName(),
+                    LOG.warn("rank {}: bulk-lane thread {} did not end within {}", host.rank(), t.getName(),
                             Units.formatRounded(timeout));
                     return;
                 }
@@ -309,7 +314,7 @@ final class BulkEndpoint {
         try {
             ch.close();
         } catch (IOException e) {
-            LOG.debug("rank {}: closing a bulk-lane socket failed", transport.rank(), e);
+            LOG.debug("rank {}: closing a bulk-lane socket failed", host.rank(), e);
         }
     }
 }

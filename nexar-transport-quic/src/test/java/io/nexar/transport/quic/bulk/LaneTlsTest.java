@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.nexar.InvalidConfigurationException;
+import io.nexar.transport.quic.QuicTestCluster;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

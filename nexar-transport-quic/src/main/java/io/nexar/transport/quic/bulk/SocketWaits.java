@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import java.io.IOException;
 import java.nio.channels.AsynchronousCloseException;

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import static io.nexar.internal.protocol.WireFormat.LENGTH_PREFIX_BYTES;
 
@@ -30,7 +30,7 @@ final class BulkFrameInput {
     private static final int FIRST_FRAME_BUFFER = 64 << 10;
 
     private final BulkConnection owner;
-    private final QuicTransport transport;
+    private final BulkHost host;
     private final BulkSocket socket;
     private final ByteBuffer prefix = ByteBuffer.allocateDirect(LENGTH_PREFIX_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer frame = ByteBuffer.allocateDirect(FIRST_FRAME_BUFFER);
@@ -53,9 +53,9 @@ final class BulkFrameInput {
      */
     private final Message.Collective received = new Message.Collective();
 
-    BulkFrameInput(BulkConnection owner, QuicTransport transport, BulkSocket socket) {
+    BulkFrameInput(BulkConnection owner, BulkHost host, BulkSocket socket) {
         this.owner = owner;
-        this.transport = transport;
+        this.host = host;
         this.socket = socket;
     }
 
@@ -152,7 +152,7 @@ final class BulkFrameInput {
         f.flip();
         frameSize = -1;
         prefix.clear();
-        return MessageCodec.decode(peer, frameMemory, f.limit(), transport.maxFrameBytes(), received);
+        return MessageCodec.decode(peer, frameMemory, f.limit(), host.maxFrameBytes(), received);
     }
 
     /** The lane failed: a payload being streamed gets nothing more. */
@@ -169,7 +169,7 @@ final class BulkFrameInput {
             return Long.MAX_VALUE;
         }
         long size = frameSize < 0 ? LENGTH_PREFIX_BYTES : frameSize;
-        return deadline.nanosLeft(now, size, transport.config().heartbeatTimeout());
+        return deadline.nanosLeft(now, size, host.heartbeatTimeout());
     }
 
     /** The socket has nothing now, within a frame: fails the lane if the frame missed its deadline. */
@@ -180,7 +180,7 @@ final class BulkFrameInput {
         }
         long have = frameSize < 0 ? prefix.position() : frame.position();
         String size = frameSize < 0 ? "length prefix" : frameSize + "-byte frame";
-        throw owner.protocolError(deadline.missed(now, have, size, transport.config().heartbeatTimeout()));
+        throw owner.protocolError(deadline.missed(now, have, size, host.heartbeatTimeout()));
     }
 
     /**
@@ -188,7 +188,7 @@ final class BulkFrameInput {
      * prefix copied in; sets {@code frameSize}.
      */
     private void startFrame(boolean hello) {
-        int size = FrameChecks.checkedSize(owner, Integer.toUnsignedLong(prefix.getInt(0)), transport.maxFrameBytes(),
+        int size = FrameChecks.checkedSize(owner, Integer.toUnsignedLong(prefix.getInt(0)), host.maxFrameBytes(),
                 hello);
         ByteBuffer f = frame;
         f.clear();
@@ -224,7 +224,7 @@ final class BulkFrameInput {
     private int streamPayload(ByteBuffer f) {
         int end = PayloadStream.headerEnd(f, frameSize);
         if (end == f.position()) {
-            var sink = PayloadStream.claim(transport.handler(), owner.link().peer,
+            var sink = PayloadStream.claim(host.handler(), owner.link().peer(),
                     MemorySegment.ofBuffer(f.duplicate().flip()), frameSize - end);
             if (sink != null) {
                 stream.start(sink, frameSize - end);

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
@@ -82,21 +82,21 @@ final class SenderWrites {
     /** A write to the socket failed: the peer is lost (its link learns why) and the sender's call fails. */
     static PeerFailedException writeFailure(BulkConnection owner, Exception e, ErrorContext context) {
         owner.failure().writeFailed(e);
-        int peer = owner.link().peer;
+        int peer = owner.link().peer();
         return new PeerFailedException(context.withPeer(peer), "cannot complete: writing rank " + peer
                 + "'s bulk lane failed: " + e, e);
     }
 
     /** The sender's deadline passed before its frame could start (or, written directly, before any of it was). */
     static OperationTimeoutException tooSlow(BulkConnection owner, Deadline deadline, ErrorContext context) {
-        int peer = owner.link().peer;
+        int peer = owner.link().peer();
         return new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
                 + " to take more data on its bulk lane (is it posting receives?)");
     }
 
     /** The sender was interrupted before its frame started. */
     static OperationCancelledException interrupted(BulkConnection owner, ErrorContext context) {
-        int peer = owner.link().peer;
+        int peer = owner.link().peer();
         return new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank " + peer
                 + " to take more data");
     }

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.ssl.ClientAuth;
@@ -8,8 +8,10 @@ import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.nexar.ConfigKey;
 import io.nexar.InvalidConfigurationException;
+import io.nexar.transport.quic.MemberCredentials;
 import io.nexar.transport.quic.security.TlsMaterial;
 import java.util.List;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
@@ -23,7 +25,7 @@ import javax.net.ssl.SSLException;
  * <p>BoringSSL engines are given direct buffers (they hand them to native code without a copy), JDK engines heap
  * buffers (its AES-GCM runs faster on them): {@link #directBuffers()}.
  */
-final class LaneTls {
+public final class LaneTls {
     /** AES-128-GCM first: the fastest on both engines with AES and carry-less multiply instructions. */
     private static final List<String> CIPHERS = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
             "TLS_CHACHA20_POLY1305_SHA256");
@@ -35,11 +37,11 @@ final class LaneTls {
 
     private final Engine engine;
     /** Read at each handshake (the key managers read it too): a renewed certificate serves every later lane. */
-    private final CredentialSlot credentials;
+    private final Supplier<MemberCredentials> credentials;
     private final SslContext nativeServer;
     private final SSLContext jdkServer;
 
-    private LaneTls(Engine engine, CredentialSlot credentials) throws SSLException {
+    private LaneTls(Engine engine, Supplier<MemberCredentials> credentials) throws SSLException {
         this.engine = engine;
         this.credentials = credentials;
         if (engine == Engine.BORINGSSL) {
@@ -62,11 +64,11 @@ final class LaneTls {
      * @throws InvalidConfigurationException if {@code boringssl} is asked for and its native library does not load
      */
     static LaneTls create(String setting, MemberCredentials credentials) {
-        return create(setting, CredentialSlot.fixed(credentials));
+        return create(setting, () -> credentials);
     }
 
     /** The lanes' TLS for this process, presenting the credentials {@code credentials} holds at each handshake. */
-    static LaneTls create(String setting, CredentialSlot credentials) {
+    static LaneTls create(String setting, Supplier<MemberCredentials> credentials) {
         Engine e = choose(setting);
         try {
             return new LaneTls(e, credentials);
@@ -96,7 +98,7 @@ final class LaneTls {
     }
 
     /** One line on the TLS engine {@code setting} picks here, for {@code nexar info}. */
-    static String describe(String setting) {
+    public static String describe(String setting) {
         try {
             Engine e = choose(setting);
             return name(e) + (e == Engine.JDK && !OpenSsl.isAvailable() ? " (BoringSSL does not load: "

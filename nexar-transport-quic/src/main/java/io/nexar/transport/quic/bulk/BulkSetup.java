@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.Lane;
@@ -26,9 +26,9 @@ import java.util.concurrent.TimeoutException;
  */
 final class BulkSetup {
     private final BulkConnection owner;
-    private final QuicTransport transport;
+    private final BulkHost host;
     private final BulkSocket socket;
-    private final PeerLink dialTarget;
+    private final BulkPeer dialTarget;
     private final BulkReader reader;
     private final BulkWriter writer;
     private final SocketChannel channel;
@@ -43,7 +43,7 @@ final class BulkSetup {
     BulkSetup(BulkConnection owner, BulkReader reader, BulkWriter writer, SocketChannel channel,
               InetSocketAddress dialAddress, Deadline deadline) {
         this.owner = owner;
-        this.transport = owner.transport();
+        this.host = owner.host();
         this.socket = owner.socket();
         this.dialTarget = owner.dialTarget();
         this.reader = reader;
@@ -63,7 +63,7 @@ final class BulkSetup {
             try {
                 channel.socket().connect(dialAddress, millis);
             } catch (IOException e) {
-                owner.fallBack("could not be reached at " + Texts.format(dialAddress) + " (" + e + ")");
+                owner.fallBack("could not be reached at " + Addresses.format(dialAddress) + " (" + e + ")");
                 owner.closeSocket();
                 return false;
             }
@@ -73,7 +73,7 @@ final class BulkSetup {
             return false;
         }
         if (dialTarget != null) {
-            writer.writeHello(transport.hello(), BulkConnection.laneCode(owner.lane()));
+            writer.writeHello(host.hello(), laneCode(owner.lane()));
         }
         Message first = reader.readHello();
         if (first == null) {
@@ -87,29 +87,28 @@ final class BulkSetup {
 
     /** After the TLS handshake: whom did we reach, or who reached us? False if refused (the pair stays on QUIC). */
     private boolean identify() throws InterruptedException {
-        PeerTable table = transport.table();
         if (!socket.tls()) {
             return dialTarget == null || attachable(dialTarget); // an accepted one is identified by its Hello
         }
         try {
             if (dialTarget != null) {
-                transport.verifier().verify(socket.session(), table.get(dialTarget.peer).memberId());
+                host.verifier().verify(socket.session(), host.memberId(dialTarget.peer()));
                 return attachable(dialTarget);
             }
-            String member = transport.verifier().verify(socket.session(), null);
-            OptionalInt rank = table == null ? OptionalInt.empty() : table.rankOf(member);
-            if (rank.isEmpty() || rank.getAsInt() >= transport.rank()) {
+            String member = host.verifier().verify(socket.session(), null);
+            OptionalInt rank = host.rankOf(member);
+            if (rank.isEmpty() || rank.getAsInt() >= host.rank()) {
                 return refuse("its certificate names member " + member + ", which is not a lower rank in the peer"
                         + " table");
             }
-            return attachable(transport.link(rank.getAsInt()));
+            return attachable(host.peer(rank.getAsInt()));
         } catch (CertificateException e) {
             return refuse(e.getMessage());
         }
     }
 
     /** Checks that {@code l} can take a bulk lane, waiting (within the setup deadline) for its QUIC link. */
-    private boolean attachable(PeerLink l) throws InterruptedException {
+    private boolean attachable(BulkPeer l) throws InterruptedException {
         if (l == null) {
             return refuse("that rank is not a member of this cluster");
         }
@@ -122,7 +121,7 @@ final class BulkSetup {
         String problem = l.isDown() ? "is down" : !l.isReady() ? "has no ready QUIC connection"
                 : lane != null && l.bulk(lane) != null ? "has a " + lane + " bulk connection already" : null;
         if (problem != null) {
-            return refuse("rank " + l.peer + " " + problem);
+            return refuse("rank " + l.peer() + " " + problem);
         }
         owner.identified(l);
         return true;
@@ -133,20 +132,20 @@ final class BulkSetup {
         if (!(first instanceof Message.Hello h)) {
             throw owner.protocolError("began its bulk lane with " + first.type() + " instead of HELLO");
         }
-        Lane named = BulkConnection.laneOf(reader.helloFlags());
+        Lane named = laneOf(reader.helloFlags());
         if (named == null || (dialTarget != null && named != owner.lane())) {
             throw owner.protocolError("sent a bulk-lane HELLO with flags " + String.format("0x%02x", reader.helloFlags())
-                    + (dialTarget != null ? ", expected " + String.format("0x%02x", BulkConnection.laneCode(owner.lane()))
+                    + (dialTarget != null ? ", expected " + String.format("0x%02x", laneCode(owner.lane()))
                     + " (" + owner.lane() + ")" : ", expected 0x01 (P2P) or 0x02 (COLLECTIVE)"));
         }
         if (dialTarget == null) { // accepted: only now is the lane known, so check the link again for it
             owner.carries(named);
-            PeerLink claimed = owner.link(); // TLS: named by the dialer's certificate
+            BulkPeer claimed = owner.link(); // TLS: named by the dialer's certificate
             if (claimed == null) { // plain TCP: the Hello names the dialer
-                if (h.rank() < 0 || h.rank() >= transport.rank()) {
+                if (h.rank() < 0 || h.rank() >= host.rank()) {
                     throw owner.protocolError("says in its bulk-lane HELLO that it is rank " + h.rank());
                 }
-                claimed = transport.link(h.rank());
+                claimed = host.peer(h.rank());
             }
             try {
                 if (!attachable(claimed)) {
@@ -157,18 +156,36 @@ final class BulkSetup {
                 return refuse("setup was interrupted");
             }
         }
-        PeerLink link = owner.link();
-        if (h.rank() != link.peer || h.incarnation() != link.incarnation()) {
+        BulkPeer link = owner.link();
+        if (h.rank() != link.peer() || h.incarnation() != link.incarnation()) {
             throw owner.protocolError("sent a bulk-lane HELLO (rank " + h.rank() + ", world " + h.worldSize()
                     + ") that does not match its QUIC HELLO");
         }
         if (dialTarget == null) {
-            writer.writeHello(transport.hello(), BulkConnection.laneCode(named));
-            Thread.currentThread().setName(owner.threadName("p" + link.peer, "rx"));
+            writer.writeHello(host.hello(), laneCode(named));
+            Thread.currentThread().setName(owner.threadName("p" + link.peer(), "rx"));
         }
         socket.goNonBlocking();
         owner.attach();
         return true;
+    }
+
+    /** The code of a lane in a bulk-lane HELLO's flags byte (docs/protocol.md 8.1). */
+    static int laneCode(Lane l) {
+        return switch (l) {
+            case P2P -> 1;
+            case COLLECTIVE -> 2;
+            default -> throw new IllegalArgumentException("no TCP connection carries lane " + l);
+        };
+    }
+
+    /** The lane named by a bulk-lane HELLO's flags byte, or null if it names none. */
+    static Lane laneOf(int code) {
+        return switch (code) {
+            case 1 -> Lane.P2P;
+            case 2 -> Lane.COLLECTIVE;
+            default -> null;
+        };
     }
 
     private boolean refuse(String why) {

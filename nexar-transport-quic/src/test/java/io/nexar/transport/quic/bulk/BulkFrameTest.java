@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

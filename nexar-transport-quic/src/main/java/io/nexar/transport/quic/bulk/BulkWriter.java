@@ -1,12 +1,12 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.ErrorContext;
 import io.nexar.OperationTimeoutException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
 import io.nexar.internal.util.Deadline;
-import io.nexar.transport.quic.WriterTurns.Stage;
-import io.nexar.transport.quic.WriterTurns.Turn;
+import io.nexar.transport.quic.bulk.WriterTurns.Stage;
+import io.nexar.transport.quic.bulk.WriterTurns.Turn;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 

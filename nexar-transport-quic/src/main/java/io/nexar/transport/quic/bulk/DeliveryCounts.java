@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 /**
  * Messages a {@link BulkReader} delivered, by waiting callers and by its reader thread (diagnostics and tests).

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;

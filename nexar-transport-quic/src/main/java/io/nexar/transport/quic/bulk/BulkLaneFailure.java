@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.MessageCodec;
@@ -31,7 +31,7 @@ final class BulkLaneFailure {
         if (c.isClosed()) {
             return;
         }
-        if (c.isReady() && c.transport().isClosing()) {
+        if (c.isReady() && c.host().isClosing()) {
             if (e instanceof IOException io) {
                 abandonWhileLeaving("ended its bulk lane without a goodbye while this rank was leaving ("
                         + io.getMessage() + ")", io);
@@ -41,7 +41,7 @@ final class BulkLaneFailure {
         }
         if (!c.isReady() && c.dialTarget() == null && c.link() == null && e instanceof java.io.EOFException) {
             // ended before it said who it is: no pair's lane, but a peer's formation probe (ListenerProbe) or a scan
-            LOG.debug("rank {}: a bulk connection from {} ended before it identified itself ({})", c.transport().rank(),
+            LOG.debug("rank {}: a bulk connection from {} ended before it identified itself ({})", c.host().rank(),
                     c.remote(), e.getMessage());
             c.fallBack(null);
             c.closeSocket();
@@ -59,7 +59,7 @@ final class BulkLaneFailure {
             return;
         }
         if (e instanceof ProtocolException pe) {
-            ProtocolException seen = MessageCodec.seenBy(pe, c.transport().rank(), c.transport().worldSize());
+            ProtocolException seen = MessageCodec.seenBy(pe, c.host().rank(), c.host().worldSize());
             c.lose("broke the protocol: " + seen.getMessage(), seen);
         } else {
             c.lose("was disconnected after an error on its bulk lane: " + e, e);
@@ -68,12 +68,12 @@ final class BulkLaneFailure {
 
     /** Writing failed (the writer thread, or a sender filling an output buffer). */
     void writeFailed(Exception e) {
-        if (c.isReady() && !c.isClosed() && c.transport().isClosing() && e instanceof IOException io) {
+        if (c.isReady() && !c.isClosed() && c.host().isClosing() && e instanceof IOException io) {
             abandonWhileLeaving("was disconnected while this rank was leaving (writing its bulk lane failed: " + e
                     + ")", io);
             return;
         }
-        if (!c.isReady() || c.isClosed() || c.transport().isClosing() || c.link().isDown()) {
+        if (!c.isReady() || c.isClosed() || c.host().isClosing() || c.link().isDown()) {
             return;
         }
         String why = "was disconnected (writing its bulk lane failed: " + e + ")";
@@ -94,7 +94,7 @@ final class BulkLaneFailure {
             // Not "if this connection is still open": its reader and writer may both have ended within the grace
             // (a failed read and a failed write), which closes it, and the peer must still be reported.
             c.endpoint().schedule(() -> {
-                if (c.transport().isClosing()) {
+                if (c.host().isClosing()) {
                     abandonWhileLeaving(why, e); // this rank began to leave within the grace period
                 } else if (!c.link().isDown()) {
                     c.lose(why, e);
@@ -113,7 +113,7 @@ final class BulkLaneFailure {
      * period exited 4.7-5.6 s after the kill (issue 16).
      */
     private void abandonWhileLeaving(String why, IOException e) {
-        LOG.debug("rank {}: rank {} {}; not waiting for its goodbye", c.transport().rank(), c.link().peer, why);
-        c.onQuicConnection(q -> q.fail(why, e));
+        LOG.debug("rank {}: rank {} {}; not waiting for its goodbye", c.host().rank(), c.link().peer(), why);
+        c.link().quicFailed(why, e);
     }
 }

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
@@ -15,7 +15,6 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * keeps using QUIC ({@link #setUp} completes either way, formation never fails because of the bulk lane).
  *
  * <p><b>Receiving</b> (see {@link BulkReader}): a caller waiting for a message of this lane reads the socket itself
- * for up to {@code poll.window} ({@link #tryPoll}, through {@link PeerLinks#poll}), else the reader thread does;
+ * for up to {@code poll.window} ({@link #tryPoll}, through {@link BulkHost#lanes()}), else the reader thread does;
  * length prefixes checked before any allocation, one reused frame buffer, back-pressure by not reading the socket.
  * <b>Sending</b> (any thread, see {@link BulkWriter}):
  * {@link #send} returns once its frame is in output buffers, at most at its deadline. Memory per connection: the frame
@@ -47,14 +46,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Failure and end.</b> After setup, a protocol error or a failed read or write loses the peer, like on QUIC: a
  * message may be half-written, and nexar does not resend. {@link #finishOutput} (this rank leaves) sends the frames
  * queued so far, then TLS close_notify and a TCP FIN. The peer's clean end (close_notify, then FIN) counts for its
- * drain, see {@link Connection#checkDrained()}; for TLS an end without close_notify is an error.
+ * drain, see {@link BulkPeer#bulkInputEnded()}; for TLS an end without close_notify is an error.
  */
-final class BulkConnection {
+public final class BulkConnection {
     private static final Logger LOG = LoggerFactory.getLogger(BulkConnection.class);
 
-    private final QuicTransport transport;
+    private final BulkHost host;
     private final BulkEndpoint endpoint;
-    private final PeerLink dialTarget;
+    private final BulkPeer dialTarget;
     private final InetSocketAddress dialAddress;
     private final SocketChannel channel;
     private final BulkSocket socket;
@@ -63,7 +62,7 @@ final class BulkConnection {
     private final CompletableFuture<Void> setUp = new CompletableFuture<>();
     private final AtomicInteger liveLoops = new AtomicInteger(1);
     private final BulkLaneFailure failure = new BulkLaneFailure(this);
-    private volatile PeerLink link;
+    private volatile BulkPeer link;
     /** The lane this connection carries: P2P or COLLECTIVE; for an accepted one, known from the dialer's HELLO. */
     private volatile Lane lane;
     private volatile boolean inputEnded;
@@ -77,9 +76,9 @@ final class BulkConnection {
      * @param channel the socket: not yet connected if dialled, accepted otherwise; blocking
      * @param socket its byte stream (TLS or plain)
      */
-    BulkConnection(QuicTransport transport, BulkEndpoint endpoint, PeerLink dialTarget, Lane lane,
+    BulkConnection(BulkHost host, BulkEndpoint endpoint, BulkPeer dialTarget, Lane lane,
                    InetSocketAddress dialAddress, SocketChannel channel, BulkSocket socket) {
-        this.transport = transport;
+        this.host = host;
         this.lane = lane;
         this.endpoint = endpoint;
         this.dialTarget = dialTarget;
@@ -87,7 +86,7 @@ final class BulkConnection {
         this.channel = channel;
         this.socket = socket;
         this.writer = new BulkWriter(this, socket);
-        this.reader = new BulkReader(this, transport, socket, writer);
+        this.reader = new BulkReader(this, host, socket, writer);
     }
 
     /** Completes when the bulk lane is attached, or when this pair stays on QUIC. Never fails. */
@@ -99,7 +98,7 @@ final class BulkConnection {
     void start(Deadline setupDeadline) {
         long setupNanos = setupDeadline.remainingNanos();
         var setup = new BulkSetup(this, reader, writer, channel, dialAddress, setupDeadline);
-        endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer, "rx"),
+        endpoint.startThread(threadName(dialTarget == null ? "accept" : "p" + dialTarget.peer(), "rx"),
                 () -> readLoop(setup));
         endpoint.schedule(() -> abandonSetup("did not finish its setup within "
                 + TimeUnit.NANOSECONDS.toMillis(setupNanos) + "ms"), setupNanos);
@@ -123,13 +122,13 @@ final class BulkConnection {
     /** The name of one of this connection's threads ({@code role} rx or tx; the lane goes before it once known). */
     String threadName(String peer, String role) {
         String lanePart = lane == null ? "" : lane.name().toLowerCase(Locale.ROOT) + "-";
-        return "nexar-bulk-r" + transport.rank() + "-" + peer + "-" + lanePart + role;
+        return "nexar-bulk-r" + host.rank() + "-" + peer + "-" + lanePart + role;
     }
 
     // ------------------------------------------------------------------ what the parts share
 
-    QuicTransport transport() {
-        return transport;
+    BulkHost host() {
+        return host;
     }
 
     BulkSocket socket() {
@@ -137,30 +136,30 @@ final class BulkConnection {
     }
 
     /** The link this rank dials, or null for an accepted connection. */
-    PeerLink dialTarget() {
+    BulkPeer dialTarget() {
         return dialTarget;
     }
 
     /** The peer's link, once the peer is identified (during setup); null before. Any thread. */
-    PeerLink link() {
+    BulkPeer link() {
         return link;
     }
 
     /** The lane this connection carries; null for an accepted connection before the dialer's HELLO. */
-    Lane lane() {
+    public Lane lane() {
         return lane;
     }
 
     /** The transport's poll window ({@code poll.window}): how long a blocked sender reads its lane itself. */
     long pollWindowNanos() {
-        return transport.links().pollNanos();
+        return host.lanes().pollNanos();
     }
 
     /** A sender waiting for this socket reads its lane's connections meanwhile ({@link SenderWrites#writeFrom}). */
     void pollOwnLane() {
         Lane l = lane;
         if (l != null) {
-            transport.links().poll(l);
+            host.lanes().poll(l);
         }
     }
 
@@ -168,7 +167,7 @@ final class BulkConnection {
     void handBackOwnLane() {
         Lane l = lane;
         if (l != null) {
-            transport.links().handBack(l);
+            host.lanes().handBack(l);
         }
     }
 
@@ -177,26 +176,8 @@ final class BulkConnection {
         lane = l;
     }
 
-    /** The code of a lane in a bulk-lane HELLO's flags byte (docs/protocol.md 8.1). */
-    static int laneCode(Lane l) {
-        return switch (l) {
-            case P2P -> 1;
-            case COLLECTIVE -> 2;
-            default -> throw new IllegalArgumentException("no TCP connection carries lane " + l);
-        };
-    }
-
-    /** The lane named by a bulk-lane HELLO's flags byte, or null if it names none. */
-    static Lane laneOf(int code) {
-        return switch (code) {
-            case 1 -> Lane.P2P;
-            case 2 -> Lane.COLLECTIVE;
-            default -> null;
-        };
-    }
-
     /** The peer ended its output and it was read to its end: nothing more arrives on this connection. */
-    boolean inputEnded() {
+    public boolean inputEnded() {
         return inputEnded;
     }
 
@@ -205,17 +186,17 @@ final class BulkConnection {
     }
 
     /** The peer is identified (setup, reader thread). */
-    void identified(PeerLink l) {
+    void identified(BulkPeer l) {
         link = l;
     }
 
     /** True once the bulk lane is attached. Any thread. */
-    boolean isReady() {
+    public boolean isReady() {
         return ready;
     }
 
     /** True once the connection is closed. Any thread. */
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
@@ -235,15 +216,16 @@ final class BulkConnection {
             ready = true;
         }
         liveLoops.incrementAndGet();
-        endpoint.startThread(threadName("p" + link.peer, "tx"), this::writeLoop);
-        LOG.debug("rank {}: {} bulk connection with rank {} ready ({})", transport.rank(), lane, link.peer,
+        endpoint.startThread(threadName("p" + link.peer(), "tx"), this::writeLoop);
+        LOG.debug("rank {}: {} bulk connection with rank {} ready ({})", host.rank(), lane, link.peer(),
                 socket.tls() ? "TLS" : "plain");
         setUp.complete(null);
     }
 
     /** A protocol error naming the peer (rank -1 while it is not identified yet). */
     ProtocolException protocolError(String what) {
-        return Connection.protocolError(transport, link, what);
+        BulkPeer l = link;
+        return host.protocolError(l == null ? -1 : l.peer(), what);
     }
 
     // ------------------------------------------------------------------ the two threads
@@ -287,7 +269,7 @@ final class BulkConnection {
      * @throws OperationTimeoutException if the frame could not be started before the deadline
      * @throws OperationCancelledException if the calling thread is interrupted before the frame was started
      */
-    void send(Message message, Deadline deadline, ErrorContext context) {
+    public void send(Message message, Deadline deadline, ErrorContext context) {
         writer.send(message, deadline, context);
     }
 
@@ -295,32 +277,43 @@ final class BulkConnection {
      * Queues {@code goodbye} as this lane's last frame, after the frames sent so far, without waiting (event loop);
      * no frame is accepted after it. A bulk lane that ends without it counts as cut.
      */
-    void writeNow(Message goodbye) {
+    public void writeNow(Message goodbye) {
         writer.queueGoodbye(goodbye);
     }
 
-    /** See {@link BulkReader#tryPoll}: a waiting caller reads this connection itself, if nobody else does. */
-    boolean tryPoll(long now) {
+    /**
+     * A waiting caller reads this connection itself, if nobody else does at the moment: reads and delivers what the
+     * socket has now. Never waits; an end or an error seen here is left to the reader thread.
+     *
+     * @param now {@link System#nanoTime()}
+     * @return true if at least one message was delivered
+     */
+    public boolean tryPoll(long now) {
         return reader.tryPoll(now);
     }
 
-    /** See {@link BulkReader#drive}. */
-    void drive(long now) {
+    /**
+     * A waiting caller keeps this connection (the reader thread stays off it, as after {@link #tryPoll}) without
+     * reading it now: it waits for another peer.
+     *
+     * @param now {@link System#nanoTime()}
+     */
+    public void drive(long now) {
         reader.drive(now);
     }
 
-    /** See {@link BulkReader#handBack}. */
-    void handBack() {
+    /** The caller that polled is going to sleep: the reader thread reads the socket again from now on. */
+    public void handBack() {
         reader.handBack();
     }
 
     /** Ends this rank's output after the frames sent so far (TLS close_notify, then FIN); reading goes on. */
-    void finishOutput() {
+    public void finishOutput() {
         writer.finishOutput();
     }
 
     /** Wakes senders waiting on this lane, for example because the peer went down. Any thread. */
-    void wakeSenders() {
+    public void wakeSenders() {
         writer.wake();
     }
 
@@ -342,7 +335,7 @@ final class BulkConnection {
     // ------------------------------------------------------------------ end
 
     /** Closes the connection at once (the peer is gone, or this transport stops). Idempotent, any thread. */
-    void close() {
+    public void close() {
         closed = true;
         writer.wake();
         closeSocket();
@@ -353,7 +346,7 @@ final class BulkConnection {
         try {
             channel.close();
         } catch (IOException e) {
-            LOG.debug("rank {}: closing a bulk connection failed", transport.rank(), e);
+            LOG.debug("rank {}: closing a bulk connection failed", host.rank(), e);
         }
         socket.closeSelectors(); // wakes a reader or writer waiting for the socket; frees the channel's descriptor
     }
@@ -381,11 +374,11 @@ final class BulkConnection {
         if (ready || setUp.isDone()) {
             return false;
         }
-        if (why != null && !transport.isClosing()) {
+        if (why != null && !host.isClosing()) {
             String which = lane == null ? "" : lane + " ";
-            String who = dialTarget != null ? "the " + which + "bulk connection of rank " + dialTarget.peer
+            String who = dialTarget != null ? "the " + which + "bulk connection of rank " + dialTarget.peer()
                     : "a bulk connection from " + remote();
-            LOG.warn("rank {}: {} {}; {} messages use QUIC instead", transport.rank(), who, why,
+            LOG.warn("rank {}: {} {}; {} messages use QUIC instead", host.rank(), who, why,
                     lane == null ? "its lane's" : lane.toString());
         }
         setUp.complete(null);
@@ -393,26 +386,14 @@ final class BulkConnection {
     }
 
     String remote() {
-        try {
-            return Texts.format(channel.getRemoteAddress());
-        } catch (IOException | RuntimeException e) {
-            return "?";
-        }
+        return Addresses.remote(channel);
     }
 
     /** After setup, the bulk lane failing loses the peer: a message may be half-written. */
     void lose(String why, Throwable cause) {
-        LOG.warn("rank {}: rank {} {}", transport.rank(), link.peer, why);
-        link.down(why, cause, !transport.isClosing());
+        LOG.warn("rank {}: rank {} {}", host.rank(), link.peer(), why);
+        link.down(why, cause, !host.isClosing());
         close();
-        onQuicConnection(c -> c.fail(why, cause));
-    }
-
-    /** Runs {@code task} on the event loop of the peer's QUIC connection, if there is one and its loop still runs. */
-    void onQuicConnection(Consumer<Connection> task) {
-        Connection c = link.connection();
-        if (c != null) {
-            c.onLoop(() -> task.accept(c));
-        }
+        link.quicFailed(why, cause);
     }
 }

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
@@ -103,13 +103,13 @@ final class WriterTurns {
      * frame started.
      */
     ByteBuffer takeFree(Deadline deadline, ErrorContext context, boolean started) {
-        PeerLink link = owner.link();
+        BulkPeer link = owner.link();
         lock.lock();
         try {
             while (free.isEmpty()) {
                 if (stage == Stage.ENDED || owner.isClosed()) {
                     link.checkUp(context);
-                    throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
+                    throw new PeerFailedException(context.withPeer(link.peer()), "cannot complete: rank " + link.peer()
                             + "'s bulk lane closed while this message was written");
                 }
                 long left = deadline.remainingNanos();
@@ -155,10 +155,10 @@ final class WriterTurns {
 
     /** Throws if the peer is down or this lane can take no frame; under lock. */
     void checkOpen(ErrorContext context) {
-        PeerLink link = owner.link();
+        BulkPeer link = owner.link();
         link.checkUp(context);
         if (owner.isClosed() || stage != Stage.OPEN) {
-            throw new PeerFailedException(context.withPeer(link.peer), "cannot complete: rank " + link.peer
+            throw new PeerFailedException(context.withPeer(link.peer()), "cannot complete: rank " + link.peer()
                     + "'s bulk lane is closed");
         }
     }

@@ -1,15 +1,15 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import java.util.Objects;
 
 /**
- * How a {@link QuicTransport} moves point-to-point and collective messages (docs/design.md section 2, "bulk lane"):
- * messages of at least {@code thresholdBytes} travel on TCP instead of QUIC, on two connections per peer pair (one
- * for the point-to-point lane, one for the collective lane, so that the lanes never block each other, as QUIC's
- * streams do not), because TLS over TCP moves several times more bytes per second on the same machine, and a small
- * message crosses fewer threads (the sender writes it to the socket itself). The default threshold is 0: every
- * such message; QUIC keeps control (heartbeats, agreement, goodbye) and RPC. Deviation from docs/design.md (which has
- * small messages on QUIC), measured in docs/performance.md.
+ * How the QUIC transport ({@code QuicTransport}) moves point-to-point and collective messages (docs/design.md
+ * section 2, "bulk lane"): messages of at least {@code thresholdBytes} travel on TCP instead of QUIC, on two
+ * connections per peer pair (one for the point-to-point lane, one for the collective lane, so that the lanes never
+ * block each other, as QUIC's streams do not), because TLS over TCP moves several times more bytes per second on the
+ * same machine, and a small message crosses fewer threads (the sender writes it to the socket itself). The default
+ * threshold is 0: every such message; QUIC keeps control (heartbeats, agreement, goodbye) and RPC. Deviation from
+ * docs/design.md (which has small messages on QUIC), measured in docs/performance.md.
  *
  * <p>The TCP connection is set up after the pair's QUIC connection, by the lower rank, and checked like it (mutual TLS
  * 1.3, chain to the cluster CA, the member of the peer table, and the same Hello). If it cannot be set up, both sides

@@ -1,4 +1,4 @@
-package io.nexar.transport.quic;
+package io.nexar.transport.quic.bulk;
 
 import static io.nexar.internal.protocol.WireFormat.FLAGS_OFFSET;
 
@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The receiving side of a {@link BulkConnection}: reads, decrypts and decodes frames and delivers them, driven by
  * whichever thread holds its turn: a caller waiting for a message of this lane ({@link #tryPoll}, through
- * {@link PeerLinks#poll}), or else the connection's reader thread ({@link #run}).
+ * {@link BulkHost#lanes()}), or else the connection's reader thread ({@link #run}).
  *
  * <pre>
  *   caller waiting in a collective or a recv         reader thread
@@ -38,10 +38,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Frame deadline: once the first byte of a frame is in, the rest must keep coming. A frame that receives no byte for
  * {@code heartbeat.timeout}, or is not complete within {@code heartbeat.timeout} plus its size at
- * {@link #MIN_FRAME_BYTES_PER_SECOND}, fails the lane with a {@link io.nexar.ProtocolException} naming the peer, which
- * is then reported failed: a member that claims a size it never sends, or sends a frame a byte at a time, would
- * otherwise hold its lane (and whatever waits for it) while its heartbeats on QUIC keep it alive. Only bytes missing
- * from the socket count: a reader that was slow to read finds them there.
+ * {@link FrameDeadline#MIN_FRAME_BYTES_PER_SECOND}, fails the lane with a {@link io.nexar.ProtocolException} naming
+ * the peer, which is then reported failed: a member that claims a size it never sends, or sends a frame a byte at a
+ * time, would otherwise hold its lane (and whatever waits for it) while its heartbeats on QUIC keep it alive. Only
+ * bytes missing from the socket count: a reader that was slow to read finds them there.
  *
  * <p>The frame being read (prefix, buffer, deadline, a payload streamed into its destination) is its
  * {@link BulkFrameInput}'s; this class drives it and delivers what it reads.
@@ -61,15 +61,13 @@ final class BulkReader {
      * destination when it can be claimed ({@link PayloadStream}).
      */
     static final int STREAM_MIN_BYTES = 64 << 10;
-    /** The slowest average rate a begun frame may arrive at, after a grace of {@code heartbeat.timeout}. */
-    static final long MIN_FRAME_BYTES_PER_SECOND = 64 << 10;
     /** {@link #poll} result: the peer ended its output cleanly. */
     private static final int ENDED = -1;
     /** {@link #poll} result: a message waits for room in the handler's store. */
     private static final int BLOCKED = -2;
 
     private final BulkConnection owner;
-    private final QuicTransport transport;
+    private final BulkHost host;
     private final BulkSocket socket;
     private final BulkWriter writer;
     private final ReentrantLock turn = new ReentrantLock();
@@ -93,12 +91,12 @@ final class BulkReader {
     /** Messages delivered by waiting callers and by the reader thread (diagnostics; written holding the turn). */
     private final DeliveryCounts counts = new DeliveryCounts();
 
-    BulkReader(BulkConnection owner, QuicTransport transport, BulkSocket socket, BulkWriter writer) {
+    BulkReader(BulkConnection owner, BulkHost host, BulkSocket socket, BulkWriter writer) {
         this.owner = owner;
-        this.transport = transport;
+        this.host = host;
         this.socket = socket;
         this.writer = writer;
-        this.input = new BulkFrameInput(owner, transport, socket);
+        this.input = new BulkFrameInput(owner, host, socket);
     }
 
     // ------------------------------------------------------------------ setup (blocking)
@@ -111,7 +109,7 @@ final class BulkReader {
         }
         helloFlags = f.get(FLAGS_OFFSET) & 0xFF;
         f.put(FLAGS_OFFSET, (byte) 0); // the codec checks a HELLO as on every other connection
-        return MessageCodec.decode(peer(), MemorySegment.ofBuffer(f), transport.maxFrameBytes());
+        return MessageCodec.decode(peer(), MemorySegment.ofBuffer(f), host.maxFrameBytes());
     }
 
     /** The flags byte of the peer's HELLO (after {@link #readHello}), -1 before. */
@@ -168,9 +166,9 @@ final class BulkReader {
 
     /** Reader thread, holding the turn: waits until the handler takes {@code pending}; false if the lane closed. */
     private boolean awaitRoom() throws InterruptedException {
-        InboundHandler handler = transport.handler();
+        InboundHandler handler = host.handler();
         counts.count(true, 1);
-        while (!handler.deliverWaiting(owner.link().peer, pending, System.nanoTime() + DELIVER_SLICE_NANOS)) {
+        while (!handler.deliverWaiting(owner.link().peer(), pending, System.nanoTime() + DELIVER_SLICE_NANOS)) {
             if (owner.isClosed()) {
                 counts.count(true, -1);
                 return false;
@@ -311,8 +309,8 @@ final class BulkReader {
     }
 
     private int peer() {
-        PeerLink link = owner.link();
-        return link == null ? -1 : link.peer;
+        BulkPeer link = owner.link();
+        return link == null ? -1 : link.peer();
     }
 
     private Delivery deliver(Message m) {
@@ -326,7 +324,7 @@ final class BulkReader {
                 // counted before the handler sees it: the operation it completes may return at once
                 boolean byReaderThread = Thread.currentThread() == readerThread;
                 counts.count(byReaderThread, 1);
-                Delivery taken = transport.handler().onMessage(owner.link().peer, m);
+                Delivery taken = host.handler().onMessage(owner.link().peer(), m);
                 if (taken == Delivery.FULL) {
                     counts.count(byReaderThread, -1); // kept pending: counted when it is taken
                 }
@@ -345,14 +343,14 @@ final class BulkReader {
             owner.fallBack("closed its bulk lane during setup");
             return;
         }
-        PeerLink link = owner.link();
+        BulkPeer link = owner.link();
         owner.markInputEnded();
-        if (!goodbyeSeen && !transport.isClosing() && !link.isDown()) {
+        if (!goodbyeSeen && !host.isClosing() && !link.isDown()) {
             // The stream ended without the Goodbye a leaving peer writes first: its process exited or was killed
             // (the kernel closed its socket). That counts at once; QUIC would notice only by the heartbeat timeout.
             owner.lose("closed its bulk lane without saying goodbye (its process exited or was killed)", null);
             return;
         }
-        owner.onQuicConnection(Connection::checkDrained);
+        link.bulkInputEnded();
     }
 }
