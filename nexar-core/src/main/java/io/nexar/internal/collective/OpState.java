@@ -5,6 +5,7 @@ import io.nexar.ErrorContext;
 import io.nexar.NexarException;
 import io.nexar.ReduceOp;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -21,7 +22,7 @@ import java.util.function.BooleanSupplier;
  * arriving chunks into the open round's slots. As a {@link BooleanSupplier} it answers "is the open round done (or
  * the operation failed)?", taking the lock: what a polling driver checks, without a lambda per round.
  */
-final class OpState implements BooleanSupplier {
+final class OpState implements BooleanSupplier, ContextSource {
     /**
      * Chunks at least this large are copied or reduced into their target with the engine's lock released when they
      * arrive ({@link OpWrites}); smaller ones under it (a second lock round costs more than their copy).
@@ -156,6 +157,12 @@ final class OpState implements BooleanSupplier {
             c = context = contextOf(fingerprint, group, seq);
         }
         return c;
+    }
+
+    /** {@link #context()}: the transport's sends ask for it only when they fail. */
+    @Override
+    public ErrorContext errorContext() {
+        return context();
     }
 
     /**

@@ -209,8 +209,8 @@ public final class ScheduleExecutor {
             var m = op.outgoing.set(op.group.id(), op.seq, step, fp.operationCode(), fp.typeCode(), fp.opCode(),
                     fp.root(), fp.count(), total, offset,
                     start + offset == 0 && len == src.byteSize() ? src : src.asSlice(start + offset, len));
-            // the operation's context, built once per operation: the transport adds the peer to a failure's
-            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op.context());
+            // the operation is its own context source: the transport builds a context only for a failure
+            transport.send(op.group.world(send.peer()), Lane.COLLECTIVE, m, deadline, op);
             offset += len;
         } while (offset < total);
     }

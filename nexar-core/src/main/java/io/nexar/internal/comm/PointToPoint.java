@@ -15,6 +15,7 @@ import io.nexar.internal.jfr.PointToPointEvent;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.p2p.P2pRecorder;
 import io.nexar.internal.transport.BlockedCalls;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.p2p.PendingReceive;
 import io.nexar.internal.protocol.Message;
@@ -73,9 +74,16 @@ final class PointToPoint {
         }
     }
 
-    /** A send whose checks passed and whose sequence number is taken: its place in the order is fixed. */
+    /**
+     * A send whose checks passed and whose sequence number is taken: its place in the order is fixed. It is the
+     * context source of its chunks' sends (no wrapper per chunk).
+     */
     private record OutboundSend(View view, ErrorContext context, Deadline deadline, int dest, int tag, long seq,
-                                SendOrder order, MemorySegment data) {
+                                SendOrder order, MemorySegment data) implements ContextSource {
+        @Override
+        public ErrorContext errorContext() {
+            return context;
+        }
     }
 
     private OutboundSend prepareSend(int dest, int tag, MemorySegment data) {
@@ -117,7 +125,7 @@ final class PointToPoint {
             do {
                 long len = Math.min(chunk, total - offset);
                 transport.send(group.world(s.dest()), Lane.P2P, new Message.Data(group.id(), s.tag(), s.seq(), total,
-                        offset, s.data().asSlice(offset, len)), s.deadline(), s.context());
+                        offset, s.data().asSlice(offset, len)), s.deadline(), s);
                 offset += len;
                 if (call != null) {
                     call.progress(offset);

@@ -76,10 +76,10 @@ public final class InProcessTransport implements Transport {
     }
 
     @Override
-    public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    public void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         String myState = down.get();
         if (myState != null) {
-            throw new CommunicatorClosedException(context, "failed: " + myState);
+            throw new CommunicatorClosedException(context.errorContext(), "failed: " + myState);
         }
         String out = excluded.get(peer);
         if (out != null) {

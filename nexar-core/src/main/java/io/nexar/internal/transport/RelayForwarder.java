@@ -79,7 +79,7 @@ final class RelayForwarder {
     }
 
     /** {@link RelayTransport#send}: straight to a neighbour (or this rank), else in an envelope to the next hop. */
-    void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         RoutingTable routes = routesTo(peer);
         int rank = relay.rank();
         if (peer == rank || linked(routes, peer)) {
@@ -116,7 +116,7 @@ final class RelayForwarder {
      * or learnt of a death first), and sending the frame back would bounce it between the two until the hop limit
      * drops it. If the routes stay, the frame goes back all the same (the neighbour's routes are then the older).
      */
-    void forward(Message.Relay envelope, Lane lane, Deadline deadline, ErrorContext context, int from) {
+    void forward(Message.Relay envelope, Lane lane, Deadline deadline, ContextSource context, int from) {
         int destination = envelope.destination();
         while (true) {
             RoutingTable routes = routesTo(destination);
@@ -172,7 +172,7 @@ final class RelayForwarder {
      * Sends to a neighbour. If its link failed, first waits (briefly, {@link FailureSpread#awaitReason}) for the
      * neighbour's notice of an earlier failure that made it leave, so that what fails here names the cause.
      */
-    void direct(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    void direct(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         try {
             directNoWait(peer, lane, message, deadline, context);
         } catch (PeerFailedException e) {
@@ -186,7 +186,7 @@ final class RelayForwarder {
     }
 
     /** Sends to a neighbour (or this rank). */
-    void directNoWait(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    void directNoWait(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         linksUsed.set(peer, 1);
         links.send(peer, lane, message, deadline, context);
     }
@@ -235,20 +235,21 @@ final class RelayForwarder {
             try {
                 linksFormed.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
             } catch (TimeoutException | ExecutionException e) {
-                throw new OperationTimeoutException(relayContext(envelope), forwardTimeout, "rank " + relay.rank()
+                throw new OperationTimeoutException(relayContext(envelope).errorContext(), forwardTimeout, "rank " + relay.rank()
                         + "'s own links to form, to forward a frame from rank " + envelope.origin());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CommunicatorClosedException(relayContext(envelope), "failed: interrupted while"
+                throw new CommunicatorClosedException(relayContext(envelope).errorContext(), "failed: interrupted while"
                         + " waiting for this rank's links to form");
             }
         }
         forward(envelope, lane, deadline, relayContext(envelope), from);
     }
 
-    /** The context of a failure to forward {@code envelope}: a send to its destination. */
-    ErrorContext relayContext(Message.Relay envelope) {
-        return new ErrorContext(Operation.SEND, relay.rank(), relay.worldSize(), -1, -1, -1, envelope.destination());
+    /** The context of a failure to forward {@code envelope}: a send to its destination; built only on a failure. */
+    ContextSource relayContext(Message.Relay envelope) {
+        return () -> new ErrorContext(Operation.SEND, relay.rank(), relay.worldSize(), -1, -1, -1,
+                envelope.destination());
     }
 
     /** Grows the record of the links used to the grown world's size. */

@@ -151,7 +151,7 @@ final class RelayNotices {
     private static boolean sendQuiesce(RelayTransport t, int neighbour, boolean release) {
         try {
             t.forwarder.direct(neighbour, Lane.CONTROL, new Message.Quiesce(release), Deadline.after(t.forwardTimeout),
-                    new ErrorContext(io.nexar.Operation.CLOSE, t.rank(), t.worldSize(), -1, -1, -1, neighbour));
+                    () -> new ErrorContext(io.nexar.Operation.CLOSE, t.rank(), t.worldSize(), -1, -1, -1, neighbour));
             return true;
         } catch (RuntimeException e) {
             LOG.debug("rank {} could not send QUIESCE ({}) to rank {}: {}", t.rank(), release ? "release" : "closed",

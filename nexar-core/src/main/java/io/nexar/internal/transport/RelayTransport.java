@@ -136,7 +136,7 @@ public final class RelayTransport implements Transport {
     }
 
     @Override
-    public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    public void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         forwarder.send(peer, lane, message, deadline, context);
     }
 

@@ -24,13 +24,24 @@ public interface Transport extends AutoCloseable {
     /**
      * Sends one message to {@code peer} (which may be the local rank).
      *
-     * @param context names the operation for errors; the transport adds the peer to the context of a failure that
-     *     concerns it, so callers may pass one context for all the sends of an operation
+     * @param context names the operation for errors, asked for only if the send fails; the transport adds the peer
+     *     to the context of a failure that concerns it, so callers may pass one source for all the sends of an
+     *     operation
      * @throws io.nexar.OperationTimeoutException if the receiver did not make room before the deadline
      * @throws io.nexar.PeerFailedException if the peer is gone
      * @throws io.nexar.CommunicatorClosedException if this transport is closed
      */
-    void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context);
+    void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context);
+
+    /**
+     * As {@link #send(int, Lane, Message, Deadline, ContextSource)}, for a caller that has its context at hand (the
+     * control, RPC and abort paths).
+     *
+     * @param context names the operation for errors
+     */
+    default void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        send(peer, lane, message, deadline, (ContextSource) () -> context);
+    }
 
     /**
      * Waits until what was sent to {@code peer} so far has left this process (handed to the network), at most until

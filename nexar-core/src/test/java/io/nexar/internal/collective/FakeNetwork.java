@@ -5,6 +5,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
@@ -90,7 +91,7 @@ final class FakeNetwork {
         }
 
         @Override
-        public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        public void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
             sent.add(new Sent(rank, peer, message));
             if (down(rank) != null) {
                 return; // a dead rank's sends go nowhere
@@ -99,7 +100,7 @@ final class FakeNetwork {
             if (peerDown != null) {
                 throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + peerDown);
             }
-            if (!hook.beforeSend(rank, peer, message, context)) {
+            if (!hook.beforeSend(rank, peer, message, context.errorContext())) {
                 return;
             }
             boolean taken;
@@ -107,7 +108,7 @@ final class FakeNetwork {
                 taken = engines[peer].deliverWaiting(rank, message, deadline.deadlineNanos());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new OperationCancelledException(context, "was interrupted sending to rank " + peer);
+                throw new OperationCancelledException(context.errorContext(), "was interrupted sending to rank " + peer);
             }
             if (!taken) {
                 throw new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer

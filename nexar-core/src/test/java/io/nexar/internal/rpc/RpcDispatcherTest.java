@@ -10,6 +10,7 @@ import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.collective.Group;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
@@ -76,7 +77,7 @@ class RpcDispatcherTest {
     /** A transport of world rank {@code rank} that drops what is sent. */
     private record SilentTransport(int rank, int worldSize) implements Transport {
         @Override
-        public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+        public void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         }
 
         @Override

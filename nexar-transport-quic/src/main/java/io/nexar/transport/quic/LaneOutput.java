@@ -9,6 +9,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,7 +48,7 @@ final class LaneOutput {
      * @throws OperationTimeoutException if there is no room before the deadline
      * @throws OperationCancelledException if the calling thread is interrupted while waiting
      */
-    void send(Message message, Deadline deadline, ErrorContext context) {
+    void send(Message message, Deadline deadline, ContextSource context) {
         int size = Math.toIntExact(MessageCodec.encodedSize(message));
         awaitRoom(deadline, context);
         connection.link().checkUp(context);
@@ -88,7 +89,7 @@ final class LaneOutput {
         });
     }
 
-    private void awaitRoom(Deadline deadline, ErrorContext context) {
+    private void awaitRoom(Deadline deadline, ContextSource context) {
         if (queuedBytes.get() < highWaterBytes) {
             return;
         }

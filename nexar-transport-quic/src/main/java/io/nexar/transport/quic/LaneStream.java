@@ -11,6 +11,7 @@ import io.nexar.OperationTimeoutException;
 import io.nexar.internal.protocol.FrameDecoder;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
@@ -131,7 +132,7 @@ final class LaneStream extends ChannelInboundHandlerAdapter {
      * @throws OperationTimeoutException if there is no room before the deadline
      * @throws OperationCancelledException if the calling thread is interrupted while waiting
      */
-    void send(Message message, Deadline deadline, ErrorContext context) {
+    void send(Message message, Deadline deadline, ContextSource context) {
         output.send(message, deadline, context);
     }
 

@@ -5,6 +5,7 @@ import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.MessageCodec;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.util.Deadline;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +26,7 @@ final class Loopback {
         this.maxFrameBytes = maxFrameBytes;
     }
 
-    void send(Message message, Deadline deadline, ErrorContext context) {
+    void send(Message message, Deadline deadline, ContextSource context) {
         MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(MessageCodec.encodedSize(message))]);
         MessageCodec.encode(message, frame);
         Message copy = MessageCodec.decode(rank, frame, maxFrameBytes);
@@ -34,7 +35,7 @@ final class Loopback {
             taken = handler.deliverWaiting(rank, copy, deadline.deadlineNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new OperationCancelledException(context, "was interrupted while waiting for its own store of"
+            throw new OperationCancelledException(context.errorContext(), "was interrupted while waiting for its own store of"
                     + " unexpected messages to make room");
         }
         if (!taken) {

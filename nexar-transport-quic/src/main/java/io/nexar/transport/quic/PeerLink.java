@@ -4,6 +4,7 @@ import io.nexar.ErrorContext;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.jfr.ConnectionEvent;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
@@ -249,7 +250,7 @@ final class PeerLink implements BulkPeer {
      * @throws PeerFailedException if the peer is down
      * @throws IllegalStateException if the link was never formed
      */
-    void send(Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    void send(Lane lane, Message message, Deadline deadline, ContextSource context) {
         checkUp(context);
         Connection c = connection;
         if (c == null || !ready.isDone()) {
@@ -274,7 +275,7 @@ final class PeerLink implements BulkPeer {
 
     /** Throws {@link PeerFailedException} if the peer is down. */
     @Override
-    public void checkUp(ErrorContext context) {
+    public void checkUp(ContextSource context) {
         String why = down.get();
         if (why != null) {
             throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + why);

@@ -9,6 +9,7 @@ import io.nexar.Operation;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.InboundHandler;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.Lane;
@@ -226,16 +227,16 @@ public final class QuicTransport extends QuicMembership {
     }
 
     @Override
-    public void send(int peer, Lane lane, Message message, Deadline deadline, ErrorContext context) {
+    public void send(int peer, Lane lane, Message message, Deadline deadline, ContextSource context) {
         PeerLink[] all = links.all();
         Objects.checkIndex(peer, all.length);
         if (closing.get()) {
-            throw new CommunicatorClosedException(context, "failed: " + closedWhy);
+            throw new CommunicatorClosedException(context.errorContext(), "failed: " + closedWhy);
         }
         if (peer == rank) {
             loopback.send(message, deadline, context);
         } else if (all[peer] == null) {
-            throw new io.nexar.PeerFailedException(context, "failed: world rank " + peer + " is not a member of the"
+            throw new io.nexar.PeerFailedException(context.errorContext(), "failed: world rank " + peer + " is not a member of the"
                     + " cluster this rank joined");
         } else {
             all[peer].send(lane, message, deadline, context);

@@ -6,6 +6,7 @@ import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
 import io.nexar.ProtocolException;
 import io.nexar.internal.protocol.Message;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
@@ -269,7 +270,7 @@ public final class BulkConnection {
      * @throws OperationTimeoutException if the frame could not be started before the deadline
      * @throws OperationCancelledException if the calling thread is interrupted before the frame was started
      */
-    public void send(Message message, Deadline deadline, ErrorContext context) {
+    public void send(Message message, Deadline deadline, ContextSource context) {
         writer.send(message, deadline, context);
     }
 

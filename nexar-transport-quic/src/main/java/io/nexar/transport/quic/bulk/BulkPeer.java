@@ -2,6 +2,7 @@ package io.nexar.transport.quic.bulk;
 
 import io.nexar.ErrorContext;
 import io.nexar.PeerFailedException;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.transport.Lane;
 import java.util.concurrent.CompletableFuture;
 
@@ -44,7 +45,7 @@ public interface BulkPeer {
      *
      * @throws PeerFailedException naming the peer and why it is down
      */
-    void checkUp(ErrorContext context);
+    void checkUp(ContextSource context);
 
     /**
      * Marks the peer down; the first reason wins (see the transport's link).

@@ -4,6 +4,7 @@ import io.nexar.ErrorContext;
 import io.nexar.OperationTimeoutException;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.protocol.WireFormat;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.util.Deadline;
 import io.nexar.transport.quic.bulk.WriterTurns.Stage;
 import io.nexar.transport.quic.bulk.WriterTurns.Turn;
@@ -58,7 +59,7 @@ final class BulkWriter {
     }
 
     /** See {@link BulkConnection#send}. */
-    void send(Message message, Deadline deadline, ErrorContext context) {
+    void send(Message message, Deadline deadline, ContextSource context) {
         ByteBuffer[] srcs = BulkFrames.frameOf(message);
         long bytes = BulkFrames.remaining(srcs);
         boolean direct = SenderWrites.direct(srcs, bytes, output);
@@ -134,7 +135,7 @@ final class BulkWriter {
      * @return true if the frame is done; false if it is larger than one output buffer: {@code out}, filled, went to
      *         the writer thread and the sender goes on with the rest as {@link #send}'s buffered path does
      */
-    private boolean sendOwn(ByteBuffer[] srcs, long bytes, ByteBuffer out, ErrorContext context) {
+    private boolean sendOwn(ByteBuffer[] srcs, long bytes, ByteBuffer out, ContextSource context) {
         boolean all;
         try {
             output.fill(srcs, out);
@@ -198,7 +199,7 @@ final class BulkWriter {
      *
      * @return true if the frame was handed over to the writer (it stays busy until the writer finishes it)
      */
-    private boolean sendDirect(ByteBuffer[] srcs, long bytes, Deadline deadline, ErrorContext context) {
+    private boolean sendDirect(ByteBuffer[] srcs, long bytes, Deadline deadline, ContextSource context) {
         turns.lock.lock();
         try {
             while (turns.socketTurn != Turn.FREE || !turns.full.isEmpty() || turns.detached != null) {
@@ -256,7 +257,7 @@ final class BulkWriter {
      * Writes {@code out} on the sender's thread, without waiting for the socket: what it does not take now goes to
      * the writer thread, first in line. Saves the hand-off to the writer thread for small frames.
      */
-    private void writeOwn(ByteBuffer out, ErrorContext context) {
+    private void writeOwn(ByteBuffer out, ContextSource context) {
         boolean all;
         try {
             all = output.tryWrite(out);

@@ -4,6 +4,7 @@ import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.util.Deadline;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -80,7 +81,7 @@ final class SenderWrites {
     }
 
     /** A write to the socket failed: the peer is lost (its link learns why) and the sender's call fails. */
-    static PeerFailedException writeFailure(BulkConnection owner, Exception e, ErrorContext context) {
+    static PeerFailedException writeFailure(BulkConnection owner, Exception e, ContextSource context) {
         owner.failure().writeFailed(e);
         int peer = owner.link().peer();
         return new PeerFailedException(context.withPeer(peer), "cannot complete: writing rank " + peer
@@ -88,14 +89,14 @@ final class SenderWrites {
     }
 
     /** The sender's deadline passed before its frame could start (or, written directly, before any of it was). */
-    static OperationTimeoutException tooSlow(BulkConnection owner, Deadline deadline, ErrorContext context) {
+    static OperationTimeoutException tooSlow(BulkConnection owner, Deadline deadline, ContextSource context) {
         int peer = owner.link().peer();
         return new OperationTimeoutException(context.withPeer(peer), deadline.timeout(), "rank " + peer
                 + " to take more data on its bulk lane (is it posting receives?)");
     }
 
     /** The sender was interrupted before its frame started. */
-    static OperationCancelledException interrupted(BulkConnection owner, ErrorContext context) {
+    static OperationCancelledException interrupted(BulkConnection owner, ContextSource context) {
         int peer = owner.link().peer();
         return new OperationCancelledException(context.withPeer(peer), "was interrupted while waiting for rank " + peer
                 + " to take more data");

@@ -4,6 +4,7 @@ import io.nexar.ErrorContext;
 import io.nexar.OperationCancelledException;
 import io.nexar.OperationTimeoutException;
 import io.nexar.PeerFailedException;
+import io.nexar.internal.transport.ContextSource;
 import io.nexar.internal.util.Deadline;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -85,7 +86,7 @@ final class WriterTurns {
      * @throws OperationTimeoutException at the deadline
      * @throws OperationCancelledException if the thread is interrupted
      */
-    void awaitChange(Deadline deadline, ErrorContext context) {
+    void awaitChange(Deadline deadline, ContextSource context) {
         long left = deadline.remainingNanos();
         if (left <= 0) {
             throw SenderWrites.tooSlow(owner, deadline, context);
@@ -102,7 +103,7 @@ final class WriterTurns {
      * An empty output buffer, waiting while the writer has both; null at the deadline (or on an interrupt) once the
      * frame started.
      */
-    ByteBuffer takeFree(Deadline deadline, ErrorContext context, boolean started) {
+    ByteBuffer takeFree(Deadline deadline, ContextSource context, boolean started) {
         BulkPeer link = owner.link();
         lock.lock();
         try {
@@ -154,7 +155,7 @@ final class WriterTurns {
     }
 
     /** Throws if the peer is down or this lane can take no frame; under lock. */
-    void checkOpen(ErrorContext context) {
+    void checkOpen(ContextSource context) {
         BulkPeer link = owner.link();
         link.checkUp(context);
         if (owner.isClosed() || stage != Stage.OPEN) {
