@@ -40,7 +40,8 @@ final class RelayNotices {
         // close tree's parent going down does not stop it either: a failed world still needs to hear of it)
         // this rank's own finding that no route reaches the peer (reportCutOff, which marked it already) is no failure
         boolean failed = !(cause instanceof DeclaredFailed) && !isCutOff(why);
-        if (failed) {
+        boolean tell = failed && !t.closed && !t.closeTree.everyRankClosed();
+        if (tell) {
             // known failed before the routes mark it dead: a rebuild that finds it dead then keeps it dead (a rank
             // marked dead but not known failed is taken for one that was only cut off, and routed through again)
             t.failures.learned(peer, why, -1);
@@ -53,7 +54,7 @@ final class RelayNotices {
             }
         }
         t.closeTree.onPeerDown(peer);
-        if (news && failed && !t.closed && !t.closeTree.everyRankClosed()) {
+        if (news && tell) {
             t.failures.tellLater(peer, -1);
         }
         return news;
