@@ -91,4 +91,37 @@ class RelayBridgeRaceTest {
             assertThat(relay7.droppedFrames()).as("the forged one only").isEqualTo(1);
         }
     }
+
+    @Test
+    void shouldRouteAFrameAroundTheNeighbourItCameFromRatherThanBounceIt() throws Exception {
+        // a ring of 8: every survivor applied a decision on rank 1 (bridge 0-2); then rank 3 dies, and only rank 5
+        // applies the next decision (bridges 0-2 and 2-4). For rank 2, rank 4 still routes 4-5-6-7-0-2 and rank 5
+        // routes 5-4-2 (over a bridge rank 4 has not opened). Before, rank 5 sent rank 4's frame back after a wait of
+        // 1 s, rank 4 did the same, and the frame bounced until its hop limit dropped it (in-process on the thread
+        // that sent it, which in a recovery could be the one that would switch rank 4's routes). Now rank 5 takes
+        // its route around rank 4, 5-6-7-0-2
+        try (var cluster = ring(8)) {
+            cluster.crash(1);
+            var threads = new java.util.ArrayList<Thread>();
+            for (int r : new int[] {0, 2, 3, 4, 5, 6, 7}) { // 0 and 2 open their link together
+                threads.add(Thread.ofVirtual().start(() -> ((RelayTransport) cluster.transport(r)).rebuilt(w -> w != 1)));
+            }
+            for (Thread t : threads) {
+                assertThat(t.join(Duration.ofSeconds(20))).isTrue();
+            }
+            cluster.crash(3);
+            var relay5 = (RelayTransport) cluster.transport(5);
+            relay5.rebuilt(w -> w != 1 && w != 3); // no link of its own to open
+            assertThat(relay5.routes().nextHop(2)).isEqualTo(4);
+            assertThat(((RelayTransport) cluster.transport(4)).routes().nextHop(2)).isEqualTo(5);
+            var data = RelayTransportTest.frame(new Message.Data(0, 9, 0, 4, 0,
+                    java.lang.foreign.MemorySegment.ofArray(new byte[] {1, 2, 3, 4})));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            assertThat(cluster.endpoint(5).router().deliverWaiting(4, new Message.Relay(4, 2, 1, 7, data), deadline))
+                    .isTrue();
+            byte[] got = new byte[4];
+            cluster.communicator(2).recv(4, 9, got);
+            assertThat(got).containsExactly(1, 2, 3, 4);
+        }
+    }
 }
