@@ -104,7 +104,8 @@ class RelayBridgeRaceTest {
             cluster.crash(1);
             var threads = new java.util.ArrayList<Thread>();
             for (int r : new int[] {0, 2, 3, 4, 5, 6, 7}) { // 0 and 2 open their link together
-                threads.add(Thread.ofVirtual().start(() -> ((RelayTransport) cluster.transport(r)).rebuilt(w -> w != 1)));
+                var relay = (RelayTransport) cluster.transport(r);
+                threads.add(Thread.ofVirtual().start(() -> relay.rebuilt(w -> w != 1)));
             }
             for (Thread t : threads) {
                 assertThat(t.join(Duration.ofSeconds(20))).isTrue();

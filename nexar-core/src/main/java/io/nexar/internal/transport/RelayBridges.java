@@ -136,7 +136,7 @@ final class RelayBridges {
         return reportedCutOff.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    /** This rank reports world rank {@code peer} down because no route reaches it ({@link RelayNotices#reportCutOff}). */
+    /** This rank reports world rank {@code peer} down: no route reaches it ({@link RelayNotices#reportCutOff}). */
     void cutOff(int peer) {
         reportedCutOff.add(peer);
     }
