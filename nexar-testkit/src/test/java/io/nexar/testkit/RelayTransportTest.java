@@ -400,7 +400,7 @@ class RelayTransportTest {
         }
     }
 
-    private static MemorySegment frame(Message m) {
+    static MemorySegment frame(Message m) {
         var f = MemorySegment.ofArray(new byte[Math.toIntExact(MessageCodec.encodedSize(m))]);
         MessageCodec.encode(m, f);
         return f;

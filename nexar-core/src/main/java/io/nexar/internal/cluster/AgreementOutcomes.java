@@ -78,6 +78,7 @@ final class AgreementOutcomes {
         if (old.id() == m.state.world().id() && m.policy == RecoveryPolicy.AUTOMATIC) {
             m.state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
             m.worldRebuilt.accept(decision);
+            forgetStaleCutOffs(); // before the next recovery below suspects them
             // an operation posted on the old world before the failure was known waits for members that will now
             // post on the new one (after a polite leave it may not even need the leaver): it ends here
             m.router.failCommunicator(old.id(), "the world communicator was rebuilt without world ranks "
@@ -95,6 +96,22 @@ final class AgreementOutcomes {
                     m.start(next);
                     break;
                 }
+            }
+        }
+    }
+
+    /**
+     * Forgets the ranks this process reported down only because no route reached them, if the routes reach them now
+     * (a sparse world's rebuild bridged the hole after the report, {@code InboundRouter.reachesAgain}): suspected in
+     * the next agreement, such a rank would be merged into every survivor's failed set, and the survivors could lose
+     * their quorum over ranks that are alive and reachable.
+     */
+    void forgetStaleCutOffs() {
+        for (int peer : java.util.List.copyOf(m.down.keySet())) {
+            if (m.router.reachesAgain(peer)) {
+                m.down.remove(peer);
+                LOG.info("recovery: world rank {} is reached again over the rebuilt world's links; world rank {} no"
+                        + " longer counts it as cut off", peer, m.transport.rank());
             }
         }
     }

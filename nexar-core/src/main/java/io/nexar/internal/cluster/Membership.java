@@ -306,8 +306,17 @@ public final class Membership implements AutoCloseable {
         }
     }
 
+    /**
+     * Ranks this process reported down because no route reached them are reached again (a sparse world's rebuild
+     * bridged the hole): they are no longer suspected. Any thread.
+     */
+    public void reachableAgain() {
+        run(() -> outcomes.forgetStaleCutOffs());
+    }
+
     private void handleDown(int peer, String why) {
-        if (down.putIfAbsent(peer, why) != null) {
+        // a cut-off report made before this rank applied the decision whose bridge reaches the rank again: stale
+        if (router.reachesAgain(peer) || down.putIfAbsent(peer, why) != null) {
             return;
         }
         // a rank that left politely, or one this rank stopped hearing because it closed its own transport: no alarm

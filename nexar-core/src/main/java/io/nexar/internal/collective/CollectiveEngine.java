@@ -335,6 +335,14 @@ public final class CollectiveEngine {
     }
 
     /**
+     * World rank {@code peer} is reachable again after all (a sparse world's rebuild bridged the hole that had cut it
+     * off from this rank): operations with it are no longer refused. Operations that already failed stay failed.
+     */
+    public void forgetDown(int peer) {
+        locked(() -> down.remove(peer));
+    }
+
+    /**
      * Fails every pending operation of every communicator (recovery policy abort, or this process excluded); later
      * operations are refused by the communicator.
      *

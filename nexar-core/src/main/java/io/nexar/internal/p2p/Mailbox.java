@@ -287,6 +287,19 @@ public final class Mailbox implements InboundHandler {
     }
 
     /**
+     * World rank {@code peer} is reachable again after all (a sparse world's rebuild bridged the hole that had cut it
+     * off from this rank): receives from it and its messages are no longer refused. Receives that failed stay failed.
+     */
+    public void forgetDown(int peer) {
+        lock.lock();
+        try {
+            downPeers.remove(peer);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Fails every pending receive, whatever its source (recovery policy abort, or this process excluded); later
      * receives are refused by the communicator.
      *

@@ -245,6 +245,41 @@ public final class InboundRouter implements InboundHandler {
         }
     }
 
+    /**
+     * Whether world rank {@code peer} was reported down by this process only because no route reached it (sparse
+     * topologies: {@code RelayNotices.reportCutOff}), and the routes reach it now (a recovery's rebuild bridged the
+     * hole after the report was made): if so, both receive sides forget that it was down (their operations with it
+     * are no longer refused). A rank cut off while its decision was not applied yet is reached again once it is.
+     *
+     * @param peer a world rank
+     * @return true if that report is stale (the membership forgets it too)
+     */
+    public boolean reachesAgain(int peer) {
+        RelayTransport r = relay;
+        if (r == null || !r.bridges.reachesAgain(peer)) {
+            return false;
+        }
+        engine.forgetDown(peer);
+        mailbox.forgetDown(peer);
+        return true;
+    }
+
+    /**
+     * A recovery's rebuild switched the relay's routes ({@code RelayBridges.rebuild}): the ranks this process had
+     * found cut off that they reach again are forgotten as down here ({@link #reachesAgain}) and by the membership.
+     */
+    void routesRebuilt() {
+        RelayTransport r = relay;
+        boolean any = false;
+        for (int peer : r.bridges.reportedCutOff()) {
+            any |= reachesAgain(peer);
+        }
+        Membership m = membership;
+        if (any && m != null) {
+            m.reachableAgain();
+        }
+    }
+
     /** Fails every pending receive and collective and refuses new ones. Idempotent. */
     public void close(String reason) {
         Membership m = membership;

@@ -33,14 +33,16 @@ final class RelayArrivals {
     /** The last envelope for this rank decoded per (neighbour, lane) and not yet taken ({@link #decodedOnce}). */
     private final ConcurrentHashMap<Long, Decoded> decoded = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
+    /** Recovery-protocol envelopes that failed the source check, checked again when the routes change. */
+    private final HeldEnvelopes held = new HeldEnvelopes();
 
     RelayArrivals(RelayTransport relay, long maxFrameBytes) {
         this.relay = relay;
         this.maxFrameBytes = maxFrameBytes;
     }
 
-    /** What to do with an arriving envelope. */
-    enum Verdict { DELIVER, FORWARD, DROP }
+    /** What to do with an arriving envelope ({@code HELD}: kept until the routes change, {@link HeldEnvelopes}). */
+    enum Verdict { DELIVER, FORWARD, DROP, HELD }
 
     /**
      * An envelope arrived from neighbour {@code from} on a transport that cannot wait (network): for this rank, its
@@ -53,7 +55,7 @@ final class RelayArrivals {
      * @throws ProtocolException if the envelope breaks a relay rule (see {@link RelayTransport})
      */
     Delivery onRelay(int from, Message.Relay envelope) {
-        Verdict v = check(from, envelope);
+        Verdict v = check(from, envelope, true);
         if (LOG.isDebugEnabled()) {
             LOG.debug("rank {} got a relayed frame ({} bytes, hop {}) from rank {} to rank {} from neighbour {}: {}",
                     relay.rank(), envelope.frame().byteSize(), envelope.hops(), envelope.origin(),
@@ -66,7 +68,7 @@ final class RelayArrivals {
             }
             return d;
         }
-        if (v == Verdict.DROP) {
+        if (v == Verdict.DROP || v == Verdict.HELD) {
             return Delivery.ACCEPTED;
         }
         return relay.forwarder.offer(next(envelope), laneOf(envelope), from) ? Delivery.ACCEPTED : Delivery.FULL;
@@ -85,7 +87,12 @@ final class RelayArrivals {
      * @throws InterruptedException if interrupted while waiting
      */
     boolean deliverWaiting(int from, Message.Relay envelope, long deadlineNanos) throws InterruptedException {
-        Verdict v = check(from, envelope);
+        return deliverWaiting(from, envelope, deadlineNanos, true);
+    }
+
+    private boolean deliverWaiting(int from, Message.Relay envelope, long deadlineNanos, boolean mayHold)
+            throws InterruptedException {
+        Verdict v = check(from, envelope, mayHold);
         if (v == Verdict.DELIVER) {
             Message inner = decodedOnce(from, envelope);
             boolean taken = relay.router.deliverWaiting(envelope.origin(), inner, deadlineNanos);
@@ -94,7 +101,7 @@ final class RelayArrivals {
             }
             return taken;
         }
-        if (v == Verdict.DROP) {
+        if (v == Verdict.DROP || v == Verdict.HELD) {
             return true;
         }
         long left = deadlineNanos - System.nanoTime();
@@ -111,9 +118,11 @@ final class RelayArrivals {
     /**
      * Checks an arriving envelope. Structural violations (a non-neighbour, ranks outside the world) are protocol
      * errors of the neighbour; a failed source check or an exhausted hop limit drops the frame (logged), since ranks
-     * whose views of the dead set differ for a moment can route a legitimate frame that way.
+     * whose views of the dead set differ for a moment can route a legitimate frame that way. A frame of the recovery
+     * protocol that fails the source check is held instead if {@code mayHold} ({@link HeldEnvelopes}): a survivor
+     * that applied a recovery's decision first routes it over a bridge this rank's routes do not know yet.
      */
-    Verdict check(int from, Message.Relay envelope) {
+    Verdict check(int from, Message.Relay envelope, boolean mayHold) {
         RoutingTable routes = relay.table;
         int rank = relay.rank();
         // around a growth, ranks that switched to the grown routes and ranks that did not yet both route legitimately
@@ -134,6 +143,15 @@ final class RelayArrivals {
         }
         boolean bounced = envelope.origin() == rank; // our own frame, sent back by a rank with an older view
         if (!bounced && !routes.mayForward(envelope.origin(), from, envelope.hops())) {
+            if (mayHold && HeldEnvelopes.recoveryFrame(envelope)) {
+                if (!held.hold(from, envelope)) {
+                    dropped.incrementAndGet();
+                }
+                LOG.debug("rank {} holds a frame relayed by rank {} from rank {} to rank {} until its routes change:"
+                        + " rank {}'s routes to it do not pass through rank {} yet", rank, from, envelope.origin(),
+                        envelope.destination(), envelope.origin(), from);
+                return Verdict.HELD;
+            }
             return drop(from, envelope, "claims to come from rank " + envelope.origin() + ", whose routes to rank "
                     + rank + " do not pass through rank " + from);
         }
@@ -144,6 +162,31 @@ final class RelayArrivals {
             return drop(from, envelope, "reached its hop limit " + envelope.hopLimit());
         }
         return Verdict.FORWARD;
+    }
+
+    /**
+     * The routes changed (a recovery's rebuild switched them): the envelopes held since are checked again against
+     * them and delivered or forwarded if they pass now, dropped if not, on a virtual thread of their own (a forward
+     * may wait for room).
+     */
+    void releaseHeld() {
+        var all = held.takeAll();
+        if (all.isEmpty()) {
+            return;
+        }
+        Thread.ofVirtual().name("nexar-relay-held-r" + relay.rank()).start(() -> {
+            for (HeldEnvelopes.Held h : all) {
+                try {
+                    deliverWaiting(h.from(), h.envelope(), System.nanoTime() + relay.forwardTimeout.toNanos(), false);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (RuntimeException e) { // the relay's ordinary failures of a frame: logged, as a drop
+                    LOG.debug("rank {}: a held frame from rank {} could not be passed on: {}", relay.rank(),
+                            h.envelope().origin(), e.toString());
+                }
+            }
+        });
     }
 
     /** Whether an envelope from neighbour {@code from} passes every check of {@link #check} under {@code routes}. */

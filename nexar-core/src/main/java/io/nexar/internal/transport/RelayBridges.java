@@ -45,6 +45,11 @@ final class RelayBridges {
     private final RelayTransport relay;
     private final Map<Integer, CompletableFuture<byte[]>> offers = new ConcurrentHashMap<>();
     /**
+     * The ranks this rank reported down because no route reached them ({@link RelayNotices#reportCutOff}); once a
+     * rebuild's routes reach one again, that report is stale ({@link #reachesAgain}).
+     */
+    private final java.util.Set<Integer> reportedCutOff = ConcurrentHashMap.newKeySet();
+    /**
      * How long a recovery waits for the links that bridge a hole ({@link #rebuild}): a quarter of
      * {@code recovery.timeout}, so that a survivor that never links back (it did not learn the decision: cut off
      * while it was taken) is reported down in time for the next agreement to exclude it.
@@ -67,23 +72,28 @@ final class RelayBridges {
      */
     void rebuild(Transport links, IntPredicate member) {
         int rank = relay.rank();
-        RoutingTable old = relay.table;
-        NeighbourGraph formed = old.graph().formation();
-        NeighbourGraph next = links.linksMembers() ? formed.bridged(r -> r != rank && !member.test(r)) : formed;
-        // a member this rank already knows failed stays dead: the decision can leave in a rank whose death was learnt
-        // meanwhile (the next recovery removes it), and the report of that death has passed; routed through again,
-        // frames to the ranks behind it bounce between this rank and a neighbour that routes around it until their
-        // hop limit drops them, and no send ever fails to show the death again. A rank marked dead only because it
-        // was cut off is routed through again (a bridge may reach it)
-        RoutingTable routes = RoutingTable.of(next, rank, r -> !member.test(r)
-                || r < old.graph().worldSize() && old.isDead(r) && relay.failures.knows(r));
+        RoutingTable old;
+        RoutingTable routes;
+        NeighbourGraph next;
+        synchronized (relay) { // with the routes in use as they are now: a death learnt from here on marks both
+            old = relay.table;
+            NeighbourGraph formed = old.graph().formation();
+            next = links.linksMembers() ? formed.bridged(r -> r != rank && !member.test(r)) : formed;
+            // a member this rank already knows failed stays dead: the decision can leave in a rank whose death was
+            // learnt meanwhile (the next recovery removes it), and the report of that death has passed; routed
+            // through again, frames to the ranks behind it bounce between this rank and a neighbour that routes
+            // around it until their hop limit drops them, and no send ever fails to show the death again. A rank
+            // marked dead only because it was cut off is routed through again (a bridge may reach it)
+            RoutingTable before = old;
+            routes = RoutingTable.of(next, rank, r -> !member.test(r)
+                    || r < before.graph().worldSize() && before.isDead(r) && relay.failures.knows(r));
+            // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors; until the
+            // switch below, envelopes routed over the new graph by ranks that switched first are accepted, and a
+            // death learnt meanwhile marks the new routes too (markDead), not only the ones they replace
+            relay.pending = routes;
+        }
         int[] added = Arrays.stream(next.neighbours(rank))
                 .filter(p -> member.test(p) && !old.graph().adjacent(rank, p)).toArray();
-        synchronized (relay) {
-            // a growth that a failure interrupted is void: the rebuilt world is the old one's survivors; while the
-            // new links open, envelopes routed over them by ranks that switched first are accepted
-            relay.pending = added.length > 0 ? routes : null;
-        }
         int unlinked = -1;
         String why = null;
         if (added.length > 0) {
@@ -114,6 +124,35 @@ final class RelayBridges {
             relay.router.onPeerDown(unlinked, why, null);
             relay.reportCutOff(why);
         }
+        // the ranks this rank found cut off before it applied the decision that bridges them: every part that marked
+        // them down forgets it, so this rank neither refuses their frames nor suspects them in its next agreement
+        // (where the others would merge that suspicion and could lose their quorum)
+        relay.router.routesRebuilt();
+        relay.arrivals.releaseHeld(); // recovery frames routed over the new graph by ranks that switched first
+    }
+
+    /** {@return the ranks this rank reported down because no route reached them} */
+    int[] reportedCutOff() {
+        return reportedCutOff.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** This rank reports world rank {@code peer} down: no route reaches it ({@link RelayNotices#reportCutOff}). */
+    void cutOff(int peer) {
+        reportedCutOff.add(peer);
+    }
+
+    /**
+     * Whether world rank {@code peer} was reported down by this rank only because no route reached it, and the
+     * routes in use reach it now (a rebuild bridged the hole): that report is stale. A rank that failed since is
+     * dead in the routes (every report of a failure marks it), so this stays false for it.
+     *
+     * @param peer a world rank
+     * @return true if this rank's cut-off report of it is stale
+     */
+    boolean reachesAgain(int peer) {
+        RoutingTable routes = relay.table;
+        return reportedCutOff.contains(peer) && peer < routes.graph().worldSize() && peer != relay.rank()
+                && !routes.isDead(peer) && routes.nextHop(peer) >= 0;
     }
 
     /** {@link RelayTransport#onLinkOffer}. */

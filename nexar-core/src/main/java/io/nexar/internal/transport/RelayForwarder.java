@@ -111,18 +111,25 @@ final class RelayForwarder {
     /**
      * Sends an envelope to its next hop, routing around next hops that turn out dead. A relayed envelope
      * ({@code from} the neighbour it came from, -1 for this rank's own) whose next hop would be that neighbour again
-     * waits first, at most until the deadline or {@link FailureSpread#NOTICE_GRACE}, for this rank's routes to
-     * change: the neighbour may route over a newer graph than this rank (it switched to a recovery's bridges first,
-     * or learnt of a death first), and sending the frame back would bounce it between the two until the hop limit
-     * drops it. If the routes stay, the frame goes back all the same (the neighbour's routes are then the older).
+     * takes the route around that neighbour if there is one: the two route over different graphs (one switched to a
+     * recovery's bridges first, or learnt of a death first), and sending the frame back would bounce it between them
+     * until the hop limit drops it (in-process each bounce is on the sending thread, which may be the one that would
+     * switch that rank's routes). With no other route it waits first, at most until the deadline or
+     * {@link FailureSpread#NOTICE_GRACE}, for this rank's routes to change; if they stay, the frame goes back all
+     * the same (the neighbour's routes are then the older).
      */
     void forward(Message.Relay envelope, Lane lane, Deadline deadline, ContextSource context, int from) {
         int destination = envelope.destination();
         while (true) {
             RoutingTable routes = routesTo(destination);
             int next = destination < routes.graph().worldSize() ? routes.nextHop(destination) : -1;
-            if (next >= 0 && next == from && awaitNewRoutes(routes, deadline)) {
-                continue;
+            if (next >= 0 && next == from) {
+                int around = destination == from ? -1 : routes.withDead(from).nextHop(destination);
+                if (around >= 0) {
+                    next = around; // a route that does not send it straight back: the neighbour's view differs
+                } else if (awaitNewRoutes(routes, deadline)) {
+                    continue;
+                }
             }
             if (next < 0) {
                 throw new PeerFailedException(context.withPeer(destination), "cannot complete: rank " + destination

@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
 final class RelayNotices {
     private static final Logger LOG = LoggerFactory.getLogger(RelayTransport.class);
 
+    /** What the down reason of a rank this rank found cut off says ({@link #reportCutOff}). */
+    static final String CUT_OFF = "is cut off from world rank";
+
     private RelayNotices() {
     }
 
@@ -33,19 +36,33 @@ final class RelayNotices {
         if (peer < 0 || peer >= t.table.graph().worldSize() || peer == t.rank()) {
             return false;
         }
+        // not told when the peer declared this rank failed: the peer is alive, this rank is the one excluded (the
+        // close tree's parent going down does not stop it either: a failed world still needs to hear of it)
+        // this rank's own finding that no route reaches the peer (reportCutOff, which marked it already) is no failure
+        boolean failed = !(cause instanceof DeclaredFailed) && !isCutOff(why);
+        boolean tell = failed && !t.closed && !t.closeTree.everyRankClosed();
+        if (tell) {
+            // known failed before the routes mark it dead: a rebuild that finds it dead then keeps it dead (a rank
+            // marked dead but not known failed is taken for one that was only cut off, and routed through again)
+            t.failures.learned(peer, why, -1);
+        }
         boolean news;
         synchronized (t) {
             news = !t.table.isDead(peer);
-            t.markDead(peer);
+            if (news || failed) { // not a cut-off again: the routes of a rebuild under way would keep it
+                t.markDead(peer);
+            }
         }
         t.closeTree.onPeerDown(peer);
-        // not told when the peer declared this rank failed: the peer is alive, this rank is the one excluded (the
-        // close tree's parent going down does not stop it either: a failed world still needs to hear of it)
-        if (news && !(cause instanceof DeclaredFailed) && !t.closed && !t.closeTree.everyRankClosed()) {
-            t.failures.learned(peer, why, -1);
+        if (news && tell) {
             t.failures.tellLater(peer, -1);
         }
         return news;
+    }
+
+    /** Whether a down reason is this rank's finding that the rank is cut off ({@link #reportCutOff}). */
+    static boolean isCutOff(String why) {
+        return why != null && why.contains(CUT_OFF);
     }
 
     /**
@@ -76,12 +93,13 @@ final class RelayNotices {
             dead = routes.deadRanks();
             for (int r : lost) {
                 t.markDead(r);
+                t.bridges.cutOff(r);
             }
         }
         if (lost.length == 0) {
             return;
         }
-        String detail = "is cut off from world rank " + t.rank() + ": every path of topology="
+        String detail = CUT_OFF + " " + t.rank() + ": every path of topology="
                 + t.table.graph().topology() + " to it passes a failed or departed rank (world ranks "
                 + java.util.Arrays.toString(dead) + "; recovery bridges a hole only between ranks that still reach each other)";
         String reason = io.nexar.internal.protocol.GoodbyeReason.isPoliteLeave(why) ? "left (" + detail + ")"

@@ -47,7 +47,7 @@ public final class RelayTransport implements Transport {
     /** The failures this rank knows of and tells its neighbours ({@link FailureSpread}). */
     final FailureSpread failures;
     /** Checks arriving envelopes and decodes their inner messages ({@link RelayArrivals}). */
-    private final RelayArrivals arrivals;
+    final RelayArrivals arrivals;
     /** A recovery's rebuilt routes and the link offers of the members this rank bridges to ({@link RelayBridges}). */
     final RelayBridges bridges;
     volatile boolean closed;
