@@ -62,6 +62,9 @@ class CallerDrivenLaneTest {
     void shouldLeaveEveryMessageToTheReaderThreadWithoutAPollWindow() {
         var config = CONFIG.toBuilder().set(ConfigKey.POLL_WINDOW, "0s").build();
         try (var cluster = QuicTestCluster.start(2, config, LOOPBACK)) {
+            // a message sent before its TCP lane is attached travels on QUIC: count only once both lanes carry it
+            Await.until(() -> collectiveLane(cluster, 0) != null && collectiveLane(cluster, 1) != null,
+                    Duration.ofSeconds(20), "both ranks' collective TCP lanes attached");
             cluster.run(c -> {
                 for (int i = 0; i < 50; i++) {
                     float[] v = {c.rank() + 1};
@@ -71,7 +74,7 @@ class CallerDrivenLaneTest {
                 return null;
             });
             for (int r = 0; r < 2; r++) {
-                long[] d = BulkProbes.deliveries(cluster.transport(r).link(1 - r).bulk(Lane.COLLECTIVE));
+                long[] d = BulkProbes.deliveries(collectiveLane(cluster, r));
                 assertThat(d[0]).as("rank %d: messages delivered by callers", r).isZero();
                 assertThat(d[1]).as("rank %d: messages delivered by the reader thread", r).isGreaterThanOrEqualTo(50);
             }
@@ -101,5 +104,12 @@ class CallerDrivenLaneTest {
             long[] d = BulkProbes.deliveries(cluster.transport(1).link(0).bulk(Lane.P2P));
             assertThat(d[1]).as("messages delivered by rank 1's P2P reader thread").isPositive();
         }
+    }
+
+    /** Rank {@code r}'s attached collective TCP lane to the other rank, or null while there is none. */
+    private static io.nexar.transport.quic.bulk.BulkConnection collectiveLane(QuicTestCluster cluster, int r) {
+        PeerLink link = cluster.transport(r).link(1 - r);
+        var b = link == null ? null : link.bulk(Lane.COLLECTIVE);
+        return b != null && b.isReady() ? b : null;
     }
 }
