@@ -141,8 +141,8 @@ final class FailureSpread {
             for (int n : t.table.graph().neighbours(t.rank())) {
                 if (n != dead && n != except && !t.table.isDead(n) && !known.containsKey(n)) {
                     try {
-                        t.forwarder.directNoWait(n, Lane.CONTROL, report, deadline, () -> new ErrorContext(io.nexar.Operation.SEND,
-                                t.rank(), t.worldSize(), -1, -1, -1, n));
+                        t.forwarder.directNoWait(n, Lane.CONTROL, report, deadline,
+                                () -> new ErrorContext(io.nexar.Operation.SEND, t.rank(), t.worldSize(), -1, -1, -1, n));
                     } catch (RuntimeException e) { // down too: its other neighbours tell the rest
                         LOG.debug("rank {} could not tell neighbour {} of rank {}'s failure: {}", t.rank(), n, dead,
                                 e.toString());

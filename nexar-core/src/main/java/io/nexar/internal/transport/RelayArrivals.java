@@ -108,7 +108,8 @@ final class RelayArrivals {
         var deadline = new Deadline(Duration.ofNanos(Math.max(0, left)), deadlineNanos);
         RelayForwarder forwarder = relay.forwarder;
         try {
-            forwarder.forward(next(envelope), laneOf(envelope), deadline, forwarder.relayContext(envelope), from);
+            forwarder.forward(next(envelope), laneOf(envelope), deadline, () -> forwarder.relayContext(envelope),
+                    from);
             return true;
         } catch (OperationTimeoutException e) {
             return false;

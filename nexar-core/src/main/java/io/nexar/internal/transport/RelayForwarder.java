@@ -242,21 +242,20 @@ final class RelayForwarder {
             try {
                 linksFormed.get(deadline.remainingNanos(), TimeUnit.NANOSECONDS);
             } catch (TimeoutException | ExecutionException e) {
-                throw new OperationTimeoutException(relayContext(envelope).errorContext(), forwardTimeout, "rank " + relay.rank()
+                throw new OperationTimeoutException(relayContext(envelope), forwardTimeout, "rank " + relay.rank()
                         + "'s own links to form, to forward a frame from rank " + envelope.origin());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new CommunicatorClosedException(relayContext(envelope).errorContext(), "failed: interrupted while"
+                throw new CommunicatorClosedException(relayContext(envelope), "failed: interrupted while"
                         + " waiting for this rank's links to form");
             }
         }
-        forward(envelope, lane, deadline, relayContext(envelope), from);
+        forward(envelope, lane, deadline, () -> relayContext(envelope), from);
     }
 
-    /** The context of a failure to forward {@code envelope}: a send to its destination; built only on a failure. */
-    ContextSource relayContext(Message.Relay envelope) {
-        return () -> new ErrorContext(Operation.SEND, relay.rank(), relay.worldSize(), -1, -1, -1,
-                envelope.destination());
+    /** The context of a failure to forward {@code envelope}: a send to its destination. */
+    ErrorContext relayContext(Message.Relay envelope) {
+        return new ErrorContext(Operation.SEND, relay.rank(), relay.worldSize(), -1, -1, -1, envelope.destination());
     }
 
     /** Grows the record of the links used to the grown world's size. */
