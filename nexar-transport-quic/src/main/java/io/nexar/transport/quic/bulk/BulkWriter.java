@@ -163,12 +163,7 @@ final class BulkWriter {
         turns.lock.lock();
         try {
             turns.returnOwn(out, all, count);
-            turns.frameTurn = Turn.FREE;
-            turns.queuedBytes -= bytes;
-            turns.changed.signalAll();
-            if (turns.writerHasWork()) {
-                turns.work.signal();
-            }
+            passFrameTurn(Turn.FREE, bytes);
         } finally {
             turns.lock.unlock();
         }
@@ -181,14 +176,19 @@ final class BulkWriter {
     private void frameDone(boolean handedOver, long bytes) {
         turns.lock.lock();
         try {
-            turns.frameTurn = handedOver ? Turn.WRITER : Turn.FREE;
-            turns.queuedBytes -= bytes;
-            turns.changed.signalAll();
-            if (turns.writerHasWork()) {
-                turns.work.signal();
-            }
+            passFrameTurn(handedOver ? Turn.WRITER : Turn.FREE, bytes);
         } finally {
             turns.lock.unlock();
+        }
+    }
+
+    /** Holding the lock: the frame turn goes to {@code next}, its {@code bytes} leave the queue; waiters are told. */
+    private void passFrameTurn(Turn next, long bytes) {
+        turns.frameTurn = next;
+        turns.queuedBytes -= bytes;
+        turns.changed.signalAll();
+        if (turns.writerHasWork()) {
+            turns.work.signal();
         }
     }
 
