@@ -207,9 +207,10 @@ final class EngineFailures {
         breakComm(e, c.communicator(), c.opSeq(), failure.field());
         Transport t = e.abortTransport;
         Group g = cs.group;
+        long seq = c.opSeq(); // read now: transports refill c with their next chunk once this delivery returns
         if (t != null) { // never send from here (a reader thread, holding the lock): a virtual thread does
             Thread.ofVirtual().name("nexar-mismatch-abort").start(() ->
-                    ScheduleExecutor.abortPeers(t, g, c.opSeq(), failure.context(), failure));
+                    ScheduleExecutor.abortPeers(t, g, seq, failure.context(), failure));
         }
     }
 
