@@ -35,11 +35,21 @@ public final class InProcessTransport implements Transport {
     /** Peers excluded by recovery, and why: nothing goes to them or comes from them any more. */
     private final Map<Integer, String> excluded = new ConcurrentHashMap<>();
     private boolean crashed;
-    /** Largest frame encoded into {@link #frameBuffer}. */
+    /** Largest frame encoded into a {@link ReusedFrame}. */
     private static final int REUSED_FRAME_BYTES = 4096;
-    /** The frame small collective chunks are encoded into ({@link #roundTrip}); null while a send uses it. */
-    private final AtomicReference<MemorySegment> frameBuffer =
-            new AtomicReference<>(MemorySegment.ofArray(new byte[REUSED_FRAME_BYTES]));
+    /** Where small collective chunks are encoded and decoded ({@link #roundTrip}); null while a send uses it. */
+    private final AtomicReference<ReusedFrame> reused = new AtomicReference<>(new ReusedFrame());
+
+    /**
+     * A frame and the message decoded from it, both reused from one small collective chunk to the next: the
+     * collective engine copies or reduces a chunk before its delivery returns and keeps neither the frame nor the
+     * message (as with a bulk lane's reader, which decodes into one message too), so a steady small collective sends
+     * without allocating.
+     */
+    private static final class ReusedFrame {
+        final MemorySegment frame = MemorySegment.ofArray(new byte[REUSED_FRAME_BYTES]);
+        final Message.Collective message = new Message.Collective();
+    }
 
     InProcessTransport(InProcessFabric fabric, int rank, int worldSize, InboundRouter router, long incarnation) {
         this.fabric = fabric;
@@ -94,14 +104,14 @@ public final class InProcessTransport implements Transport {
             throw new PeerFailedException(context.withPeer(peer), "cannot complete: rank " + peer + " " + peerState);
         }
         long size = MessageCodec.encodedSize(message);
-        MemorySegment borrowed = message instanceof Message.Collective && size <= REUSED_FRAME_BYTES
-                ? frameBuffer.getAndSet(null) : null;
+        ReusedFrame borrowed = message instanceof Message.Collective && size <= REUSED_FRAME_BYTES
+                ? reused.getAndSet(null) : null;
         Message decoded;
         try {
             decoded = roundTrip(message, size, borrowed);
         } catch (RuntimeException e) {
             if (borrowed != null) {
-                frameBuffer.set(borrowed);
+                reused.set(borrowed);
             }
             throw e;
         }
@@ -117,7 +127,7 @@ public final class InProcessTransport implements Transport {
             throw e;
         } finally {
             if (borrowed != null) {
-                frameBuffer.set(borrowed); // delivered or refused: nothing refers to its frame any more
+                reused.set(borrowed); // delivered or refused: nothing refers to its frame or message any more
             }
         }
         if (!taken) {
@@ -132,18 +142,22 @@ public final class InProcessTransport implements Transport {
 
     /**
      * Encodes and decodes the message as a network transport would, so every frame obeys the wire protocol. A small
-     * collective chunk is encoded into this endpoint's reusable frame (taken, then given back by {@link #send} once
-     * delivered: the collective engine copies or reduces a chunk before it returns, never keeping its frame), so a
-     * small collective allocates no frame; other messages (kept by their receivers) get a frame of their own.
+     * collective chunk is encoded into this endpoint's {@link ReusedFrame} and decoded into its message (taken, then
+     * given back by {@link #send} once delivered), so a small collective allocates neither; other messages (kept by
+     * their receivers) get a frame and a message of their own.
      *
      * @param size the message's encoded size
      * @param borrowed the reusable frame if this send took it, else null
      */
-    private Message roundTrip(Message message, long size, MemorySegment borrowed) {
-        MemorySegment frame = borrowed != null ? borrowed.asSlice(0, size)
-                : MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
+    private Message roundTrip(Message message, long size, ReusedFrame borrowed) {
+        long max = fabric.config().maxFrameBytes();
+        if (borrowed != null) {
+            MessageCodec.encode(message, borrowed.frame); // writes the frame's first size bytes
+            return MessageCodec.decode(rank, borrowed.frame, size, max, borrowed.message);
+        }
+        MemorySegment frame = MemorySegment.ofArray(new byte[Math.toIntExact(size)]);
         MessageCodec.encode(message, frame);
-        return MessageCodec.decode(rank, frame, fabric.config().maxFrameBytes());
+        return MessageCodec.decode(rank, frame, max);
     }
 
     @Override
