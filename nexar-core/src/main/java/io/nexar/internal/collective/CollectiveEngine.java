@@ -39,7 +39,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * buffer under it; a chunk of at least {@link OpState#UNLOCKED_BYTES} with it released (its bytes claimed before and
  * counted after, under the lock; an operation ends only once no such write is under way, so an operation that ended
  * never sees a late write). The driver checks its round and its failure without the lock (volatile fields) and parks
- * on its own thread, no Condition. Nothing is allocated per round, and per operation only what its messages need:
+ * on its own thread without it, no Condition ({@link OpState#parkDriver}): a delivery that completes the round
+ * unparks a driver that does not then queue for the lock it holds (which cost an allocation per wait); the lock is
+ * taken only when a probe or hang report may be due. Nothing is allocated per round, and per operation only what its messages need:
  * operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key objects), and a
  * blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
  *
@@ -197,27 +199,32 @@ public final class CollectiveEngine {
         var h = hangs;
         long after = h == null ? 0 : h.afterNanos();
         long probeAfter = MismatchProbe.afterNanos(probeAfterNanos, deadlineNanos - op.postedNanos);
-        lock.lock();
-        try {
-            while (op.failure == null && op.remaining > 0) {
-                long now = System.nanoTime();
-                long left = deadlineNanos - now;
-                if (left <= 0) {
-                    return false;
+        while (!op.getAsBoolean()) { // volatile round-done and failure: no lock
+            long now = System.nanoTime();
+            long left = deadlineNanos - now;
+            if (left <= 0) {
+                return false;
+            }
+            long checkIn = EngineReports.untilStallCheck(op, now, probeAfter, after);
+            if (checkIn <= 0) { // a probe or hang report may be due: decide under the lock
+                lock.lock();
+                try {
+                    left = EngineReports.stalled(this, h, op, now, left, probeAfter, after);
+                } finally {
+                    lock.unlock();
                 }
-                left = EngineReports.stalled(this, h, op, now, left, probeAfter, after);
                 if (left < 0) {
                     continue; // a hang report was made: check again
                 }
-                if (Thread.interrupted()) { // parkNanos returns at once for an interrupted thread: never spin on it
-                    throw new InterruptedException();
-                }
-                op.awaitProgress(left);
+            } else {
+                left = Math.min(left, checkIn);
             }
-            return true;
-        } finally {
-            lock.unlock();
+            if (Thread.interrupted()) { // parkNanos returns at once for an interrupted thread: never spin on it
+                throw new InterruptedException();
+            }
+            op.parkDriver(left);
         }
+        return true;
     }
 
     /** The first sender the open round still waits for, or -1. */

@@ -198,6 +198,24 @@ final class EngineReports {
         return left;
     }
 
+    /**
+     * Nanoseconds from {@code now} until {@link #stalled} may have something to do for {@code op}'s open round (zero or
+     * less: now; {@link Long#MAX_VALUE}: never). Driver thread, without the lock: the fields it reads are the driver's
+     * own, except {@code progressNanos}, whose stale value only makes the check come early (the check itself runs
+     * under the lock).
+     */
+    static long untilStallCheck(OpState op, long now, long probeAfter, long after) {
+        long progress = op.progressNanos;
+        long next = Long.MAX_VALUE;
+        if (probeAfter > 0 && op.probedRound != op.round) {
+            next = progress + probeAfter - now;
+        }
+        if (after > 0 && !op.hangReported) {
+            next = Math.min(next, progress + after - now);
+        }
+        return next;
+    }
+
     /** The first (lowest) sender the open round of {@code op} still waits for, or -1: what a timeout names. */
     static int awaited(OpState op) {
         int first = -1;

@@ -206,7 +206,25 @@ final class OpState implements BooleanSupplier, ContextSource {
         }
     }
 
-    /** Wakes the driver waiting in {@link #awaitProgress}, if any (a wake-up before it parks is kept). */
+    /**
+     * Parks the driver, without the lock, until {@link #wake}, at most {@code nanos}, unless the open round is done or
+     * the operation failed already; may return early. Every change that makes {@link #getAsBoolean} true writes its
+     * volatile field before it calls {@link #wake}, and {@link #driver} is published before the check here, so a
+     * wake-up is never lost: either this check sees the change or the waker sees the driver (and an unpark before
+     * the park makes it return at once). Waking takes no lock, so the woken driver does not queue for one either.
+     */
+    void parkDriver(long nanos) {
+        driver = Thread.currentThread();
+        try {
+            if (!getAsBoolean()) {
+                LockSupport.parkNanos(this, nanos);
+            }
+        } finally {
+            driver = null;
+        }
+    }
+
+    /** Wakes the driver waiting in {@link #awaitProgress} or {@link #parkDriver}, if any (a wake-up before it parks is kept). */
     void wake() {
         Thread t = driver;
         if (t != null) {
