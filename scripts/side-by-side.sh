@@ -9,8 +9,10 @@
 # else building or testing), from anywhere. Usage: [ROUNDS=2] scripts/side-by-side.sh > sbs.log
 #
 # Method: nexar bench's default batch timing (back-to-back calls in samples of about 5 ms, slowest rank's mean per
-# sample, median over samples), as Open MPI's mpi_coll.c. Small sizes warm up 30,000 calls: four JVMs on two cores
-# need that long for C2 to finish compiling the small-message path (fewer measure the JIT, not the data path).
+# sample, median over samples), as Open MPI's mpi_coll.c. The 8-byte and barrier rows warm up 200,000 calls: four
+# JVMs on two cores still spend 30-50% of the CPU in C2 8-10 s after start, so after 30,000 calls (about 1.5 s) the
+# timed samples shared the cores with the compiler (8-byte allreduce 45.4-49.8 us against 44.3-44.6 us after
+# 200,000; docs/performance.md, 2026-12-06 18:20); fewer measure the JIT, not the data path.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -32,10 +34,10 @@ run() { # run NAME ARGS...: one nexar bench, its rows kept as $out/NAME.r$round.
 }
 for round in $(seq 1 "$rounds"); do
   echo "## round $round"
-  run ar-small-4 --np 4 --op allreduce --sizes 8 --iters 200 --warmup 30000
-  run barrier-4 --np 4 --op barrier --iters 200 --warmup 30000
-  run ar-small-2 --np 2 --op allreduce --sizes 8 --iters 200 --warmup 30000
-  run barrier-2 --np 2 --op barrier --iters 200 --warmup 30000
+  run ar-small-4 --np 4 --op allreduce --sizes 8 --iters 200 --warmup 200000
+  run barrier-4 --np 4 --op barrier --iters 200 --warmup 200000
+  run ar-small-2 --np 2 --op allreduce --sizes 8 --iters 200 --warmup 200000
+  run barrier-2 --np 2 --op barrier --iters 200 --warmup 200000
   # 64 KiB: 3,000 warm-ups left C2 compiling its path (710 us median there, 340 us after 20,000 on the same build)
   run ar-64k-4 --np 4 --op allreduce --sizes 65536 --iters 50 --warmup 20000
   run ar-1m-4 --np 4 --op allreduce --sizes 1048576 --iters 50 --warmup 3000
