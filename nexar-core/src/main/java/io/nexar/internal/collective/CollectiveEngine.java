@@ -41,9 +41,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * never sees a late write). The driver checks its round and its failure without the lock (volatile fields) and parks
  * on its own thread without it, no Condition ({@link OpState#parkDriver}): a delivery that completes the round
  * unparks a driver that does not then queue for the lock it holds (which cost an allocation per wait); the lock is
- * taken only when a probe or hang report may be due. Nothing is allocated per round, and per operation only what its messages need:
- * operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key objects), and a
- * blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
+ * taken only when a probe or hang report may be due. Nothing is allocated per round, and per operation only what its
+ * messages need: operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key
+ * objects), and a blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
  *
  * <p>The engine owns all its tables; stateless helpers work on them under its lock: {@link EngineFailures} (how
  * operations fail other than by completing), {@link EngineReports} (what it tells people and peers) and

@@ -224,7 +224,10 @@ final class OpState implements BooleanSupplier, ContextSource {
         }
     }
 
-    /** Wakes the driver waiting in {@link #awaitProgress} or {@link #parkDriver}, if any (a wake-up before it parks is kept). */
+    /**
+     * Wakes the driver waiting in {@link #awaitProgress} or {@link #parkDriver}, if any (a wake-up before it parks is
+     * kept).
+     */
     void wake() {
         Thread t = driver;
         if (t != null) {
