@@ -50,7 +50,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link EngineChunks} (where an arriving chunk goes, and the chunks an operation or round finds waiting when it is
  * posted or opened). Post, open and the rest of the inbound side stay here.
  */
-public final class CollectiveEngine {
+public final class CollectiveEngine implements io.nexar.internal.transport.ReceiveSide {
     // The tables below are package-private for the Engine* helpers, which use them under the lock.
     final ReentrantLock lock = new ReentrantLock();
     final Condition spaceFreed = lock.newCondition();
@@ -341,10 +341,17 @@ public final class CollectiveEngine {
         EngineFailures.peerDown(this, peer, why);
     }
 
+    /** {@link #onPeerDown(int, String)}: the cause names nothing an operation's error does not. */
+    @Override
+    public void onPeerDown(int peer, String why, Throwable cause) {
+        onPeerDown(peer, why);
+    }
+
     /**
      * World rank {@code peer} is reachable again after all (a sparse world's rebuild bridged the hole that had cut it
      * off from this rank): operations with it are no longer refused. Operations that already failed stay failed.
      */
+    @Override
     public void forgetDown(int peer) {
         locked(() -> down.remove(peer));
     }
@@ -356,6 +363,7 @@ public final class CollectiveEngine {
      * @param peer the world rank to blame (the context's peer, in each communicator's numbering), or -1
      * @param why completes "cannot complete: ...", for example {@code world rank 2 failed (...)}
      */
+    @Override
     public void abortAll(int peer, String why) {
         EngineFailures.abortAll(this, peer, why);
     }
@@ -367,6 +375,7 @@ public final class CollectiveEngine {
      *
      * @param why completes "cannot complete: ..."
      */
+    @Override
     public void failCommunicator(int comm, String why) {
         EngineFailures.failCommunicator(this, comm, why);
     }
@@ -394,6 +403,7 @@ public final class CollectiveEngine {
     }
 
     /** Fails every operation and refuses new ones. Idempotent. */
+    @Override
     public void close(String reason) {
         EngineFailures.close(this, reason);
     }

@@ -69,7 +69,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * messages matched and bound), {@link MailboxClaims} (large chunks written by the transport), {@link MailboxFailures}
  * (how receives fail or end other than by completing) and {@link MailboxWaits} (waits and probes).
  */
-public final class Mailbox implements InboundHandler {
+public final class Mailbox implements InboundHandler, io.nexar.internal.transport.ReceiveSide {
     // The tables below are package-private for MailboxFailures and MailboxWaits, which use them under the lock.
     final ReentrantLock lock = new ReentrantLock();
     /** Where a receive that waits longer than {@code hang.report.after} reports; null for none. */
@@ -290,6 +290,7 @@ public final class Mailbox implements InboundHandler {
      * World rank {@code peer} is reachable again after all (a sparse world's rebuild bridged the hole that had cut it
      * off from this rank): receives from it and its messages are no longer refused. Receives that failed stay failed.
      */
+    @Override
     public void forgetDown(int peer) {
         lock.lock();
         try {
@@ -309,7 +310,14 @@ public final class Mailbox implements InboundHandler {
         MailboxFailures.abortAll(this, why);
     }
 
+    /** {@link #abortAll(String)}: a receive's error names its own source, not {@code peer}. */
+    @Override
+    public void abortAll(int peer, String why) {
+        abortAll(why);
+    }
+
     /** Fails every pending receive and refuses new ones. Idempotent. */
+    @Override
     public void close(String reason) {
         MailboxFailures.close(this, reason);
     }
@@ -367,6 +375,7 @@ public final class Mailbox implements InboundHandler {
      *
      * @param why completes "cannot complete: ..."
      */
+    @Override
     public void failCommunicator(int communicator, String why) {
         MailboxFailures.failCommunicator(this, communicator, why);
     }

@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * first world communicator). A request that arrives before that waits for it (the caller's first calls may overtake
  * this process's formation); it cannot find a handler then, and is answered as an unknown function.
  */
-public final class RpcEngine {
+public final class RpcEngine implements io.nexar.internal.transport.ReceiveSide {
     private final ConcurrentHashMap<Integer, RpcDispatcher.Binding> bindings = new ConcurrentHashMap<>();
     private final List<Runnable> early = new ArrayList<>();
     private volatile RpcDispatcher dispatcher;
@@ -155,6 +155,18 @@ public final class RpcEngine {
         }
     }
 
+    /** {@link #onPeerDown(int, String)}. */
+    @Override
+    public void onPeerDown(int peer, String why, Throwable cause) {
+        onPeerDown(peer, why);
+    }
+
+    /** {@link #abortAll(String)}: a call's error names its callee, not {@code peer}. */
+    @Override
+    public void abortAll(int peer, String why) {
+        abortAll(why);
+    }
+
     /** Fails every call (recovery policy abort, or this process was excluded). */
     public void abortAll(String why) {
         PendingCalls c = calls;
@@ -164,6 +176,7 @@ public final class RpcEngine {
     }
 
     /** Fails the calls on a communicator its members abandoned. */
+    @Override
     public void failCommunicator(int comm, String why) {
         PendingCalls c = calls;
         if (c != null) {
@@ -172,6 +185,7 @@ public final class RpcEngine {
     }
 
     /** Fails every call, interrupts every handler, refuses new requests. Idempotent. */
+    @Override
     public void close(String reason) {
         synchronized (this) {
             if (closed != null) {

@@ -8,11 +8,13 @@ import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.p2p.Mailbox;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.rpc.RpcEngine;
+import java.util.List;
 
 /**
  * The process's one {@link InboundHandler}: point-to-point traffic goes to the {@link Mailbox}, collective traffic
- * to the {@link CollectiveEngine}, remote calls to the {@link RpcEngine}; Goodbye and peer failures reach all three. Every transport hands its inbound messages
- * here, so the {@link Transport} and {@link InboundHandler} interfaces stay as they are.
+ * to the {@link CollectiveEngine}, remote calls to the {@link RpcEngine}; Goodbye and peer failures reach all three
+ * (peer failures, aborts and closes through the one {@link ReceiveSide} contract). Every transport hands its inbound
+ * messages here, so the {@link Transport} and {@link InboundHandler} interfaces stay as they are.
  */
 public final class InboundRouter implements InboundHandler {
     private final Mailbox mailbox;
@@ -25,10 +27,14 @@ public final class InboundRouter implements InboundHandler {
     /** The transport this router serves, named by its protocol errors; null until {@link #servedBy}. */
     private volatile Transport end;
 
+    /** The receive sides, in the order every peer-down, abort and close reaches them. */
+    private final List<ReceiveSide> sides;
+
     /** Routes to {@code mailbox} and {@code engine}. */
     public InboundRouter(Mailbox mailbox, CollectiveEngine engine) {
         this.mailbox = mailbox;
         this.engine = engine;
+        this.sides = List.of(engine, mailbox, rpc);
     }
 
     /** Sends failures and agreement messages to {@code m} from now on (once, before the transport connects). */
@@ -111,16 +117,16 @@ public final class InboundRouter implements InboundHandler {
      * @param why completes "cannot complete: ..."
      */
     public void abortAll(int peer, String why) {
-        engine.abortAll(peer, why);
-        mailbox.abortAll(why);
-        rpc.abortAll(why);
+        for (ReceiveSide side : sides) {
+            side.abortAll(peer, why);
+        }
     }
 
     /** Fails the pending receives and collectives of a communicator its members abandoned (automatic recovery). */
     public void failCommunicator(int comm, String why) {
-        engine.failCommunicator(comm, why);
-        mailbox.failCommunicator(comm, why);
-        rpc.failCommunicator(comm, why);
+        for (ReceiveSide side : sides) {
+            side.failCommunicator(comm, why);
+        }
     }
 
     /** The point-to-point receive side. */
@@ -234,9 +240,9 @@ public final class InboundRouter implements InboundHandler {
         if (m != null) { // first: an operation failed below and retried at once must see a recovery under way
             m.beforePeerDown(peer, cause);
         }
-        engine.onPeerDown(peer, why);
-        mailbox.onPeerDown(peer, why, cause);
-        rpc.onPeerDown(peer, why);
+        for (ReceiveSide side : sides) {
+            side.onPeerDown(peer, why, cause);
+        }
         if (m != null) {
             m.onPeerDown(peer, why, cause);
         }
@@ -259,8 +265,9 @@ public final class InboundRouter implements InboundHandler {
         if (r == null || !r.bridges.reachesAgain(peer)) {
             return false;
         }
-        engine.forgetDown(peer);
-        mailbox.forgetDown(peer);
+        for (ReceiveSide side : sides) {
+            side.forgetDown(peer);
+        }
         return true;
     }
 
@@ -286,9 +293,9 @@ public final class InboundRouter implements InboundHandler {
         if (m != null) {
             m.close();
         }
-        engine.close(reason);
-        mailbox.close(reason);
-        rpc.close(reason);
+        for (ReceiveSide side : sides) {
+            side.close(reason);
+        }
         HangReports h = hangs;
         if (h != null) {
             h.close();
