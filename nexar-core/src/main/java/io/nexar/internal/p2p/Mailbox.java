@@ -304,16 +304,12 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
      * Fails every pending receive, whatever its source (recovery policy abort, or this process excluded); later
      * receives are refused by the communicator.
      *
+     * @param peer not used: a receive's error names its own source
      * @param why completes "cannot complete: ...", for example {@code world rank 2 failed (...)}
      */
-    public void abortAll(String why) {
-        MailboxFailures.abortAll(this, why);
-    }
-
-    /** {@link #abortAll(String)}: a receive's error names its own source, not {@code peer}. */
     @Override
     public void abortAll(int peer, String why) {
-        abortAll(why);
+        MailboxFailures.abortAll(this, why);
     }
 
     /** Fails every pending receive and refuses new ones. Idempotent. */

@@ -143,8 +143,9 @@ public final class RpcEngine implements io.nexar.internal.transport.ReceiveSide 
         return true;
     }
 
-    /** {@code peer} failed or left: its calls fail, its requests' handlers are interrupted. */
-    public void onPeerDown(int peer, String why) {
+    /** {@code peer} failed or left: its calls fail, its requests' handlers are interrupted ({@code cause} unused). */
+    @Override
+    public void onPeerDown(int peer, String why, Throwable cause) {
         PendingCalls c = calls;
         if (c != null) {
             c.onPeerDown(peer, why);
@@ -155,20 +156,9 @@ public final class RpcEngine implements io.nexar.internal.transport.ReceiveSide 
         }
     }
 
-    /** {@link #onPeerDown(int, String)}. */
-    @Override
-    public void onPeerDown(int peer, String why, Throwable cause) {
-        onPeerDown(peer, why);
-    }
-
-    /** {@link #abortAll(String)}: a call's error names its callee, not {@code peer}. */
+    /** Fails every call (recovery policy abort, or this process was excluded); a call's error names its callee. */
     @Override
     public void abortAll(int peer, String why) {
-        abortAll(why);
-    }
-
-    /** Fails every call (recovery policy abort, or this process was excluded). */
-    public void abortAll(String why) {
         PendingCalls c = calls;
         if (c != null) {
             c.abortAll(why);

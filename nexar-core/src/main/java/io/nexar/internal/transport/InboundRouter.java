@@ -181,8 +181,7 @@ public final class InboundRouter implements InboundHandler {
             }
             case Message.RpcRequest _, Message.RpcResponse _, Message.RpcCancel _ -> rpc.onMessage(peer, message);
             case Message.Goodbye g -> {
-                engine.onPeerDown(peer, g.reason().describe(g.detail()));
-                rpc.onPeerDown(peer, g.reason().describe(g.detail()));
+                goodbye(peer, g);
                 yield mailbox.onMessage(peer, g);
             }
             case Message.Relay r -> relayOf(peer).onRelay(peer, r);
@@ -209,8 +208,7 @@ public final class InboundRouter implements InboundHandler {
             case Message.RpcRequest _, Message.RpcResponse _, Message.RpcCancel _ ->
                     rpc.onMessage(peer, message) == Delivery.ACCEPTED;
             case Message.Goodbye g -> {
-                engine.onPeerDown(peer, g.reason().describe(g.detail()));
-                rpc.onPeerDown(peer, g.reason().describe(g.detail()));
+                goodbye(peer, g);
                 yield mailbox.deliverWaiting(peer, g, deadlineNanos);
             }
             case Message.Relay r -> relayOf(peer).deliverRelayWaiting(peer, r, deadlineNanos);
@@ -229,6 +227,16 @@ public final class InboundRouter implements InboundHandler {
                     + " PEER_DOWN or QUIESCE frame, but this process runs topology=full-mesh");
         }
         return r;
+    }
+
+    /**
+     * A peer's GOODBYE (it closed or failed): the engine and RPC learn of it here; the mailbox takes the message
+     * itself, after the messages the peer sent before it.
+     */
+    private void goodbye(int peer, Message.Goodbye g) {
+        String why = g.reason().describe(g.detail());
+        engine.onPeerDown(peer, why);
+        rpc.onPeerDown(peer, why, null);
     }
 
     @Override
