@@ -6,7 +6,11 @@
 # the ratio is theirs. This machine's numbers move by up to 2-4x from one run to the next for either side (Open MPI's
 # 1 MiB allreduce measured 0.9 and 2.8 ms 20 minutes apart), so one round says little; interleaved rounds put both
 # sides through the same moments. About 5 minutes a round on the 2-core machine; run it on a quiet machine (nothing
-# else building or testing), from anywhere. Usage: [ROUNDS=2] scripts/side-by-side.sh > sbs.log
+# else building or testing), from anywhere. Usage: [ROUNDS=2] [FLOOR=1] scripts/side-by-side.sh > sbs.log
+#
+# FLOOR=1 also runs the floor study's JVM prototypes each round (scripts/peers/floor.sh: BoringSSL latency rows, the
+# ring at 1 MiB and 64 MiB with TLS and plain TCP; about 2 more minutes a round) and prints a second table: nexar
+# against the JVM floor and the floor against Open MPI, all from the same rounds.
 #
 # Method: nexar bench's default batch timing (back-to-back calls in samples of about 5 ms, slowest rank's mean per
 # sample, median over samples), as Open MPI's mpi_coll.c. The 8-byte and barrier rows warm up 200,000 calls: four
@@ -52,6 +56,10 @@ for round in $(seq 1 "$rounds"); do
   timeout 900 mpirun --allow-run-as-root --oversubscribe -np 4 --mca oob_tcp_if_include lo --mca pml ob1 \
       --mca btl tcp,self --mca btl_tcp_if_include lo "$out/mpi_big" -S 10 2>&1 | grep -E "^RESULT" \
       | sed "s/\$/ round=$round/" | tee -a "$out/mpi.txt"
+  if [ "${FLOOR:-0}" = 1 ]; then
+    echo "### JVM floor"
+    scripts/peers/floor.sh "$out/floor" "$round" | tee -a "$out/floor.txt"
+  fi
 done
 date -u
 python3 - "$out" <<'EOF'
@@ -108,4 +116,27 @@ for label, op, size, ranks, plain, target in rows:
     per = ", ".join("%.2fx" % (a[r] / b[r]) for r in sorted(a) if r in b) or "-"
     print("| %s | %s | %s | %s | <= %.1fx | %s | %s | %s |" % (label, fmt(med(a)), fmt(med(b)),
           "-" if ratio is None else "%.2fx" % ratio, target, met, fmt(med(cpu.get((op, size, ranks, plain), {}))), per))
+floor = {}
+floor_path = os.path.join(out, "floor.txt")
+if os.path.exists(floor_path):
+    for line in open(floor_path):
+        if not line.startswith("FLOOR "):
+            continue
+        kv = dict(p.split("=", 1) for p in line.split()[1:])
+        key = (kv["op"], int(kv["bytes"]), int(kv["ranks"]), kv["engine"] == "plain")
+        floor.setdefault(key, {})[int(kv["round"])] = float(kv["us"])
+if floor:
+    print()
+    # the JVM floor (scripts/peers/floor.sh) in the same rounds: nexar / floor says what nexar's design costs, floor /
+    # Open MPI what the JVM with TLS (or plain TCP) costs on this machine
+    print("| row | nexar | JVM floor | nexar / floor | Open MPI TCP | floor / Open MPI |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, op, size, ranks, plain, target in rows:
+        f = floor.get((op, size, ranks, plain), {})
+        if not f:
+            continue
+        a = ours.get((op, size, ranks, plain), {})
+        b = mpi.get((op, size, ranks), {})
+        print("| %s | %s | %s | %s | %s | %s |" % (label, fmt(med(a)), fmt(med(f)),
+              "%.2fx" % (med(a) / med(f)) if a else "-", fmt(med(b)), "%.2fx" % (med(f) / med(b)) if b else "-"))
 EOF
