@@ -142,7 +142,20 @@ final class PeerLinks implements Progress {
 
     @Override
     public boolean poll(Lane lane) {
-        long now = System.nanoTime();
+        return poll(lane, -1, System.nanoTime());
+    }
+
+    @Override
+    public boolean poll(Lane lane, int worldPeer) {
+        return pollOne(lane, worldPeer, System.nanoTime());
+    }
+
+    @Override
+    public boolean poll(Lane lane, int worldPeer, long now) {
+        return worldPeer < 0 ? pollEvery(lane, now) : pollOne(lane, worldPeer, now);
+    }
+
+    private boolean pollEvery(Lane lane, long now) {
         boolean any = false;
         for (PeerLink l : links) {
             BulkConnection b = l == null ? null : l.bulk(lane);
@@ -153,9 +166,7 @@ final class PeerLinks implements Progress {
         return any;
     }
 
-    @Override
-    public boolean poll(Lane lane, int worldPeer) {
-        long now = System.nanoTime();
+    private boolean pollOne(Lane lane, int worldPeer, long now) {
         boolean any = false;
         PeerLink[] all = links;
         for (int r = 0; r < all.length; r++) {
