@@ -14,7 +14,12 @@ public enum BroadcastAlgorithm {
     /** The binomial tree. */
     BINOMIAL,
     /** A scatter from the root then an allgather. */
-    SCATTER_ALLGATHER;
+    SCATTER_ALLGATHER,
+    /**
+     * A pipelined chain from the root (each rank forwards a segment while it receives the next): every link carries
+     * the buffer once; what {@link #AUTO} picks from {@code broadcast.large.size} with more than 2 ranks.
+     */
+    PIPELINED_CHAIN;
 
     /**
      * The setting's text, as the environment, system properties and docs/config.md spell it.

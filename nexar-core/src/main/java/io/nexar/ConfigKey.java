@@ -79,7 +79,8 @@ public enum ConfigKey {
             "Segment size of the pipelined ring (rounded down to whole elements)."),
     /** {@code broadcast.algorithm}, read into {@link NexarConfig#broadcastAlgorithm()}. */
     BROADCAST_ALGORITHM("broadcast.algorithm", Type.ENUM, "auto", oneOf(BroadcastAlgorithm.class),
-            "Broadcast algorithm; auto picks by size (broadcast.large.size)."),
+            "Broadcast algorithm; auto picks by size (broadcast.large.size): the binomial tree, or the pipelined chain"
+                    + " with more than 2 ranks."),
     /** {@code broadcast.large.size}, read into {@link NexarConfig#broadcastLargeBytes()}. */
     BROADCAST_LARGE_SIZE("broadcast.large.size", Type.SIZE, "512KiB", between("0B", "4194304TiB"),
             "Broadcast buffers of at least this size use a pipelined chain (more than 2 ranks), smaller ones the binomial "

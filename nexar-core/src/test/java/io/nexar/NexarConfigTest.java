@@ -504,7 +504,7 @@ class NexarConfigTest {
         assertThat(Arrays.stream(ConfigKey.values()).map(ConfigKey::allowed))
                 .containsExactly("> 0s", "> 0s", "4KiB to 1GiB", "1KiB to 1GiB", "0B to 4194304TiB", "> 0s",
                         "true, false", "true, false", "0s to 24h", "0s to 24h", "auto, ring, recursive-doubling, halving-doubling, pipelined-ring, rank-order", "0B to 4194304TiB",
-                        "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather", "0B to 4194304TiB",
+                        "0B to 4194304TiB", "1KiB to 1GiB", "auto, binomial, scatter-allgather, pipelined-chain", "0B to 4194304TiB",
                         "auto, ring, recursive-doubling", "0B to 4194304TiB", "tls, tcp-plain, quic", "0B to 4194304TiB",
                         "0s to 1s", "auto, boringssl, jdk", "auto, an IP address, a host name",
                         "auto, an IP address, a host name", "0, PORT, FIRST-LAST (1 to 65535)", "10ms to 1h", "20ms to 1h", "abort, manual, automatic",

@@ -88,8 +88,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--algo", paramLabel = "NAME",
             description = "force the algorithm of a single --op allreduce, broadcast or allgather (as the"
-                    + " *.algorithm settings: ring, halving-doubling, pipelined-ring, rank-order, binomial,"
-                    + " scatter-allgather, recursive-doubling)")
+                    + " *.algorithm settings: ring, recursive-doubling, halving-doubling, pipelined-ring, rank-order,"
+                    + " binomial, scatter-allgather, pipelined-chain)")
     String algo;
 
     @Option(names = "--bulk", paramLabel = "MODE",

@@ -98,6 +98,7 @@ public final class AlgorithmSelector {
             case BROADCAST -> switch (config.broadcastAlgorithm()) {
                 case BINOMIAL -> Algo.BINOMIAL_BROADCAST;
                 case SCATTER_ALLGATHER -> Algo.SCATTER_ALLGATHER_BROADCAST;
+                case PIPELINED_CHAIN -> Algo.PIPELINED_CHAIN_BROADCAST;
                 case AUTO -> spec.count() * w >= config.broadcastLargeBytes() && size > 2
                         ? Algo.PIPELINED_CHAIN_BROADCAST : Algo.BINOMIAL_BROADCAST;
             };

@@ -40,6 +40,8 @@ class AlgorithmSelectorTest {
             BROADCAST      | 131072    | 2    | false         | auto                       | BINOMIAL_BROADCAST
             BROADCAST      | 1         | 3    | false         | broadcast=scatter-allgather | SCATTER_ALLGATHER_BROADCAST
             BROADCAST      | 9000000   | 8    | false         | broadcast=binomial         | BINOMIAL_BROADCAST
+            BROADCAST      | 1         | 2    | false         | broadcast=pipelined-chain  | PIPELINED_CHAIN_BROADCAST
+            BROADCAST      | 9000000   | 8    | false         | broadcast=pipelined-chain  | PIPELINED_CHAIN_BROADCAST
             BROADCAST      | 9000000   | 8    | true          | auto                       | PIPELINED_CHAIN_BROADCAST
             ALL_GATHER     | 4096      | 4    | false         | auto                       | RECURSIVE_DOUBLING_ALLGATHER
             ALL_GATHER     | 4097      | 4    | false         | auto                       | RING_ALLGATHER

@@ -140,7 +140,7 @@ final class CollectiveCases {
     }
 
     /**
-     * The matrix of every other operation: world size 1 to {@link #MAX_WORLD}, two broadcast and allGather algorithm
+     * The matrix of every other operation: world size 1 to {@link #MAX_WORLD}, three broadcast and allGather algorithm
      * pairs, four types and three operators.
      *
      * @param suiteSeed the suite's seed
@@ -149,8 +149,8 @@ final class CollectiveCases {
     static List<EveryOperation> everyOperation(long suiteSeed) {
         var cases = new ArrayList<EveryOperation>();
         for (int world = 1; world <= MAX_WORLD; world++) {
-            for (String broadcast : List.of("binomial", "scatter-allgather")) {
-                String allGather = broadcast.equals("binomial") ? "ring" : "recursive-doubling";
+            for (String broadcast : List.of("binomial", "scatter-allgather", "pipelined-chain")) {
+                String allGather = broadcast.equals("scatter-allgather") ? "recursive-doubling" : "ring";
                 int caseNo = 0;
                 for (DataType type : List.of(DataType.F32, DataType.BF16, DataType.I8, DataType.U64)) {
                     for (ReduceOp op : List.of(ReduceOp.SUM, ReduceOp.MAX, ReduceOp.AVG)) {
