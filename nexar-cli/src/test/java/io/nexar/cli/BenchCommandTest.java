@@ -69,10 +69,13 @@ class BenchCommandTest {
         List<String[]> rows = rows(csv);
         // 8 B, 512 B, 32 KiB; three ranks, so each size stays a whole number of i32 elements.
         assertThat(rows).extracting(r -> r[1]).containsExactly("8", "512", "32768");
+        // every call costs some CPU, but a row's few timed batches may fit in one tick of process CPU time: the rows
+        // together do not
+        assertThat(rows.stream().mapToDouble(r -> Double.parseDouble(r[15])).sum()).isPositive();
         for (String[] r : rows) {
             assertThat(r).hasSize(16);
             assertThat(Long.parseLong(r[12])).isNotNegative(); // the allocation column
-            assertThat(Double.parseDouble(r[15])).isPositive(); // the CPU column: every call costs some
+            assertThat(Double.parseDouble(r[15])).isNotNegative(); // the CPU column: measured (10 ms ticks)
             assertThat(r[0]).isEqualTo("allreduce");
             assertThat(Long.parseLong(r[2])).isEqualTo(Long.parseLong(r[1]) / 4);
             assertThat(r[3]).isEqualTo("i32");
@@ -113,7 +116,9 @@ class BenchCommandTest {
                 rows.getFirst()[6], rows.getFirst()[7], rows.getFirst()[8], "0.000000", "0.000000", "",
                 rows.getFirst()[12], "", "", rows.getFirst()[15]);
         assertThat(rows.getFirst()[0]).isEqualTo("barrier");
-        assertThat(Double.parseDouble(rows.getFirst()[15])).isPositive();
+        // measured (not -1), but possibly 0: process CPU time moves in 10 ms ticks, and three in-process barrier
+        // batches can fit in one (seen in CI, 2026-12-06)
+        assertThat(Double.parseDouble(rows.getFirst()[15])).isNotNegative();
         assertThat(out()).doesNotContain("check:");
     }
 
