@@ -335,16 +335,12 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
     /**
      * World rank {@code peer} is gone: fails every operation of a communicator it belongs to; after a polite leave
      * ({@code why} starts with {@code "left ("}), only those that still need something from it (it sent all it had
-     * to send before leaving, so the others can finish).
+     * to send before leaving, so the others can finish). {@code cause} is not used: it names nothing an operation's
+     * error does not.
      */
-    public void onPeerDown(int peer, String why) {
-        EngineFailures.peerDown(this, peer, why);
-    }
-
-    /** {@link #onPeerDown(int, String)}: the cause names nothing an operation's error does not. */
     @Override
     public void onPeerDown(int peer, String why, Throwable cause) {
-        onPeerDown(peer, why);
+        EngineFailures.peerDown(this, peer, why);
     }
 
     /**

@@ -235,7 +235,7 @@ public final class InboundRouter implements InboundHandler {
      */
     private void goodbye(int peer, Message.Goodbye g) {
         String why = g.reason().describe(g.detail());
-        engine.onPeerDown(peer, why);
+        engine.onPeerDown(peer, why, null);
         rpc.onPeerDown(peer, why, null);
     }
 

@@ -198,7 +198,7 @@ class CollectiveEngineTest {
     void aPeerGoingDownFailsTheOperationsOfItsCommunicatorsOnly() {
         OpState world = post(WORLD);
         OpState sub = post(SUB);
-        engine.onPeerDown(1, "failed (connection reset)");
+        engine.onPeerDown(1, "failed (connection reset)", null);
 
         assertThat(engine.failure(world)).isInstanceOf(PeerFailedException.class)
                 .hasMessageContaining("cannot complete: rank 1 failed (connection reset)");
@@ -214,7 +214,7 @@ class CollectiveEngineTest {
         open(received);
         engine.onMessage(1, chunk(0, 0, 7)); // everything rank 1 had to send arrived before it left
         OpState waiting = post(WORLD);
-        engine.onPeerDown(1, "left (it closed its communicator)");
+        engine.onPeerDown(1, "left (it closed its communicator)", null);
 
         assertThat(engine.failure(received)).isNull();
         assertThat(engine.failure(waiting)).isInstanceOf(PeerFailedException.class)
@@ -233,7 +233,7 @@ class CollectiveEngineTest {
                 throw new IllegalStateException(e);
             }
         }, r -> Thread.ofVirtual().start(r));
-        engine.onPeerDown(1, "failed (killed)");
+        engine.onPeerDown(1, "failed (killed)", null);
         assertThat(woke.get(5, TimeUnit.SECONDS)).as("returned before its deadline").isTrue();
         assertThat(engine.failure(op)).hasMessageContaining("rank 1 failed (killed)");
     }

@@ -56,7 +56,7 @@ final class FakeNetwork {
         }
         for (int r = 0; r < engines.length; r++) {
             if (r != rank) {
-                engines[r].onPeerDown(rank, why);
+                engines[r].onPeerDown(rank, why, null);
             }
         }
     }

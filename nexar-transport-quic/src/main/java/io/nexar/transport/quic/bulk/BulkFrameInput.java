@@ -160,12 +160,17 @@ final class BulkFrameInput {
         stream.abandon();
     }
 
+    /** No byte of a frame is in: the last frame ended and the next one's length prefix has not begun. */
+    private boolean betweenFrames() {
+        return frameSize < 0 && prefix.position() == 0;
+    }
+
     /**
      * Nanoseconds left before the frame being read misses its deadline (see {@link BulkReader}'s class comment);
      * {@link Long#MAX_VALUE} between frames.
      */
     long frameNanosLeft(long now) {
-        if (frameSize < 0 && prefix.position() == 0) {
+        if (betweenFrames()) {
             return Long.MAX_VALUE;
         }
         long size = frameSize < 0 ? LENGTH_PREFIX_BYTES : frameSize;
@@ -177,7 +182,7 @@ final class BulkFrameInput {
      * a waiting caller's polls find nearly every time) it reads no clock.
      */
     private void checkFrameDeadline() {
-        if (frameSize < 0 && prefix.position() == 0) {
+        if (betweenFrames()) {
             return;
         }
         long now = System.nanoTime();
