@@ -2,9 +2,10 @@ package io.nexar.internal.collective;
 
 /**
  * The operations posted and not yet ended on one process, found by (communicator, sequence number) without a key
- * object: an {@link OpTable} of the {@link OpState}s themselves, which carry their communicator and sequence number.
- * A lookup per arriving chunk, an insert per post and a removal per end allocate nothing once the table has grown to
- * the most operations in flight. Guarded by the {@link CollectiveEngine}'s lock (not thread-safe on its own).
+ * object: an {@link OpTable} of the {@link OpState}s themselves, which carry their communicator and sequence number. A
+ * lookup per arriving chunk, an insert per post and a removal per end allocate nothing once the table has grown to the
+ * most operations in flight. Guarded by its communicator's shard lock ({@link CommState#lock}; not thread-safe on its
+ * own).
  */
 final class ActiveOps extends OpTable<OpState> {
 

@@ -3,9 +3,10 @@ package io.nexar.internal.collective;
 import java.util.Arrays;
 
 /**
- * Receive slots of later rounds that chunks were applied to ahead of their round ({@link ReceiveAhead}), by key
- * (round, sender: {@code OpState.aheadKey}): a few at most, so parallel arrays searched in order (no boxed keys, no
- * map nodes), reused by the operation's next use. Owned by one {@link OpState}, guarded by the engine's lock.
+ * Receive slots of later rounds that chunks were applied to ahead of their round ({@link ReceiveAhead}), by key (round,
+ * sender: {@code OpState.aheadKey}): a few at most, so parallel arrays searched in order (no boxed keys, no map nodes),
+ * reused by the operation's next use. Owned by one {@link OpState}, guarded by its communicator's shard lock ({@link
+ * CommState#lock}).
  */
 final class AheadSlots {
     private long[] keys = new long[2];

@@ -57,8 +57,8 @@ final class ChunkClaim extends PayloadClaim {
     }
 
     /**
-     * Under the engine's lock, from the reader (after its last {@link #pause()}): ends the claim, committing its bytes
-     * if {@code commit} and nothing cancelled it. True if the caller must release the claim now.
+     * Under its operation's shard lock, from the reader (after its last {@link #pause()}): ends the claim, committing
+     * its bytes if {@code commit} and nothing cancelled it. True if the caller must release the claim now.
      */
     boolean finish(boolean commit) {
         if (settle(commit)) {
@@ -67,6 +67,6 @@ final class ChunkClaim extends PayloadClaim {
         return ended() && !released;
     }
 
-    /** Set once the operation's writer count was lowered for this claim; under the engine's lock. */
+    /** Set once the operation's writer count was lowered for this claim; under the operation's shard lock. */
     boolean released;
 }

@@ -7,14 +7,12 @@ import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
 import java.lang.foreign.MemorySegment;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The receive side of collectives for one process: registers posted operations, applies arriving chunks straight
@@ -35,9 +33,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * proves a mismatch ({@link EngineFailures#lateChunk}); everything an operation held is released when it ends
  * (docs/design.md W16). Per-communicator state (sequence numbers, broken, closed) is a {@link CommState}.
  *
- * <p>Threading: one lock guards all state, never held across I/O. A small chunk is copied or reduced into its user
- * buffer under it; a chunk of at least {@link OpState#UNLOCKED_BYTES} with it released (its bytes claimed before and
- * counted after, under the lock; an operation ends only once no such write is under way, so an operation that ended
+ * <p>Threading: each communicator is a shard ({@link CommState}) with its own lock, which guards its operations and
+ * their rounds, never held across I/O: two communicators' deliveries and drivers never wait for each other. What the
+ * shards share is thread-safe on its own and taken inside a shard's lock, never the reverse: the early store and its
+ * budget ({@link EarlyStore}, whose lock is also where refused senders wait for space, holding no shard's lock), the
+ * {@link Deferrals}, the peers down, why the engine was aborted or closed, the used ids. A process-wide fact (a peer
+ * down, an abort, a close) is published before the shards are visited, and a post registers its operation under its
+ * shard's lock before it reads those facts: so either the post sees the fact or the visit finds the operation. A chunk
+ * or abort of a communicator with no shard yet is kept under the {@link CommTable}'s monitor, which orders it against
+ * the shard's creation. A small chunk is copied or reduced into its user buffer under its shard's lock; a chunk of at
+ * least {@link OpState#UNLOCKED_BYTES} with it released (its bytes claimed before and counted after, under the
+ * lock; an operation ends only once no such write is under way, so an operation that ended
  * never sees a late write). The driver checks its round and its failure without the lock (volatile fields) and parks
  * on its own thread without it, no Condition ({@link OpState#parkDriver}): a delivery that completes the round
  * unparks a driver that does not then queue for the lock it holds (which cost an allocation per wait); the lock is
@@ -45,27 +51,29 @@ import java.util.concurrent.locks.ReentrantLock;
  * messages need: operations in flight are found by (communicator, sequence number) in {@link ActiveOps} (no key
  * objects), and a blocking call reuses its communicator's last {@link OpState} ({@link CallRunner}).
  *
- * <p>The engine owns all its tables; stateless helpers work on them under its lock: {@link EngineFailures} (how
- * operations fail other than by completing), {@link EngineReports} (what it tells people and peers) and
- * {@link EngineChunks} (where an arriving chunk goes, and the chunks an operation or round finds waiting when it is
- * posted or opened). Post, open and the rest of the inbound side stay here.
+ * <p>The engine owns all its tables; stateless helpers work on them under the shards' locks: {@link EngineFailures}
+ * (how operations fail other than by completing), {@link EngineReports} (what it tells people and peers) and {@link
+ * EngineChunks} (where an arriving chunk goes, and the chunks an operation or round finds waiting when it is posted or
+ * opened). Post, open and the rest of the inbound side stay here.
  */
 public final class CollectiveEngine implements io.nexar.internal.transport.ReceiveSide {
-    // The tables below are package-private for the Engine* helpers, which use them under the lock.
-    final ReentrantLock lock = new ReentrantLock();
-    final Condition spaceFreed = lock.newCondition();
+    // Package-private for the Engine* helpers. The per-communicator tables are in each CommState, under its lock.
     final EarlyStore store;
     /** Large early chunks left in their transport's buffer until their operation or round can take them. */
     final Deferrals deferrals = new Deferrals();
-    final ActiveOps active = new ActiveOps();
-    final Map<Integer, CommState> comms = new HashMap<>();
-    final Map<Integer, String> down = new HashMap<>();
+    final CommTable comms = new CommTable();
+    /** World ranks down, with why (first reason wins). */
+    final Map<Integer, String> down = new ConcurrentHashMap<>();
     /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */
     private final Set<Integer> usedIds = new HashSet<>(Set.of(0));
-    String closedReason;
+    /** Why the engine was closed, or null; set once, under the {@link CommTable}'s monitor. */
+    volatile String closedReason;
     /** Set by {@link #abortAll}: operations posted later fail at once. */
-    String abortedWhy;
-    int abortedPeer = -1;
+    volatile Aborted aborted;
+
+    /** Why every operation of the engine fails ({@link #abortAll}): the world rank to blame (or -1) and why. */
+    record Aborted(int peer, String why) {
+    }
     /** Who reads the transport while a driver waits for a round (see {@link Progress}). */
     volatile Progress progress = Progress.NONE;
     volatile Transport abortTransport;
@@ -74,7 +82,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
 
     /** @param maxStoredBytes bound of the early-chunk store (setting {@code unexpected.max.bytes}) */
     public CollectiveEngine(long maxStoredBytes) {
-        this.store = new EarlyStore(maxStoredBytes, spaceFreed);
+        this.store = new EarlyStore(maxStoredBytes);
     }
 
     /**
@@ -132,7 +140,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
 
     /** Bytes held for operations or rounds not yet open. */
     public long storedBytes() {
-        return locked(() -> store.bytes());
+        return store.bytes();
     }
 
     // ------------------------------------------------------------------------------------------------ driver side
@@ -154,39 +162,39 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
      */
     OpState post(Group group, Fingerprint fp, Schedule schedule, io.nexar.DataType type, io.nexar.ReduceOp combiner,
                  MemorySegment[] buffers, OpState spare) {
-        lock.lock();
+        CommState cs = comms.getOrCreate(group.id());
+        cs.lock.lock();
         try {
-            CommState cs = comms.computeIfAbsent(group.id(), id -> new CommState());
             long seq = cs.nextSeq++;
-            var op = (spare != null && spare.group == group ? spare : new OpState(group, lock))
+            var op = (spare != null && spare.group == group ? spare : new OpState(group, cs.lock))
                     .init(seq, fp, schedule, type, combiner, buffers);
-            active.put(op);
+            cs.active.put(op); // registered before the process-wide facts are read (see the class comment)
             if (deferrals.any()) {
-                spaceFreed.signalAll(); // a reader thread may hold a chunk of this operation back for it
+                store.freed(); // a reader thread may hold a chunk of this operation back for it
             }
             EngineFailures.failAtPost(this, op, cs);
             EngineChunks.adoptEarly(this, op);
             EngineFailures.failForPeersDown(this, op);
             return op;
         } finally {
-            lock.unlock();
+            cs.lock.unlock();
         }
     }
 
     /** Opens round {@code k}: creates its receive slots and applies chunks already here. Returns the failure, if any. */
     void open(OpState op, int k, List<Step> steps) {
-        lock.lock();
+        op.lock.lock();
         try {
             if (op.failure != null) {
                 return;
             }
             op.openRound(k, steps);
             if (deferrals.any()) {
-                spaceFreed.signalAll(); // a reader thread may hold a chunk of this round back for it
+                store.freed(); // a reader thread may hold a chunk of this round back for it
             }
             EngineChunks.applyLater(this, op, k);
         } finally {
-            lock.unlock();
+            op.lock.unlock();
         }
     }
 
@@ -207,11 +215,11 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
             }
             long checkIn = EngineReports.untilStallCheck(op, now, probeAfter, after);
             if (checkIn <= 0) { // a probe or hang report may be due: decide under the lock
-                lock.lock();
+                op.lock.lock();
                 try {
                     left = EngineReports.stalled(this, h, op, now, left, probeAfter, after);
                 } finally {
-                    lock.unlock();
+                    op.lock.unlock();
                 }
                 if (left < 0) {
                     continue; // a hang report was made: check again
@@ -229,11 +237,11 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
 
     /** The first sender the open round still waits for, or -1. */
     int awaited(OpState op) {
-        lock.lock();
+        op.lock.lock();
         try {
             return EngineReports.awaited(op);
         } finally {
-            lock.unlock();
+            op.lock.unlock();
         }
     }
 
@@ -249,20 +257,18 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
 
     /** Ends an operation: unregisters it and releases what it held. After this, nothing writes its buffers. */
     void end(OpState op) {
-        lock.lock();
+        CommState cs = comms.get(op.group.id()); // the operation's shard: its lock is op.lock
+        cs.lock.lock();
         try {
             op.cancelClaims(); // a chunk still being read is dropped, not waited for
             op.awaitWriters(); // a large chunk written with the lock released finishes first
-            if (active.remove(op)) {
-                CommState cs = comms.get(op.group.id());
-                if (cs != null) {
-                    cs.ended(op);
-                }
+            if (cs.active.remove(op)) {
+                cs.ended(op);
             }
             EngineChunks.dropLater(this, op);
             op.clearSlots();
         } finally {
-            lock.unlock();
+            cs.lock.unlock();
         }
     }
 
@@ -270,21 +276,38 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
 
     /** Handles a Collective or CollectiveAbort message from world rank {@code peer}. */
     public Delivery onMessage(int peer, Message message) {
-        lock.lock();
+        int comm;
+        if (message instanceof Message.Collective c) {
+            comm = c.communicator();
+        } else if (message instanceof Message.CollectiveAbort a) {
+            comm = a.communicator();
+        } else {
+            return Delivery.ACCEPTED;
+        }
+        CommState cs = comms.get(comm);
+        if (cs == null) {
+            synchronized (comms) { // no shard yet: ordered against its creation (see CommTable)
+                cs = comms.get(comm);
+                if (cs == null) {
+                    return closedReason != null ? Delivery.ACCEPTED : EngineChunks.beforeComm(this, peer, message);
+                }
+            }
+        }
+        cs.lock.lock();
         try {
-            if (closedReason != null) {
+            if (closedReason != null) { // read under the shard's lock: close visits the shards after setting it
                 return Delivery.ACCEPTED;
             }
             return switch (message) {
-                case Message.Collective c -> EngineChunks.onChunk(this, peer, c);
+                case Message.Collective c -> EngineChunks.onChunk(this, cs, peer, c);
                 case Message.CollectiveAbort a -> {
-                    EngineFailures.onAbort(this, peer, a);
+                    EngineFailures.onAbort(this, cs, peer, a);
                     yield Delivery.ACCEPTED;
                 }
                 default -> Delivery.ACCEPTED;
             };
         } finally {
-            lock.unlock();
+            cs.lock.unlock();
         }
     }
 
@@ -294,9 +317,13 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
      * reports whatever is wrong with it.
      */
     public io.nexar.internal.transport.PayloadSink claim(int peer, Message.Collective header, long payloadBytes) {
-        lock.lock();
+        CommState cs = comms.get(header.communicator());
+        if (cs == null) {
+            return null;
+        }
+        cs.lock.lock();
         try {
-            OpState op = closedReason != null ? null : active.get(header.communicator(), header.opSeq());
+            OpState op = closedReason != null ? null : cs.active.get(header.communicator(), header.opSeq());
             if (op == null || op.failure != null) {
                 return null;
             }
@@ -311,19 +338,19 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
             op.addClaim(claim);
             return claim;
         } finally {
-            lock.unlock();
+            cs.lock.unlock();
         }
     }
 
     /** A claim's reader is done with it: commits its bytes ({@code commit}, unless cancelled) and releases it. */
     void releaseClaim(OpState op, ChunkClaim claim, boolean commit) {
-        lock.lock();
+        op.lock.lock();
         try {
             if (claim.finish(commit)) {
                 op.dropClaim(claim);
             }
         } finally {
-            lock.unlock();
+            op.lock.unlock();
         }
     }
 
@@ -349,7 +376,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
      */
     @Override
     public void forgetDown(int peer) {
-        locked(() -> down.remove(peer));
+        down.remove(peer);
     }
 
     /**
@@ -382,12 +409,16 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
      * @return false if this process already uses or used it (a collision: the split must pick another id)
      */
     public boolean reserveId(int id) {
-        return locked(() -> usedIds.add(id));
+        synchronized (usedIds) {
+            return usedIds.add(id);
+        }
     }
 
     /** True if communicator id {@code id} is in use (or was) on this process; reserves nothing. */
     public boolean isIdUsed(int id) {
-        return locked(() -> usedIds.contains(id));
+        synchronized (usedIds) {
+            return usedIds.contains(id);
+        }
     }
 
     /**
@@ -402,15 +433,5 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
     @Override
     public void close(String reason) {
         EngineFailures.close(this, reason);
-    }
-
-    /** Runs {@code body} under the lock. */
-    private <T> T locked(java.util.function.Supplier<T> body) {
-        lock.lock();
-        try {
-            return body.get();
-        } finally {
-            lock.unlock();
-        }
     }
 }

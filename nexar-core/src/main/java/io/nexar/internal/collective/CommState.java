@@ -5,9 +5,12 @@ import io.nexar.CollectiveMismatchException.Field;
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.NexarException;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One communicator's collective state on one process (guarded by the {@link CollectiveEngine}'s lock): the next
+ * One communicator's collective state on one process, its shard of the {@link CollectiveEngine}: its own
+ * {@link #lock}, which guards this state, its operations in flight ({@link #active}) and every {@link OpState} of
+ * them, so that two communicators' deliveries and drivers never wait for each other. What it holds: the next
  * sequence number this rank will post, whether a mismatch broke its collectives, whether it was closed here, and how
  * its last {@link #REMEMBERED} operations ended (so that a chunk arriving after its operation succeeded here is
  * recognised as the mismatch it proves; fixed arrays, nothing allocated per operation).
@@ -16,6 +19,12 @@ final class CommState {
     /** Ended operations remembered per communicator. */
     static final int REMEMBERED = 64;
 
+    /** The communicator's id. */
+    final int id;
+    /** Guards this state, {@link #active} and its operations; never held across I/O or while waiting for space. */
+    final ReentrantLock lock = new ReentrantLock();
+    /** The communicator's operations posted and not yet ended. */
+    final ActiveOps active = new ActiveOps();
     long nextSeq;
     /** The communicator's group, from its first ended operation (null before). */
     Group group;
@@ -24,6 +33,10 @@ final class CommState {
      * reports, and what {@link #succeeded} and {@link #context} look up.
      */
     final FlightRecorder recorder = new FlightRecorder();
+
+    CommState(int id) {
+        this.id = id;
+    }
 
     /** Remembers that operation {@code op} ended here, failed if {@code op.failure} is set. */
     void ended(OpState op) {

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Only chunks from {@link #MIN_BYTES} to {@link #MAX_BYTES} are deferred (copying a small one costs less than
  * pausing the lane; a larger one usually arrives a whole round early, longer than the window),
  * and only on transports whose waiting callers poll their lanes ({@link CollectiveEngine#drivenBy}): an in-process
- * sender would wait for the receiver instead. Guarded by the engine's lock.
+ * sender would wait for the receiver instead. One per process (a lane carries every communicator's chunks):
+ * thread-safe through its own monitor, taken inside a communicator's shard lock, never the other way round.
  */
 final class Deferrals {
     /** How long a chunk may wait in its transport's buffer before it is stored after all. */
@@ -36,7 +37,8 @@ final class Deferrals {
 
     /** Per sending world rank: the message deferred now (by identity: the transport offers the same one again). */
     private final Map<Integer, Entry> byPeer = new HashMap<>();
-    private int count;
+    /** Chunks deferred now; volatile so that {@link #taken} and {@link #any} cost no lock when there are none. */
+    private volatile int count;
     private long deferred;
 
     private static final class Entry {
@@ -48,7 +50,7 @@ final class Deferrals {
      * True if chunk {@code c} from {@code peer} should stay with the transport for now: it is large enough and, if
      * it was deferred before, its window has not passed. False means: store it now.
      */
-    boolean defer(int peer, Message.Collective c, long now) {
+    synchronized boolean defer(int peer, Message.Collective c, long now) {
         long bytes = c.payload().byteSize();
         if (bytes < MIN_BYTES || bytes > MAX_BYTES) {
             return false;
@@ -72,9 +74,12 @@ final class Deferrals {
 
     /** The chunk deferred from {@code peer}, if any, was taken (applied or stored). */
     void taken(int peer) {
-        if (count == 0) {
-            return;
+        if (count != 0) {
+            takenNow(peer);
         }
+    }
+
+    private synchronized void takenNow(int peer) {
         Entry e = byPeer.get(peer);
         if (e != null && e.message != null) {
             e.message = null;
@@ -92,7 +97,7 @@ final class Deferrals {
      * to deliver wakes then to store its chunk. Windows already past are left to their next offer (or to
      * {@link #taken} when the peer is gone).
      */
-    long nextExpiry(long now) {
+    synchronized long nextExpiry(long now) {
         long first = Long.MAX_VALUE;
         if (count > 0) {
             for (Entry e : byPeer.values()) {
@@ -106,7 +111,7 @@ final class Deferrals {
     }
 
     /** Chunks deferred so far (diagnostics, tests). */
-    long deferredCount() {
+    synchronized long deferredCount() {
         return deferred;
     }
 }

@@ -10,11 +10,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The bounded store of a {@link CollectiveEngine}: chunks and aborts of operations not posted yet, and the byte
- * accounting of every chunk held for a later round ({@link OpState#later}). Guarded by the engine's lock (not
- * thread-safe on its own); {@code spaceFreed} is signalled whenever bytes are released.
+ * accounting of every chunk held for a later round ({@link OpState#later}). One per process, shared by every
+ * communicator's shard ({@link CommState}): thread-safe through its own lock, which is taken inside a shard's lock and
+ * never the other way round (it calls nothing outside). Whenever space may have been freed (bytes released, an
+ * operation posted or a round opened while a chunk is deferred, an operation failed) {@link #freed} counts a new
+ * epoch and wakes the senders waiting for space ({@link #awaitSpace}), who never hold a shard's lock while they wait.
  *
  * <p>Bound: a chunk is refused when the store would exceed {@code maxStoredBytes}, unless the store holds nothing
  * from its sender, so every sender can always make progress (and the bound is exceeded by at most one chunk per
@@ -36,7 +40,12 @@ import java.util.concurrent.locks.Condition;
  */
 final class EarlyStore {
     private final long maxStoredBytes;
-    private final Condition spaceFreed;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition spaceFreed = lock.newCondition();
+    /** Counts the times space may have been freed ({@link #freed}); under the lock. */
+    private long epoch;
+    /** Early aborts held (aborts.size()), readable without the lock for {@link #hasAborts}. */
+    private volatile int abortCount;
     private final EarlyOps chunks = new EarlyOps();
     private final Map<OpKey, Message.CollectiveAbort> aborts = new HashMap<>();
     private final Map<OpKey, Integer> abortSenders = new HashMap<>();
@@ -45,7 +54,8 @@ final class EarlyStore {
     private final Map<Integer, Long> bySender = new HashMap<>();
     /** Early chunks (of operations not posted yet) held, in all and by sender. */
     private final Map<Integer, Integer> earlyBySender = new HashMap<>();
-    private long earlyChunks;
+    /** Early chunks held; volatile for {@link #isEmpty}. */
+    private volatile long earlyChunks;
     private final long maxEarlyChunks;
     /** What each sender holds in early chunks: at most half of either bound. */
     private final SenderShare shares;
@@ -59,9 +69,8 @@ final class EarlyStore {
     private final ArrayList<StoredChunk>[] lists = new ArrayList[MAX_FREE_LISTS];
     private int freeLists;
 
-    EarlyStore(long maxStoredBytes, Condition spaceFreed) {
+    EarlyStore(long maxStoredBytes) {
         this.maxStoredBytes = maxStoredBytes;
-        this.spaceFreed = spaceFreed;
         this.maxEarlyChunks = Math.max(MIN_EARLY_CHUNKS, maxStoredBytes / BYTES_PER_CHUNK);
         this.shares = new SenderShare("chunks of collective operations not started here", "its collective lane to"
                 + " this rank waits until those operations start", maxStoredBytes, maxEarlyChunks);
@@ -89,19 +98,64 @@ final class EarlyStore {
     record OpKey(int comm, long seq) {
     }
 
-    /** True if no early chunk or abort is held (then no operation has anything to take at its post). */
+    /**
+     * True if no early chunk or abort is held (then no operation has anything to take at its post). Without the lock:
+     * what a post may take was held under its communicator's shard lock (or the {@link CommTable}'s monitor, before
+     * the shard existed), which the post holds (or passed) too.
+     */
     boolean isEmpty() {
-        return chunks.isEmpty() && aborts.isEmpty();
+        return earlyChunks == 0 && abortCount == 0;
     }
 
-    /** True if an early abort is held (then a post looks for its own). */
+    /** True if an early abort is held (then a post looks for its own). Without the lock, as {@link #isEmpty}. */
     boolean hasAborts() {
-        return !aborts.isEmpty();
+        return abortCount != 0;
+    }
+
+    /** The current epoch of freed space: read before an attempt to deliver, passed to {@link #awaitSpace} after. */
+    long epoch() {
+        lock.lock();
+        try {
+            return epoch;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Space may have been freed: a new epoch, and every sender waiting for space tries again. */
+    void freed() {
+        lock.lock();
+        try {
+            epoch++;
+            spaceFreed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits at most {@code nanos} for space to be freed after epoch {@code seen} (at once if it was already). Never
+     * called holding a shard's lock.
+     */
+    void awaitSpace(long seen, long nanos) throws InterruptedException {
+        lock.lock();
+        try {
+            if (epoch == seen) {
+                spaceFreed.awaitNanos(nanos);
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Bytes held. */
     long bytes() {
-        return bytes;
+        lock.lock();
+        try {
+            return bytes;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -110,16 +164,21 @@ final class EarlyStore {
      * @return the stored chunk, or null if it does not fit (the sender must wait)
      */
     StoredChunk hold(int peer, Message.Collective c) {
-        long len = c.payload().byteSize();
-        long mine = bySender.getOrDefault(peer, 0L);
-        if (len > 0 && mine > 0 && bytes + len > maxStoredBytes) {
-            return null;
+        lock.lock();
+        try {
+            long len = c.payload().byteSize();
+            long mine = bySender.getOrDefault(peer, 0L);
+            if (len > 0 && mine > 0 && bytes + len > maxStoredBytes) {
+                return null;
+            }
+            bySender.put(peer, mine + len);
+            bytes += len;
+            StoredChunk s = freeChunks > 0 ? free[--freeChunks] : new StoredChunk();
+            free[freeChunks] = null;
+            return s.fill(peer, c);
+        } finally {
+            lock.unlock();
         }
-        bySender.put(peer, mine + len);
-        bytes += len;
-        StoredChunk s = freeChunks > 0 ? free[--freeChunks] : new StoredChunk();
-        free[freeChunks] = null;
-        return s.fill(peer, c);
     }
 
     /**
@@ -127,53 +186,73 @@ final class EarlyStore {
      * any more, for the next chunk {@link #hold} copies: a small collective's early chunks then allocate nothing.
      */
     void recycle(StoredChunk c) {
-        if (freeChunks < free.length && c.bufferBytes() <= MAX_FREE_CHUNK_BYTES) {
-            free[freeChunks++] = c;
+        lock.lock();
+        try {
+            if (freeChunks < free.length && c.bufferBytes() <= MAX_FREE_CHUNK_BYTES) {
+                free[freeChunks++] = c;
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     /** An empty list of chunks: one given back ({@link #recycleList}), or a new one. */
     ArrayList<StoredChunk> newList() {
-        if (freeLists == 0) {
-            return new ArrayList<>(4);
+        lock.lock();
+        try {
+            if (freeLists == 0) {
+                return new ArrayList<>(4);
+            }
+            ArrayList<StoredChunk> l = lists[--freeLists];
+            lists[freeLists] = null;
+            return l;
+        } finally {
+            lock.unlock();
         }
-        ArrayList<StoredChunk> l = lists[--freeLists];
-        lists[freeLists] = null;
-        return l;
     }
 
     /** Keeps {@code l}, a list of chunks that nothing refers to any more, for {@link #newList}; clears it. */
     void recycleList(List<StoredChunk> l) {
-        if (l instanceof ArrayList<StoredChunk> a && freeLists < lists.length) {
-            a.clear();
-            lists[freeLists++] = a;
+        lock.lock();
+        try {
+            if (l instanceof ArrayList<StoredChunk> a && freeLists < lists.length) {
+                a.clear();
+                lists[freeLists++] = a;
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
-    /** Keeps chunk {@code c} of operation {@code seq} of communicator {@code comm}, not posted yet; false if no room. */
+    /** Keeps chunk {@code c} of operation {@code seq} of communicator {@code comm}, not posted yet; false if full. */
     boolean holdEarly(int comm, long seq, int peer, Message.Collective c) {
-        int mine = earlyBySender.getOrDefault(peer, 0);
-        long len = c.payload().byteSize();
-        if (mine > 0 && (earlyChunks >= maxEarlyChunks || !shares.admits(peer, len, 1))) {
-            shares.refused(peer, len, 1);
-            return false;
+        lock.lock();
+        try {
+            int mine = earlyBySender.getOrDefault(peer, 0);
+            long len = c.payload().byteSize();
+            if (mine > 0 && (earlyChunks >= maxEarlyChunks || !shares.admits(peer, len, 1))) {
+                shares.refused(peer, len, 1);
+                return false;
+            }
+            StoredChunk s = hold(peer, c);
+            if (s == null) {
+                return false;
+            }
+            shares.add(peer, len, 1);
+            List<StoredChunk> held = chunks.get(comm, seq);
+            if (held == null) {
+                held = newList();
+                held.add(s);
+                chunks.put(held); // keyed by its first chunk
+            } else {
+                held.add(s);
+            }
+            earlyBySender.put(peer, mine + 1);
+            earlyChunks++;
+            return true;
+        } finally {
+            lock.unlock();
         }
-        StoredChunk s = hold(peer, c);
-        if (s == null) {
-            return false;
-        }
-        shares.add(peer, len, 1);
-        List<StoredChunk> held = chunks.get(comm, seq);
-        if (held == null) {
-            held = newList();
-            held.add(s);
-            chunks.put(held); // keyed by its first chunk
-        } else {
-            held.add(s);
-        }
-        earlyBySender.put(peer, mine + 1);
-        earlyChunks++;
-        return true;
     }
 
     /**
@@ -181,16 +260,26 @@ final class EarlyStore {
      * until {@link #release}d), or null.
      */
     List<StoredChunk> takeEarly(int comm, long seq) {
-        List<StoredChunk> taken = chunks.remove(comm, seq);
-        if (taken != null) {
-            uncountEarly(taken);
+        lock.lock();
+        try {
+            List<StoredChunk> taken = chunks.remove(comm, seq);
+            if (taken != null) {
+                uncountEarly(taken);
+            }
+            return taken;
+        } finally {
+            lock.unlock();
         }
-        return taken;
     }
 
     /** Early chunks held (for tests and diagnostics). */
     long earlyChunks() {
-        return earlyChunks;
+        lock.lock();
+        try {
+            return earlyChunks;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void uncountEarly(List<StoredChunk> taken) {
@@ -200,7 +289,7 @@ final class EarlyStore {
             shares.remove(c.worldSrc(), c.message().payload().byteSize(), 1);
             earlyBySender.put(c.worldSrc(), earlyBySender.get(c.worldSrc()) - 1); // 0 kept: no entry per chunk
         }
-        spaceFreed.signalAll();
+        freed();
     }
 
     /**
@@ -210,37 +299,60 @@ final class EarlyStore {
      * @throws ProtocolException if world rank {@code peer} already has {@link #MAX_EARLY_ABORTS} pending here
      */
     void holdAbort(OpKey key, int peer, Message.CollectiveAbort a, Transport end) {
-        if (aborts.containsKey(key)) {
-            return;
+        lock.lock();
+        try {
+            if (aborts.containsKey(key)) {
+                return;
+            }
+            int mine = abortsBySender.getOrDefault(peer, 0);
+            if (mine >= MAX_EARLY_ABORTS) {
+                throw new ProtocolException(InboundRouter.decoding(end, key.comm(), key.seq(), peer), "failed:"
+                        + " rank " + peer + " sent more than " + MAX_EARLY_ABORTS + " COLLECTIVE_ABORTs of collective"
+                        + " operations not started here (the last: operation " + key.seq() + " of communicator "
+                        + key.comm() + "); a member sends one per operation that failed on it, so this many pending is"
+                        + " a broken or hostile member");
+            }
+            aborts.put(key, a);
+            abortCount = aborts.size();
+            abortSenders.put(key, peer);
+            abortsBySender.put(peer, mine + 1);
+        } finally {
+            lock.unlock();
         }
-        int mine = abortsBySender.getOrDefault(peer, 0);
-        if (mine >= MAX_EARLY_ABORTS) {
-            throw new ProtocolException(InboundRouter.decoding(end, key.comm(), key.seq(), peer), "failed: rank "
-                    + peer + " sent more than " + MAX_EARLY_ABORTS + " COLLECTIVE_ABORTs of collective operations not"
-                    + " started here (the last: operation " + key.seq() + " of communicator " + key.comm() + "); a"
-                    + " member sends one per operation that failed on it, so this many pending is a broken or hostile"
-                    + " member");
-        }
-        aborts.put(key, a);
-        abortSenders.put(key, peer);
-        abortsBySender.put(peer, mine + 1);
     }
 
     /** Removes and returns the early abort of {@code key}, or null; its sender via {@link #abortSender}. */
     Message.CollectiveAbort takeAbort(OpKey key) {
-        return aborts.remove(key);
+        lock.lock();
+        try {
+            Message.CollectiveAbort a = aborts.remove(key);
+            abortCount = aborts.size();
+            return a;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The world rank that sent the abort just taken for {@code key}. */
     int abortSender(OpKey key) {
-        int peer = abortSenders.remove(key);
-        uncountAbort(peer);
-        return peer;
+        lock.lock();
+        try {
+            int peer = abortSenders.remove(key);
+            uncountAbort(peer);
+            return peer;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Early aborts held from world rank {@code peer} (for tests and diagnostics). */
     int earlyAborts(int peer) {
-        return abortsBySender.getOrDefault(peer, 0);
+        lock.lock();
+        try {
+            return abortsBySender.getOrDefault(peer, 0);
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void uncountAbort(int peer) {
@@ -249,43 +361,60 @@ final class EarlyStore {
 
     /** Uncounts a chunk that left the store (applied or dropped). */
     void release(StoredChunk c) {
-        long len = c.message().payload().byteSize();
-        if (len == 0 || closed) {
-            return;
+        lock.lock();
+        try {
+            long len = c.message().payload().byteSize();
+            if (len == 0 || closed) {
+                return;
+            }
+            bytes -= len;
+            bySender.put(c.worldSrc(), bySender.get(c.worldSrc()) - len); // 0 kept: no map entry per chunk
+            freed();
+        } finally {
+            lock.unlock();
         }
-        bytes -= len;
-        bySender.put(c.worldSrc(), bySender.get(c.worldSrc()) - len); // 0 kept: no map entry per chunk
-        spaceFreed.signalAll();
     }
 
     /** Drops everything held for communicator {@code comm}. */
     void dropCommunicator(int comm) {
-        for (List<StoredChunk> dropped : chunks.removeCommunicator(comm)) {
-            dropped.forEach(this::release);
-            uncountEarly(dropped);
-        }
-        aborts.keySet().removeIf(k -> k.comm() == comm);
-        abortSenders.entrySet().removeIf(e -> {
-            if (e.getKey().comm() != comm) {
-                return false;
+        lock.lock();
+        try {
+            for (List<StoredChunk> dropped : chunks.removeCommunicator(comm)) {
+                dropped.forEach(this::release);
+                uncountEarly(dropped);
             }
-            uncountAbort(e.getValue());
-            return true;
-        });
+            aborts.keySet().removeIf(k -> k.comm() == comm);
+            abortCount = aborts.size();
+            abortSenders.entrySet().removeIf(e -> {
+                if (e.getKey().comm() != comm) {
+                    return false;
+                }
+                uncountAbort(e.getValue());
+                return true;
+            });
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Drops everything; later releases are no-ops. */
     void close() {
-        closed = true;
-        chunks.clear();
-        aborts.clear();
-        abortSenders.clear();
-        abortsBySender.clear();
-        bySender.clear();
-        earlyBySender.clear();
-        shares.clear();
-        earlyChunks = 0;
-        bytes = 0;
-        spaceFreed.signalAll();
+        lock.lock();
+        try {
+            closed = true;
+            chunks.clear();
+            aborts.clear();
+            abortCount = 0;
+            abortSenders.clear();
+            abortsBySender.clear();
+            bySender.clear();
+            earlyBySender.clear();
+            shares.clear();
+            earlyChunks = 0;
+            bytes = 0;
+            freed();
+        } finally {
+            lock.unlock();
+        }
     }
 }

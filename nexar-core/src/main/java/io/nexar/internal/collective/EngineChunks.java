@@ -9,15 +9,17 @@ import java.util.List;
  * Where a {@link CollectiveEngine}'s arriving chunk goes: into its open round's slot, a later round's slot ahead of
  * time, its operation's later list, the early store, or back to its transport's buffer for a while.
  *
- * <p>Stateless: every method works on the engine's tables and runs under its lock ({@link #deliverWaiting} takes it).
+ * <p>Stateless: every method works on the engine's tables and runs under the lock of the chunk's communicator shard
+ * ({@link CommState}), except {@link #beforeComm} (under the {@link CommTable}'s monitor) and {@link #deliverWaiting}
+ * (which takes neither while it waits).
  */
 final class EngineChunks {
     private EngineChunks() {
     }
 
-    /** Handles chunk {@code c} from world rank {@code peer}. Under the lock. */
-    static Delivery onChunk(CollectiveEngine e, int peer, Message.Collective c) {
-        Delivery d = offerChunk(e, peer, c);
+    /** Handles chunk {@code c} from world rank {@code peer} of communicator {@code cs}. Under its lock. */
+    static Delivery onChunk(CollectiveEngine e, CommState cs, int peer, Message.Collective c) {
+        Delivery d = offerChunk(e, cs, peer, c);
         if (d == Delivery.ACCEPTED) {
             e.deferrals.taken(peer);
         }
@@ -32,19 +34,39 @@ final class EngineChunks {
         return e.progress != Progress.NONE && e.deferrals.defer(peer, c, System.nanoTime());
     }
 
-    private static Delivery offerChunk(CollectiveEngine e, int peer, Message.Collective c) {
-        OpState op = e.active.get(c.communicator(), c.opSeq());
+    /**
+     * Handles a chunk or abort of a communicator that has no shard here yet: kept in the early store (or deferred)
+     * until an operation of it is posted. Under the {@link CommTable}'s monitor.
+     */
+    static Delivery beforeComm(CollectiveEngine e, int peer, Message message) {
+        if (message instanceof Message.CollectiveAbort a) {
+            e.store.holdAbort(new EarlyStore.OpKey(a.communicator(), a.opSeq()), peer, a, e.abortTransport);
+            return Delivery.ACCEPTED;
+        }
+        Message.Collective c = (Message.Collective) message;
+        Delivery d = early(e, peer, c);
+        if (d == Delivery.ACCEPTED) {
+            e.deferrals.taken(peer);
+        }
+        return d;
+    }
+
+    /** Keeps chunk {@code c} of an operation not posted yet (or leaves it with its transport for a while). */
+    private static Delivery early(CollectiveEngine e, int peer, Message.Collective c) {
+        if (deferred(e, peer, c)) {
+            return Delivery.FULL;
+        }
+        return e.store.holdEarly(c.communicator(), c.opSeq(), peer, c) ? Delivery.ACCEPTED : Delivery.FULL;
+    }
+
+    private static Delivery offerChunk(CollectiveEngine e, CommState cs, int peer, Message.Collective c) {
+        OpState op = cs.active.get(c.communicator(), c.opSeq());
         if (op == null) {
-            CommState cs = e.comms.get(c.communicator());
-            if (cs != null && (c.opSeq() < cs.nextSeq || cs.closed != null)) {
+            if (c.opSeq() < cs.nextSeq || cs.closed != null) {
                 EngineFailures.lateChunk(e, cs, peer, c);
                 return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
             }
-            if (deferred(e, peer, c)) {
-                return Delivery.FULL;
-            }
-            return e.store.holdEarly(c.communicator(), c.opSeq(), peer, c) ? Delivery.ACCEPTED
-                    : Delivery.FULL;
+            return early(e, peer, c);
         }
         if (op.failure != null) {
             return Delivery.ACCEPTED;
@@ -88,7 +110,7 @@ final class EngineChunks {
 
     /**
      * Moves the chunks that arrived before {@code op} was posted from the store into its later list, after checking
-     * each against its fingerprint (a probe is only checked: it has no round and no bytes). Under the lock.
+     * each against its fingerprint (a probe is only checked: it has no round and no bytes). Under its shard's lock.
      */
     static void adoptEarly(CollectiveEngine e, OpState op) {
         List<StoredChunk> stored = e.store.takeEarly(op.group.id(), op.seq);
@@ -129,7 +151,7 @@ final class EngineChunks {
         }
     }
 
-    /** Releases the chunks left in {@code op}'s later list when it ends. Under the lock. */
+    /** Releases the chunks left in {@code op}'s later list when it ends. Under its shard's lock. */
     static void dropLater(CollectiveEngine e, OpState op) {
         List<StoredChunk> later = op.later;
         for (int j = 0; j < later.size(); j++) { // indexed: no iterator
@@ -141,23 +163,24 @@ final class EngineChunks {
         e.store.recycleList(later);
     }
 
-    /** {@link CollectiveEngine#deliverWaiting}: takes the lock, waits on the store's space while it is full. */
+    /**
+     * {@link CollectiveEngine#deliverWaiting}: while the store is full, waits for space on the store's lock, holding
+     * no shard's; the epoch read before each attempt makes sure a release between the attempt and the wait is seen.
+     */
     static boolean deliverWaiting(CollectiveEngine e, int peer, Message message, long deadlineNanos)
             throws InterruptedException {
-        e.lock.lock();
-        try {
-            while (e.onMessage(peer, message) == Delivery.FULL) {
-                long now = System.nanoTime();
-                long left = deadlineNanos - now;
-                if (left <= 0) {
-                    return false;
-                }
-                long expiry = e.deferrals.nextExpiry(now); // a deferred chunk is stored when its window ends
-                e.spaceFreed.awaitNanos(expiry == Long.MAX_VALUE ? left : Math.min(left, Math.max(1, expiry - now)));
+        for (;;) {
+            long epoch = e.store.epoch();
+            if (e.onMessage(peer, message) != Delivery.FULL) {
+                return true;
             }
-            return true;
-        } finally {
-            e.lock.unlock();
+            long now = System.nanoTime();
+            long left = deadlineNanos - now;
+            if (left <= 0) {
+                return false;
+            }
+            long expiry = e.deferrals.nextExpiry(now); // a deferred chunk is stored when its window ends
+            e.store.awaitSpace(epoch, expiry == Long.MAX_VALUE ? left : Math.min(left, Math.max(1, expiry - now)));
         }
     }
 }

@@ -16,11 +16,11 @@ import io.nexar.internal.transport.Transport;
  * communicator abandoned or closed, the engine closed, a failure its driver found, an abort from another rank, and a
  * mismatch found on an arriving chunk, which breaks the communicator (its later operations fail too).
  *
- * <p>Stateless: the engine owns every table these methods read and write (its active operations, its communicators'
- * {@link CommState}s, the peers down, its early store and deferrals, why it was aborted or closed), all guarded by
- * the engine's lock. The methods named after a public method of the engine take that lock; the others run under it,
- * called by the engine. None runs for a chunk or a round of an operation that succeeds: the chunk path stays in the
- * engine.
+ * <p>Stateless: the engine owns every table these methods read and write (its communicators' {@link CommState}s with
+ * their operations, each guarded by its shard's lock; the peers down, its early store and deferrals, why it was aborted
+ * or closed, thread-safe on their own). The methods named after a public method of the engine publish a process-wide
+ * fact first, then visit the shards, each under its lock; the others run under the lock of the shard concerned, called
+ * by the engine. None runs for a chunk or a round of an operation that succeeds: the chunk path stays in the engine.
  */
 final class EngineFailures {
     private EngineFailures() {
@@ -28,7 +28,7 @@ final class EngineFailures {
 
     /**
      * What fails an operation being posted before it runs: its communicator refusing it (closed or broken), the
-     * engine's abort, and an abort for it that arrived before it was posted. Under the lock.
+     * engine's abort, and an abort for it that arrived before it was posted. Under its shard's lock.
      */
     static void failAtPost(CollectiveEngine e, OpState op, CommState cs) {
         NexarException refusal = cs.refuses(e.closedReason) ? cs.refusal(op.context(), e.closedReason)
@@ -36,9 +36,10 @@ final class EngineFailures {
         Group group = op.group;
         if (refusal != null) {
             op.fail(refusal, true);
-        } else if (e.abortedWhy != null) { // the communicator's own check may have run just before the abort
-            op.fail(new PeerFailedException(op.context().withPeer(e.abortedPeer < 0 ? -1 : group.local(e.abortedPeer)),
-                    "cannot complete: " + e.abortedWhy), true);
+        } else if (e.aborted != null) { // the communicator's own check may have run just before the abort
+            CollectiveEngine.Aborted a = e.aborted;
+            op.fail(new PeerFailedException(op.context().withPeer(a.peer() < 0 ? -1 : group.local(a.peer())),
+                    "cannot complete: " + a.why()), true);
         }
         OpKey key = e.store.hasAborts() ? new OpKey(group.id(), op.seq) : null; // no abort held: no key to allocate
         Message.CollectiveAbort abort = key == null ? null : e.store.takeAbort(key);
@@ -49,9 +50,12 @@ final class EngineFailures {
 
     /**
      * Fails an operation being posted if one of its members is down; after a polite leave only if it still needs
-     * something from that member (it may have sent its part of this operation before it left). Under the lock.
+     * something from that member (it may have sent its part of this operation before it left). Under its shard's lock.
      */
     static void failForPeersDown(CollectiveEngine e, OpState op) {
+        if (e.down.isEmpty()) {
+            return;
+        }
         Group group = op.group;
         for (int r = 0; r < group.size() && op.failure == null; r++) {
             String why = e.down.get(group.world(r));
@@ -64,94 +68,78 @@ final class EngineFailures {
 
     /** {@link CollectiveEngine#onPeerDown}. */
     static void peerDown(CollectiveEngine e, int peer, String why) {
-        e.lock.lock();
-        try {
-            if (e.down.putIfAbsent(peer, why) != null) {
-                return;
-            }
-            e.deferrals.taken(peer); // its transport drops what it kept
-            var event = new io.nexar.internal.jfr.PeerFailureEvent();
-            if (event.shouldCommit()) {
-                event.peer = peer;
-                event.reason = why;
-                event.commit();
-            }
-            boolean polite = GoodbyeReason.isPoliteLeave(why);
-            // after a polite leave the others may not need the leaver and would wait for this rank: tell them (a
-            // failure is seen by every member on its own)
-            e.active.failEach(op -> {
-                int r = op.group.local(peer);
-                return r >= 0 && (!polite || OpPeers.stillNeeds(op, r))
-                        ? new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why)
-                        : null;
-            }, !polite);
-            e.spaceFreed.signalAll();
-        } finally {
-            e.lock.unlock();
+        if (e.down.putIfAbsent(peer, why) != null) { // published before the shards are visited
+            return;
         }
+        e.deferrals.taken(peer); // its transport drops what it kept
+        var event = new io.nexar.internal.jfr.PeerFailureEvent();
+        if (event.shouldCommit()) {
+            event.peer = peer;
+            event.reason = why;
+            event.commit();
+        }
+        boolean polite = GoodbyeReason.isPoliteLeave(why);
+        // after a polite leave the others may not need the leaver and would wait for this rank: tell them (a
+        // failure is seen by every member on its own)
+        eachShard(e, cs -> cs.active.failEach(op -> {
+            int r = op.group.local(peer);
+            return r >= 0 && (!polite || OpPeers.stillNeeds(op, r))
+                    ? new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why)
+                    : null;
+        }, !polite));
+        e.store.freed();
     }
 
     /** {@link CollectiveEngine#abortAll}. */
     static void abortAll(CollectiveEngine e, int peer, String why) {
-        e.lock.lock();
-        try {
-            e.abortedPeer = peer;
-            e.abortedWhy = why;
-            e.active.failEach(op -> new PeerFailedException(
-                    op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)), "cannot complete: " + why), true);
-            e.spaceFreed.signalAll();
-        } finally {
-            e.lock.unlock();
-        }
+        e.aborted = new CollectiveEngine.Aborted(peer, why); // published before the shards are visited
+        eachShard(e, cs -> cs.active.failEach(op -> new PeerFailedException(
+                op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)), "cannot complete: " + why), true));
+        e.store.freed();
     }
 
     /** {@link CollectiveEngine#failCommunicator}. */
     static void failCommunicator(CollectiveEngine e, int comm, String why) {
-        e.lock.lock();
-        try {
-            e.active.failEach(op -> op.group.id() != comm ? null
-                    : new PeerFailedException(op.context(), "cannot complete: " + why), true);
-            e.spaceFreed.signalAll();
-        } finally {
-            e.lock.unlock();
+        CommState cs = e.comms.get(comm);
+        if (cs == null) {
+            return; // no operation of it was ever posted here
         }
+        locked(cs, () -> cs.active.failEach(op -> new PeerFailedException(op.context(), "cannot complete: " + why),
+                true));
+        e.store.freed();
     }
 
     /** {@link CollectiveEngine#closeCommunicator}. */
     static void closeCommunicator(CollectiveEngine e, int comm, String reason) {
-        e.lock.lock();
-        try {
-            CommState cs = e.comms.computeIfAbsent(comm, id -> new CommState());
+        CommState cs = e.comms.getOrCreate(comm);
+        locked(cs, () -> {
             if (cs.closed != null) {
                 return;
             }
             cs.closed = reason;
-            e.active.failEach(op -> op.group.id() != comm ? null
-                    : new CommunicatorClosedException(op.context(), "failed: " + reason), true);
+            cs.active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason), true);
             e.store.dropCommunicator(comm);
-        } finally {
-            e.lock.unlock();
-        }
+        });
     }
 
     /** {@link CollectiveEngine#close}. */
     static void close(CollectiveEngine e, String reason) {
-        e.lock.lock();
-        try {
+        synchronized (e.comms) { // once; and ordered against chunks of communicators without a shard (see below)
             if (e.closedReason != null) {
                 return;
             }
-            e.closedReason = reason;
-            e.active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason), true);
+            e.closedReason = reason; // published before the shards are visited
+        }
+        eachShard(e, cs -> cs.active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason),
+                true));
+        synchronized (e.comms) { // after every shard: a chunk held before it saw closedReason is dropped here
             e.store.close();
-        } finally {
-            e.lock.unlock();
         }
     }
 
     /** {@link CollectiveEngine#fail}: the driver failed {@code op} (a mismatch it found breaks the communicator). */
     static NexarException fail(CollectiveEngine e, OpState op, NexarException ex) {
-        e.lock.lock();
+        op.lock.lock();
         try {
             if (ex instanceof CollectiveMismatchException m && op.failure == null) {
                 breakComm(e, op.group.id(), op.seq, m.field());
@@ -159,25 +147,40 @@ final class EngineFailures {
             op.fail(ex, false);
             return op.failure;
         } finally {
-            e.lock.unlock();
+            op.lock.unlock();
+        }
+    }
+
+    /** Runs {@code body} on every shard that exists now, each under its lock. */
+    private static void eachShard(CollectiveEngine e, java.util.function.Consumer<CommState> body) {
+        for (CommState cs : e.comms.all()) {
+            locked(cs, () -> body.accept(cs));
+        }
+    }
+
+    private static void locked(CommState cs, Runnable body) {
+        cs.lock.lock();
+        try {
+            body.run();
+        } finally {
+            cs.lock.unlock();
         }
     }
 
     /**
      * An abort from world rank {@code peer}: fails its operation, breaks the communicator of one that ended here after
-     * a mismatch elsewhere, or is kept for an operation not posted yet. Under the lock.
+     * a mismatch elsewhere, or is kept for an operation not posted yet. Under its shard's lock.
      */
-    static void onAbort(CollectiveEngine e, int peer, Message.CollectiveAbort a) {
-        OpState op = e.active.get(a.communicator(), a.opSeq());
+    static void onAbort(CollectiveEngine e, CommState cs, int peer, Message.CollectiveAbort a) {
+        OpState op = cs.active.get(a.communicator(), a.opSeq());
         if (op != null) {
             applyAbort(e, op, peer, a);
             return;
         }
-        CommState cs = e.comms.get(a.communicator());
-        if (cs != null && cs.closed != null) {
+        if (cs.closed != null) {
             return;
         }
-        if (cs != null && a.opSeq() < cs.nextSeq) {
+        if (a.opSeq() < cs.nextSeq) {
             if (a.reason() == AbortReason.MISMATCH) { // an operation this rank finished did not match elsewhere
                 breakComm(e, a.communicator(), a.opSeq(), Field.fromCode(a.field()));
             }
@@ -186,7 +189,7 @@ final class EngineFailures {
         e.store.holdAbort(new OpKey(a.communicator(), a.opSeq()), peer, a, e.abortTransport);
     }
 
-    /** Fails {@code op} as aborted by world rank {@code worldPeer}. Under the lock. */
+    /** Fails {@code op} as aborted by world rank {@code worldPeer}. Under its shard's lock. */
     static void applyAbort(CollectiveEngine e, OpState op, int worldPeer, Message.CollectiveAbort a) {
         if (a.reason() == AbortReason.MISMATCH) {
             breakComm(e, op.group.id(), op.seq, Field.fromCode(a.field()));
@@ -197,7 +200,7 @@ final class EngineFailures {
     /**
      * A chunk of an operation that already ended here: if it proves a mismatch ({@link EngineReports#lateChunk}),
      * the communicator's collectives break here (its next operation fails with {@link CollectiveMismatchException})
-     * and every other member is told with a MISMATCH abort, so theirs break too. Under the lock.
+     * and every other member is told with a MISMATCH abort, so theirs break too. Under its shard's lock.
      */
     static void lateChunk(CollectiveEngine e, CommState cs, int peer, Message.Collective c) {
         CollectiveMismatchException failure = EngineReports.lateChunk(cs, peer, c);
@@ -214,7 +217,7 @@ final class EngineFailures {
         }
     }
 
-    /** Fails {@code op}, which does not match rank {@code src}, and breaks its communicator. Under the lock. */
+    /** Fails {@code op}, which does not match rank {@code src}, and breaks its communicator. Under its shard's lock. */
     static void mismatch(CollectiveEngine e, OpState op, int src, Field field, String detail) {
         if (op.failure == null) {
             breakComm(e, op.group.id(), op.seq, field);
@@ -225,14 +228,13 @@ final class EngineFailures {
 
     /**
      * Breaks communicator {@code comm} at operation {@code seq} ({@link CommState#markBroken}); the first time, fails
-     * its later operations already posted. Under the lock.
+     * its later operations already posted. Under its shard's lock.
      */
     static void breakComm(CollectiveEngine e, int comm, long seq, Field field) {
-        CommState cs = e.comms.computeIfAbsent(comm, id -> new CommState());
+        CommState cs = e.comms.get(comm); // exists: the caller holds its lock
         if (cs.markBroken(seq, field)) {
             // later operations already posted can never pair up reliably either: fail them now
-            e.active.failEach(op -> op.group.id() == comm && op.seq > seq ? cs.brokenError(op.context()) : null,
-                    true);
+            cs.active.failEach(op -> op.seq > seq ? cs.brokenError(op.context()) : null, true);
         }
     }
 }

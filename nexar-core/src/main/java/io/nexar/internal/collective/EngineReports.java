@@ -8,9 +8,7 @@ import io.nexar.internal.transport.HangReports;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.LogContext;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -20,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * What the {@link CollectiveEngine} tells people and peers about its operations, apart from running them: the lines of
  * hang reports and {@code Communicator.diagnostics()}, flight-recorder dumps, mismatch probes of a stalled round, and
  * the verdict on a chunk that arrives after its operation ended; and for a waiting driver, the stall checks of its
- * round (probes, hang report) and the sender a timeout names. Stateless: it reads the engine's tables under the
- * engine's lock. {@link #describe}, {@link #describeRecent} and {@link #logRecent} take that lock themselves (the last
- * logs after it released it); every other method runs under it.
+ * round (probes, hang report) and the sender a timeout names. Stateless: it reads each communicator's tables under
+ * its shard's lock. {@link #describe}, {@link #describeRecent} and {@link #logRecent} take those locks themselves (the
+ * last logs after it released it); every other method runs under the lock of the shard concerned.
  */
 final class EngineReports {
     private static final Logger LOG = LoggerFactory.getLogger(CollectiveEngine.class);
@@ -35,31 +33,28 @@ final class EngineReports {
      * operations wait for to {@code waitingFor}.
      */
     static void describe(CollectiveEngine e, List<String> lines, Set<Integer> waitingFor) {
-        e.lock.lock();
-        try {
-            describe(e.active, e.comms, lines, waitingFor);
-        } finally {
-            e.lock.unlock();
-        }
-    }
-
-    private static void describe(ActiveOps active, Map<Integer, CommState> comms, List<String> lines,
-                                 Set<Integer> waitingFor) {
         long now = System.nanoTime();
-        var busy = new HashSet<Integer>();
-        for (int i = 0; i < active.capacity(); i++) {
-            OpState op = active.at(i);
-            if (op != null) {
-                busy.add(op.group.id());
-                lines.add(doing(op, now, waitingFor));
+        var idles = new ArrayList<String>(); // after every operation in progress
+        for (CommState cs : e.comms.all()) {
+            cs.lock.lock();
+            try {
+                boolean busy = false;
+                for (int i = 0; i < cs.active.capacity(); i++) {
+                    OpState op = cs.active.at(i);
+                    if (op != null) {
+                        busy = true;
+                        lines.add(doing(op, now, waitingFor));
+                    }
+                }
+                String idle = busy ? null : cs.idle(cs.id, now);
+                if (idle != null) {
+                    idles.add(idle);
+                }
+            } finally {
+                cs.lock.unlock();
             }
         }
-        for (var e : comms.entrySet()) {
-            String idle = busy.contains(e.getKey()) ? null : e.getValue().idle(e.getKey(), now);
-            if (idle != null) {
-                lines.add(idle);
-            }
-        }
+        lines.addAll(idles);
     }
 
     /**
@@ -103,16 +98,17 @@ final class EngineReports {
 
     /** Adds the flight recorder of every communicator: a heading each, then a line per operation, oldest first. */
     static void describeRecent(CollectiveEngine engine, List<String> lines) {
-        engine.lock.lock();
-        try {
-            for (var e : engine.comms.entrySet()) {
-                String block = recent(e.getValue(), e.getKey(), FlightRecorder.SIZE, "");
-                if (!block.isEmpty()) {
-                    lines.add(block);
-                }
+        for (CommState cs : engine.comms.all()) {
+            String block;
+            cs.lock.lock();
+            try {
+                block = recent(cs, cs.id, FlightRecorder.SIZE, "");
+            } finally {
+                cs.lock.unlock();
             }
-        } finally {
-            engine.lock.unlock();
+            if (!block.isEmpty()) {
+                lines.add(block);
+            }
         }
     }
 
@@ -141,11 +137,11 @@ final class EngineReports {
      */
     static void logRecent(CollectiveEngine e, OpState op) {
         String recent;
-        e.lock.lock();
+        op.lock.lock(); // its shard's
         try {
             recent = recent(e.comms.get(op.group.id()), op.group.id(), FlightRecorder.SIZE, "  ");
         } finally {
-            e.lock.unlock();
+            op.lock.unlock();
         }
         if (!recent.isEmpty()) {
             try (var mdc = LogContext.scope(op.context().rank(), op.context().worldSize(), op.context().communicator())) {
@@ -168,10 +164,11 @@ final class EngineReports {
 
     /**
      * The stall checks of the open round of {@code op} at {@code now}, its driver about to wait at most {@code left}
-     * nanoseconds: once the round made no progress for {@code probeAfter} (0: never), sends {@link MismatchProbe}s through
-     * the engine's abort transport ({@link #probe}); once for {@code after} (0: never), reports a hang to {@code h}
-     * ({@link #reportHang}, with the last operations of its communicator). Each at most once per round (probe) or per
-     * operation (hang report). Driver thread, under the lock; allocates nothing unless it probes or reports.
+     * nanoseconds: once the round made no progress for {@code probeAfter} (0: never), sends {@link MismatchProbe}s
+     * through the engine's abort transport ({@link #probe}); once for {@code after} (0: never), reports a hang to
+     * {@code h} ({@link #reportHang}, with the last operations of its communicator). Each at most once per round
+     * (probe) or per operation (hang report). Driver thread, under the lock; allocates nothing unless it probes or
+     * reports.
      *
      * @return how long the driver may wait before the next check, or -1 after a hang report (check again at once)
      */

@@ -11,7 +11,7 @@ import java.util.TreeSet;
  * (operation, fingerprint, sequence number, when posted, how long, outcome) in fixed arrays indexed by sequence
  * number, so recording allocates nothing; bytes and peers are derived from the operation's schedule only when the
  * record is rendered. Rendered into hang reports, logged with every failed operation, and returned by
- * {@code Communicator.diagnostics()}. Guarded by the {@link CollectiveEngine}'s lock, as its {@link CommState}.
+ * {@code Communicator.diagnostics()}. Guarded by its {@link CommState}'s lock.
  */
 final class FlightRecorder {
     /** Operations kept per communicator. */

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * way every member is told with a MISMATCH abort), and drops it otherwise.
  *
  * <p>Cost: nothing on the data path; one empty message per awaited rank per round that stalls, sent by a virtual
- * thread (never the driver or a reader holding the engine's lock).
+ * thread (never the driver or a reader holding a shard's lock).
  */
 final class MismatchProbe {
     /** The step of a probe: no schedule has this many rounds. */
@@ -62,7 +62,7 @@ final class MismatchProbe {
 
     /**
      * Sends the probe of {@code op} to the members {@code ranks} (communicator ranks) on a virtual thread. Under the
-     * engine's lock: everything the thread needs is read here.
+     * shard's lock: everything the thread needs is read here.
      */
     static void send(Transport transport, OpState op, int[] ranks) {
         Fingerprint fp = op.fingerprint;

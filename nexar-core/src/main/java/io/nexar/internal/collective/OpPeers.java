@@ -9,7 +9,7 @@ import io.nexar.internal.protocol.Message;
 /**
  * Questions about one {@link OpState}'s peers: whether it still needs a rank, and the failure a rank's abort names.
  *
- * <p>Threading: as {@link OpState}, under its {@link CollectiveEngine}'s lock.
+ * <p>Threading: as {@link OpState}, under its communicator's shard lock ({@link CommState#lock}).
  */
 final class OpPeers {
     private OpPeers() {

@@ -17,14 +17,14 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * One posted collective operation on one rank. Guarded by its {@link CollectiveEngine}'s lock: the driving thread
- * opens rounds and parks until {@link #wake} (no Condition, nothing allocated per wait); transport threads apply
- * arriving chunks into the open round's slots. As a {@link BooleanSupplier} it answers "is the open round done (or
- * the operation failed)?", taking the lock: what a polling driver checks, without a lambda per round.
+ * One posted collective operation on one rank. Guarded by its communicator's shard lock ({@link CommState#lock}): the
+ * driving thread opens rounds and parks until {@link #wake} (no Condition, nothing allocated per wait); transport
+ * threads apply arriving chunks into the open round's slots. As a {@link BooleanSupplier} it answers "is the open round
+ * done (or the operation failed)?", taking the lock: what a polling driver checks, without a lambda per round.
  */
 final class OpState implements BooleanSupplier, ContextSource {
     /**
-     * Chunks at least this large are copied or reduced into their target with the engine's lock released when they
+     * Chunks at least this large are copied or reduced into their target with the shard's lock released when they
      * arrive ({@link OpWrites}); smaller ones under it (a second lock round costs more than their copy).
      */
     static final long UNLOCKED_BYTES = 64 << 10;
@@ -48,7 +48,7 @@ final class OpState implements BooleanSupplier, ContextSource {
      * transports encode a message before their send returns.
      */
     final Message.Collective outgoing = new Message.Collective();
-    /** The engine's lock, which guards this state. */
+    /** Its communicator's shard lock ({@link CommState#lock}), which guards this state. */
     final ReentrantLock lock;
     /** The thread waiting in {@link CollectiveEngine#awaitRound}, or null; unparked by {@link #wake}. */
     private volatile Thread driver;
@@ -102,7 +102,7 @@ final class OpState implements BooleanSupplier, ContextSource {
     /**
      * Makes this the operation just posted, in the state of a new one: fresh, or one that ended (successfully, on a
      * blocking call: nothing else refers to it any more) and is reused for the same communicator, so that a small
-     * collective does not allocate its state anew. Under the engine's lock.
+     * collective does not allocate its state anew. Under its shard's lock.
      */
     OpState init(long seq, Fingerprint fingerprint, Schedule schedule, DataType type, ReduceOp combiner,
                  MemorySegment[] buffers) {

@@ -5,7 +5,7 @@ package io.nexar.internal.collective;
  * operation's (communicator, sequence number): found without a key object or map entry, so a lookup, an insert and a
  * removal allocate nothing once the table has grown to the most entries held at once. {@link ActiveOps} holds the
  * posted operations, {@link EarlyOps} the lists of chunks of operations not posted yet. Not thread-safe: guarded by
- * the {@link CollectiveEngine}'s lock.
+ * its communicator's shard lock ({@link CommState#lock}).
  *
  * <p>Iterate with {@link #capacity} and {@link #at} (null for an empty slot); the table must not change meanwhile.
  *

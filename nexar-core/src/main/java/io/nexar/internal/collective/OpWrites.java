@@ -7,11 +7,11 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * How an arriving chunk is written into an {@link OpState}'s receive slots: checked against the slot, copied or
- * reduced into its target (with the engine's lock released for a large one), and counted, waking the driver when its
+ * reduced into its target (with the shard's lock released for a large one), and counted, waking the driver when its
  * round is complete. A chunk claimed as its frame arrives ({@link ChunkClaim}) goes through the same check and count.
  *
- * <p>Stateless: every method works on the operation's state and runs under its engine's lock (the same split as the
- * engine's {@link EngineChunks}).
+ * <p>Stateless: every method works on the operation's state and runs under its communicator's shard lock (the same
+ * split as the engine's {@link EngineChunks}).
  */
 final class OpWrites {
     private OpWrites() {
@@ -106,7 +106,7 @@ final class OpWrites {
     }
 
     /**
-     * {@link #writePiece} of a whole chunk with the engine's lock released (every hold of it: a delivery may hold
+     * {@link #writePiece} of a whole chunk with the shard's lock released (every hold of it: a delivery may hold
      * it twice), so that a large copy or reduction does not stop every other delivery and driver of the process. The
      * bytes are claimed before and counted after, under the lock; the operation cannot end meanwhile
      * ({@link OpState#awaitWriters}), so nothing writes its buffers after it ended.

@@ -4,9 +4,10 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /**
- * The open round's receive slots by sender: a round receives from a few peers at most, so two parallel arrays
- * searched in order, reused from round to round, beat a map (no boxing, no nodes, nothing allocated per round
- * once they have grown to the widest round). Owned by one {@link OpState}, guarded by the engine's lock.
+ * The open round's receive slots by sender: a round receives from a few peers at most, so two parallel arrays searched
+ * in order, reused from round to round, beat a map (no boxing, no nodes, nothing allocated per round once they have
+ * grown to the widest round). Owned by one {@link OpState}, guarded by its communicator's shard lock ({@link
+ * CommState#lock}).
  */
 final class RoundSlots {
     private int[] peers = new int[2];

@@ -4,8 +4,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One receive of an operation: of its open round ({@link RoundSlots}), or of a later one that chunks arrive for ahead
- * of it ({@link AheadSlots}). Guarded by the engine's lock, except the bytes of a large chunk, which are written with
- * the lock released after they were claimed ({@code OpState.writeUnlocked}).
+ * of it ({@link AheadSlots}). Guarded by its communicator's shard lock, except the bytes of a large chunk, which are
+ * written with the lock released after they were claimed ({@code OpState.writeUnlocked}).
  */
 final class Slot {
     Step step;

@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
  * A chunk copied out of its frame because its operation or round was not open yet: the sender's world rank and the
  * chunk, its payload a heap copy. Owned by its {@link EarlyStore}, which refills a chunk that was applied or dropped
  * for the next one ({@link EarlyStore#recycle}), keeping its payload buffer for a chunk of the same size: a steady
- * loop of small collectives stores its early chunks without garbage. Under the engine's lock, like the store.
+ * loop of small collectives stores its early chunks without garbage. Filled and recycled under the store's lock; held
+ * in an operation's later list, under its shard's lock.
  */
 final class StoredChunk {
     private int worldSrc;

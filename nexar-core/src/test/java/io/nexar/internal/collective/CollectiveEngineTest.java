@@ -118,6 +118,52 @@ class CollectiveEngineTest {
         assertThat(output(sub)).isEqualTo(filled(5));
     }
 
+    @Test
+    void aCommunicatorWhoseLockIsHeldDelaysNoOtherCommunicator() throws Exception {
+        OpState world = post(WORLD);
+        OpState sub = post(SUB);
+        open(world);
+        open(sub);
+        var held = new java.util.concurrent.CountDownLatch(1);
+        var release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> { // another thread delivering to SUB, or driving it
+            sub.lock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                sub.lock.unlock();
+            }
+        });
+        try {
+            assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(sub.lock).as("the shards have a lock each").isNotSameAs(world.lock);
+            var delivered = CompletableFuture.supplyAsync(() -> engine.onMessage(1, chunk(0, 0, 7)));
+            assertThat(delivered.get(5, TimeUnit.SECONDS)).isEqualTo(Delivery.ACCEPTED);
+            assertThat(roundDone(world)).isTrue();
+            assertThat(output(world)).isEqualTo(filled(7));
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+        engine.onMessage(2, chunk(SUB.id(), 0, 5));
+        assertThat(roundDone(sub)).isTrue();
+    }
+
+    @Test
+    void aChunkOfACommunicatorWithNoOperationHereYetIsKeptForItsFirstPost() throws Exception {
+        assertThat(engine.onMessage(2, chunk(SUB.id(), 0, 4))).isEqualTo(Delivery.ACCEPTED);
+        assertThat(engine.storedBytes()).isEqualTo(BYTES);
+        OpState sub = post(SUB);
+        open(sub);
+        assertThat(roundDone(sub)).isTrue();
+        assertThat(output(sub)).isEqualTo(filled(4));
+        engine.end(sub);
+        assertThat(engine.storedBytes()).isZero();
+    }
+
     // ---------------------------------------------------------------------------------------------- early messages
 
     @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 class EarlyStoreTest {
     private static final long BOUND = 100;
     private final ReentrantLock lock = new ReentrantLock();
-    private final EarlyStore store = new EarlyStore(BOUND, lock.newCondition());
+    private final EarlyStore store = new EarlyStore(BOUND);
 
     /** A chunk of {@code bytes} bytes of operation {@code seq} of communicator 0. */
     static Message.Collective chunk(long seq, int bytes) {
@@ -37,7 +37,7 @@ class EarlyStoreTest {
                 MemorySegment.ofArray(new byte[bytes]));
     }
 
-    /** Runs {@code body} under the lock the store's condition belongs to (release signals it). */
+    /** Runs {@code body} under a lock, as a communicator shard's would be held (the store takes its own inside). */
     private void locked(Runnable body) {
         lock.lock();
         try {
@@ -47,7 +47,7 @@ class EarlyStoreTest {
         }
     }
 
-    /** The store is the engine's and changes under its lock (taking chunks signals waiting senders). */
+    /** As {@link #locked(Runnable)}, with a result. */
     private <T> T locked(java.util.function.Supplier<T> body) {
         lock.lock();
         try {

@@ -1,0 +1,108 @@
+package io.nexar.benchmarks;
+
+import io.nexar.Communicator;
+import io.nexar.CommunicatorClosedException;
+import io.nexar.DataType;
+import io.nexar.NexarConfig;
+import io.nexar.NexarException;
+import io.nexar.ReduceOp;
+import io.nexar.testkit.LocalCluster;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * Small allReduces on one communicator while every rank also drives a second communicator (a {@code dup()} of the
+ * world) from a thread of its own, on a {@link LocalCluster}: what a program that runs two communicators at once (a
+ * data-parallel step beside a metrics or control communicator) pays, which is where the collective engine's lock per
+ * communicator (docs/architecture.md, "Toward one receive side per communicator") matters. With {@code busy=false}
+ * the second communicator is idle: the same call alone. The benchmark thread is rank 0 on the world communicator;
+ * every other (rank, communicator) pair loops on a platform thread of its own.
+ *
+ * <pre>
+ * java -jar nexar-benchmarks/target/benchmarks.jar TwoCommunicatorsBenchmark -f 1 -wi 3 -i 5 -w 1s -r 1s
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class TwoCommunicatorsBenchmark {
+    /** Number of ranks. */
+    @Param({"2"})
+    public int ranks;
+
+    /** Whether the second communicator runs allReduces of its own meanwhile. */
+    @Param({"false", "true"})
+    public boolean busy;
+
+    private static final long COUNT = 2; // 8 bytes of F32
+
+    private LocalCluster cluster;
+    private final Arena arena = Arena.ofShared();
+    private MemorySegment data;
+    private final List<Thread> loops = new ArrayList<>();
+
+    /** Starts the cluster, creates every rank's second communicator and the loops. */
+    @Setup
+    public void setUp() {
+        cluster = LocalCluster.start(ranks, NexarConfig.defaults());
+        data = arena.allocate(COUNT * 4, 64);
+        var dups = new ArrayList<CompletableFuture<Communicator>>();
+        for (int r = 0; r < ranks; r++) {
+            Communicator world = cluster.communicator(r);
+            dups.add(CompletableFuture.supplyAsync(world::dup)); // collective: every rank at once
+        }
+        for (int r = 0; r < ranks; r++) {
+            Communicator second = dups.get(r).join();
+            if (busy) {
+                loop("bench-dup-rank-" + r, second);
+            }
+            if (r > 0) {
+                loop("bench-world-rank-" + r, cluster.communicator(r));
+            }
+        }
+    }
+
+    private void loop(String name, Communicator c) {
+        MemorySegment own = arena.allocate(COUNT * 4, 64);
+        loops.add(Thread.ofPlatform().daemon().name(name).start(() -> {
+            try {
+                while (true) {
+                    c.allReduce(own, DataType.F32, COUNT, ReduceOp.SUM);
+                }
+            } catch (CommunicatorClosedException e) {
+                // The benchmark ended.
+            } catch (NexarException e) {
+                // A peer closed while this rank waited: also the end.
+            }
+        }));
+    }
+
+    /** Closes the cluster, which ends the loops (bounded wait), and frees the buffers. */
+    @TearDown
+    public void tearDown() throws InterruptedException {
+        cluster.close();
+        for (Thread t : loops) {
+            t.join(10_000);
+        }
+        arena.close();
+    }
+
+    /** One 8-byte allReduce over the world communicator, seen from rank 0. */
+    @Benchmark
+    public void allReduce() {
+        cluster.communicator(0).allReduce(data, DataType.F32, COUNT, ReduceOp.SUM);
+    }
+}
