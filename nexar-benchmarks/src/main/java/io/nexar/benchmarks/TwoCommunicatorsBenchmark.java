@@ -53,6 +53,9 @@ public class TwoCommunicatorsBenchmark {
     private final Arena arena = Arena.ofShared();
     private MemorySegment data;
     private final List<Thread> loops = new ArrayList<>();
+    /** Calls rank 0's second communicator completed, and when the loops started: printed at the end. */
+    private final java.util.concurrent.atomic.LongAdder secondCalls = new java.util.concurrent.atomic.LongAdder();
+    private long startNanos;
 
     /** Starts the cluster, creates every rank's second communicator and the loops. */
     @Setup
@@ -62,25 +65,29 @@ public class TwoCommunicatorsBenchmark {
         var dups = new ArrayList<CompletableFuture<Communicator>>();
         for (int r = 0; r < ranks; r++) {
             Communicator world = cluster.communicator(r);
-            dups.add(CompletableFuture.supplyAsync(world::dup)); // collective: every rank at once
+            var dup = new CompletableFuture<Communicator>(); // collective: every rank at once, each on a thread of its
+            Thread.ofPlatform().start(() -> dup.complete(world.dup())); // own (the common pool may have one)
+            dups.add(dup);
         }
         for (int r = 0; r < ranks; r++) {
             Communicator second = dups.get(r).join();
             if (busy) {
-                loop("bench-dup-rank-" + r, second);
+                loop("bench-dup-rank-" + r, second, r == 0 ? secondCalls : new java.util.concurrent.atomic.LongAdder());
             }
             if (r > 0) {
-                loop("bench-world-rank-" + r, cluster.communicator(r));
+                loop("bench-world-rank-" + r, cluster.communicator(r), new java.util.concurrent.atomic.LongAdder());
             }
         }
+        startNanos = System.nanoTime();
     }
 
-    private void loop(String name, Communicator c) {
+    private void loop(String name, Communicator c, java.util.concurrent.atomic.LongAdder calls) {
         MemorySegment own = arena.allocate(COUNT * 4, 64);
         loops.add(Thread.ofPlatform().daemon().name(name).start(() -> {
             try {
                 while (true) {
                     c.allReduce(own, DataType.F32, COUNT, ReduceOp.SUM);
+                    calls.increment();
                 }
             } catch (CommunicatorClosedException e) {
                 // The benchmark ended.
@@ -93,6 +100,11 @@ public class TwoCommunicatorsBenchmark {
     /** Closes the cluster, which ends the loops (bounded wait), and frees the buffers. */
     @TearDown
     public void tearDown() throws InterruptedException {
+        long calls = secondCalls.sum();
+        if (busy) { // the measured communicator must not win by starving the other: say what the other did
+            System.out.printf("second communicator meanwhile: %.1f us per call (%d calls)%n",
+                    (System.nanoTime() - startNanos) / 1e3 / Math.max(1, calls), calls);
+        }
         cluster.close();
         for (Thread t : loops) {
             t.join(10_000);
