@@ -6,6 +6,7 @@ import io.nexar.internal.transport.InboundHandler.Delivery;
 import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.ShardTable;
 import java.lang.foreign.MemorySegment;
 import java.util.HashSet;
 import java.util.List;
@@ -40,7 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link Deferrals}, the peers down, why the engine was aborted or closed, the used ids. A process-wide fact (a peer
  * down, an abort, a close) is published before the shards are visited, and a post registers its operation under its
  * shard's lock before it reads those facts: so either the post sees the fact or the visit finds the operation. A chunk
- * or abort of a communicator with no shard yet is kept under the {@link CommTable}'s monitor, which orders it against
+ * or abort of a communicator with no shard yet is kept under the {@link io.nexar.internal.util.ShardTable}'s monitor, which orders it against
  * the shard's creation. A small chunk is copied or reduced into its user buffer under its shard's lock; a chunk of at
  * least {@link OpState#UNLOCKED_BYTES} with it released (its bytes claimed before and counted after, under the
  * lock; an operation ends only once no such write is under way, so an operation that ended
@@ -61,12 +62,12 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
     final EarlyStore store;
     /** Large early chunks left in their transport's buffer until their operation or round can take them. */
     final Deferrals deferrals = new Deferrals();
-    final CommTable comms = new CommTable();
+    final ShardTable<CommState> comms = new ShardTable<>(cs -> cs.id, CommState::new);
     /** World ranks down, with why (first reason wins). */
     final Map<Integer, String> down = new ConcurrentHashMap<>();
     /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */
     private final Set<Integer> usedIds = new HashSet<>(Set.of(0));
-    /** Why the engine was closed, or null; set once, under the {@link CommTable}'s monitor. */
+    /** Why the engine was closed, or null; set once, under the {@link io.nexar.internal.util.ShardTable}'s monitor. */
     volatile String closedReason;
     /** Set by {@link #abortAll}: operations posted later fail at once. */
     volatile Aborted aborted;
@@ -286,7 +287,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
         }
         CommState cs = comms.get(comm);
         if (cs == null) {
-            synchronized (comms) { // no shard yet: ordered against its creation (see CommTable)
+            synchronized (comms) { // no shard yet: ordered against its creation (see ShardTable)
                 cs = comms.get(comm);
                 if (cs == null) {
                     return closedReason != null ? Delivery.ACCEPTED : EngineChunks.beforeComm(this, peer, message);

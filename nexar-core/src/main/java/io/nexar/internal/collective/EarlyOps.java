@@ -8,7 +8,7 @@ import java.util.List;
  * map entry per operation: an {@link OpTable} (as {@link ActiveOps}) of the operations' lists of chunks themselves,
  * each keyed by its first chunk (a list held here is never empty). Holding the chunks of a new operation and taking
  * them at its post allocate nothing once the table has grown to the most operations held at once. Part of an {@link
- * EarlyStore}, under its communicator's shard lock, or the {@link CommTable}'s monitor for a communicator with no shard
+ * EarlyStore}, under its communicator's shard lock, or the {@link io.nexar.internal.util.ShardTable}'s monitor for a communicator with no shard
  * yet.
  */
 final class EarlyOps extends OpTable<List<StoredChunk>> {

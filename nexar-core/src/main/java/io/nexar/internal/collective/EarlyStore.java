@@ -5,20 +5,20 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Transport;
+import io.nexar.internal.util.RoomSignal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The bounded store of a {@link CollectiveEngine}: chunks and aborts of operations not posted yet, and the byte
  * accounting of every chunk held for a later round ({@link OpState#later}). One per process, shared by every
  * communicator's shard ({@link CommState}): thread-safe through its own lock, which is taken inside a shard's lock and
- * never the other way round (it calls nothing outside). Whenever space may have been freed (bytes released, an
- * operation posted or a round opened while a chunk is deferred, an operation failed) {@link #freed} counts a new
- * epoch and wakes the senders waiting for space ({@link #awaitSpace}), who never hold a shard's lock while they wait.
+ * never the other way round (it calls nothing outside). Whenever room may have been freed (bytes released, an
+ * operation posted or a round opened while a chunk is deferred, an operation failed) {@link #freed} wakes the
+ * senders waiting for room ({@link #room}), who never hold a shard's lock while they wait.
  *
  * <p>Bound: a chunk is refused when the store would exceed {@code maxStoredBytes}, unless the store holds nothing
  * from its sender, so every sender can always make progress (and the bound is exceeded by at most one chunk per
@@ -41,9 +41,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class EarlyStore {
     private final long maxStoredBytes;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition spaceFreed = lock.newCondition();
-    /** Counts the times space may have been freed ({@link #freed}); under the lock. */
-    private long epoch;
+    private final RoomSignal room = new RoomSignal();
     /** Early aborts held (aborts.size()), readable without the lock for {@link #hasAborts}. */
     private volatile int abortCount;
     private final EarlyOps chunks = new EarlyOps();
@@ -100,7 +98,7 @@ final class EarlyStore {
 
     /**
      * True if no early chunk or abort is held (then no operation has anything to take at its post). Without the lock:
-     * what a post may take was held under its communicator's shard lock (or the {@link CommTable}'s monitor, before
+     * what a post may take was held under its communicator's shard lock (or the {@link io.nexar.internal.util.ShardTable}'s monitor, before
      * the shard existed), which the post holds (or passed) too.
      */
     boolean isEmpty() {
@@ -112,40 +110,14 @@ final class EarlyStore {
         return abortCount != 0;
     }
 
-    /** The current epoch of freed space: read before an attempt to deliver, passed to {@link #awaitSpace} after. */
-    long epoch() {
-        lock.lock();
-        try {
-            return epoch;
-        } finally {
-            lock.unlock();
-        }
+    /** Where senders refused for lack of room wait. */
+    RoomSignal room() {
+        return room;
     }
 
-    /** Space may have been freed: a new epoch, and every sender waiting for space tries again. */
+    /** Room may have been freed: every waiting sender tries again. */
     void freed() {
-        lock.lock();
-        try {
-            epoch++;
-            spaceFreed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Waits at most {@code nanos} for space to be freed after epoch {@code seen} (at once if it was already). Never
-     * called holding a shard's lock.
-     */
-    void awaitSpace(long seen, long nanos) throws InterruptedException {
-        lock.lock();
-        try {
-            if (epoch == seen) {
-                spaceFreed.awaitNanos(nanos);
-            }
-        } finally {
-            lock.unlock();
-        }
+        room.freed();
     }
 
     /** Bytes held. */

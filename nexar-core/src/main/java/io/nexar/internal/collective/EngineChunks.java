@@ -10,7 +10,7 @@ import java.util.List;
  * time, its operation's later list, the early store, or back to its transport's buffer for a while.
  *
  * <p>Stateless: every method works on the engine's tables and runs under the lock of the chunk's communicator shard
- * ({@link CommState}), except {@link #beforeComm} (under the {@link CommTable}'s monitor) and {@link #deliverWaiting}
+ * ({@link CommState}), except {@link #beforeComm} (under the {@link io.nexar.internal.util.ShardTable}'s monitor) and {@link #deliverWaiting}
  * (which takes neither while it waits).
  */
 final class EngineChunks {
@@ -36,7 +36,7 @@ final class EngineChunks {
 
     /**
      * Handles a chunk or abort of a communicator that has no shard here yet: kept in the early store (or deferred)
-     * until an operation of it is posted. Under the {@link CommTable}'s monitor.
+     * until an operation of it is posted. Under the {@link io.nexar.internal.util.ShardTable}'s monitor.
      */
     static Delivery beforeComm(CollectiveEngine e, int peer, Message message) {
         if (message instanceof Message.CollectiveAbort a) {
@@ -170,7 +170,7 @@ final class EngineChunks {
     static boolean deliverWaiting(CollectiveEngine e, int peer, Message message, long deadlineNanos)
             throws InterruptedException {
         for (;;) {
-            long epoch = e.store.epoch();
+            long epoch = e.store.room().epoch();
             if (e.onMessage(peer, message) != Delivery.FULL) {
                 return true;
             }
@@ -180,7 +180,7 @@ final class EngineChunks {
                 return false;
             }
             long expiry = e.deferrals.nextExpiry(now); // a deferred chunk is stored when its window ends
-            e.store.awaitSpace(epoch, expiry == Long.MAX_VALUE ? left : Math.min(left, Math.max(1, expiry - now)));
+            e.store.room().await(epoch, expiry == Long.MAX_VALUE ? left : Math.min(left, Math.max(1, expiry - now)));
         }
     }
 }

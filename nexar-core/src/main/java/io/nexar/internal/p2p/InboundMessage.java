@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * A point-to-point message that has started to arrive. Until a receive is bound to it, its chunks are kept in the
  * unexpected store; afterwards they are copied straight into the receive's buffer, or a large one is written there by
- * the transport as its bytes arrive ({@link ReceiveClaim}). Guarded by the mailbox's lock.
+ * the transport as its bytes arrive ({@link ReceiveClaim}). Guarded by its communicator's shard lock ({@link MailShard}).
  */
 final class InboundMessage {
     /** World rank of the sender. */

@@ -17,15 +17,13 @@ import io.nexar.internal.transport.SenderShare;
 import io.nexar.internal.transport.Progress;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
+import io.nexar.internal.util.ShardTable;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Point-to-point receive side of one process: pairs inbound {@link Message.Data} chunks with posted receives by
@@ -59,42 +57,44 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Receives are posted ({@link #post}), then awaited, polled, cancelled or expired at their deadline; probes
  * ({@link #probe}, {@link #iprobe}) look at the matchable messages without taking them.
  *
- * <p>Threading: one lock guards all state; it is held while a small chunk is copied into a user buffer (so a
- * receive that timed out never sees a late write) and never across I/O or a blocking wait on another object. A
- * claimed chunk is written without it; a receive that ends early waits (lock released) for the piece being written
- * before its outcome is set ({@link MailboxClaims#stop}).
+ * <p>Threading: each communicator is a shard ({@link MailShard}) with its own lock, which guards its pairs, its
+ * {@link Matcher} and its receives; it is held while a small chunk is copied into a user buffer (so a receive that
+ * timed out never sees a late write) and never across I/O or a blocking wait on another object; two communicators'
+ * receives and arrivals never wait for each other. A claimed chunk is written without it; a receive that ends early
+ * waits (lock released) for the piece being written before its outcome is set ({@link MailboxClaims#stop}). What the
+ * shards share is thread-safe on its own and taken inside a shard's lock, never the reverse: the
+ * {@link UnexpectedStore}'s counts and bounds (refused senders wait on its {@link io.nexar.internal.util.RoomSignal},
+ * holding no shard's lock), the peers down, why the mailbox was closed or aborted. A peer down (a failure or a
+ * GOODBYE taken in order), an abort or a close is published before the shards are visited, each under its lock; a
+ * receive is checked against those facts and registered under its shard's lock in one step, so either it sees the
+ * fact or the visit finds it.
  *
- * <p>The mailbox owns all its tables ({@link PairState} per pair, the {@link Matcher}, the {@link UnexpectedStore}'s
- * counts); stateless helpers work on them under its lock: {@link MailboxArrivals} (chunks checked, stored or copied,
+ * <p>The mailbox owns all its tables (its shards, with a {@link PairState} per sender and the {@link Matcher}; the
+ * {@link UnexpectedStore}'s counts); stateless helpers work on them under the shards' locks: {@link MailboxArrivals} (chunks checked, stored or copied,
  * messages matched and bound), {@link MailboxClaims} (large chunks written by the transport), {@link MailboxFailures}
  * (how receives fail or end other than by completing) and {@link MailboxWaits} (waits and probes).
  */
 public final class Mailbox implements InboundHandler, io.nexar.internal.transport.ReceiveSide {
-    // The tables below are package-private for MailboxFailures and MailboxWaits, which use them under the lock.
-    final ReentrantLock lock = new ReentrantLock();
+    // Package-private for the Mailbox* helpers. The per-communicator tables are in each MailShard, under its lock.
     /** Where a receive that waits longer than {@code hang.report.after} reports; null for none. */
     volatile HangReports hangs;
-    final Condition changed = lock.newCondition();
-    final Map<PairState.Key, PairState> pairs = new HashMap<>();
-    final Matcher matcher = new Matcher();
-    /** Blocking probes waiting, as (communicator, world source or ANY): their senders may exceed the store bound. */
-    final List<int[]> probes = new ArrayList<>();
-    final Map<Integer, String> downPeers = new HashMap<>();
-    /** Communicators closed on this process (sub-communicators; the world closes the whole mailbox). */
-    final Map<Integer, String> closedComms = new HashMap<>();
+    final ShardTable<MailShard> shards = new ShardTable<>(s -> s.id, id -> new MailShard(this, id));
+    /** World ranks down, with why (first reason wins); published before the shards are visited. */
+    final Map<Integer, String> downPeers = new ConcurrentHashMap<>();
     /** The accounting of unmatched messages: bytes, records and each sender's share, with their bounds. */
     final UnexpectedStore store;
-    boolean closed;
-    String closedReason;
+    /** Set once (under the shard table's monitor), before the shards are visited. */
+    volatile boolean closed;
+    volatile String closedReason;
     /** Set by {@link #abortAll}: receives posted later fail at once with it. */
-    String abortedDetail;
+    volatile String abortedDetail;
     /** Who reads the transport while a receive waits (see {@link Progress}). */
     volatile Progress progress = Progress.NONE;
     volatile Transport end; // named by protocol errors (its rank and world size); null until servedBy
 
     /** @param maxStoredBytes bound of the unexpected-message store (setting {@code unexpected.max.bytes}) */
     public Mailbox(long maxStoredBytes) {
-        this.store = new UnexpectedStore(maxStoredBytes, changed);
+        this.store = new UnexpectedStore(maxStoredBytes);
     }
 
     /**
@@ -122,24 +122,25 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
      */
     public PendingReceive post(int communicator, int worldSrc, int tag, int[] members, MemorySegment buffer,
                                ErrorContext context) {
-        var r = new PendingReceive(context, communicator, worldSrc, tag, members, buffer);
-        lock.lock();
+        MailShard s = shards.getOrCreate(communicator);
+        var r = new PendingReceive(s, context, worldSrc, tag, members, buffer);
+        s.lock.lock();
         try {
-            MailboxFailures.refuseIfClosed(this, communicator, context);
-            InboundMessage m = matcher.take(r);
+            MailboxFailures.refuseIfClosed(s, context); // checked and registered under one hold of the lock
+            InboundMessage m = s.matcher.take(r);
             if (m != null) {
-                MailboxArrivals.bind(this, r, m, pair(communicator, m.src));
+                MailboxArrivals.bind(s, r, m, s.pair(m.src));
             } else {
-                matcher.post(r);
+                s.matcher.post(r);
                 String down = worldSrc == PendingReceive.ANY ? null : downPeers.get(worldSrc);
                 if (down != null) {
-                    matcher.unpost(r);
+                    s.matcher.unpost(r);
                     r.result.completeExceptionally(r.peerFailed(worldSrc, down));
                 }
             }
-            changed.signalAll(); // a sender refused for lack of room may now be matched directly
+            store.freed(); // a sender refused for lack of room may now be matched directly
         } finally {
-            lock.unlock();
+            s.lock.unlock();
         }
         return r;
     }
@@ -151,7 +152,7 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
      * @return true if this call ended it
      */
     public boolean cancel(PendingReceive r) {
-        return MailboxFailures.cancel(this, r);
+        return MailboxFailures.cancel(r);
     }
 
     /**
@@ -244,40 +245,43 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
 
     @Override
     public Delivery onMessage(int peer, Message message) {
-        lock.lock();
+        return switch (message) {
+            case Message.Data d -> closed ? Delivery.ACCEPTED : onData(peer, d);
+            case Message.Goodbye g -> { // in order: after the messages the peer sent before it
+                MailboxFailures.peerDown(this, peer, g.reason().describe(g.detail()));
+                yield Delivery.ACCEPTED;
+            }
+            case Message.Heartbeat _, Message.Hello _ -> Delivery.ACCEPTED;
+            // enrolment belongs to the seed's TLS connection only; on a peer link it is a protocol violation
+            case io.nexar.internal.protocol.EnrolmentMessage e -> throw protocol(this, null, peer, "sent "
+                    + e.type() + " on a peer link: enrolment messages travel only on the seed's connection");
+            // collective traffic goes to the collective engine (see InboundRouter); nothing else is for us
+            default -> Delivery.ACCEPTED;
+        };
+    }
+
+    private Delivery onData(int peer, Message.Data d) {
+        MailShard s = shards.getOrCreate(d.communicator()); // as its pair state before: bounded by the store
+        s.lock.lock();
         try {
-            return switch (message) {
-                case Message.Data d -> MailboxArrivals.onData(this, peer, d);
-                case Message.Goodbye g -> {
-                    MailboxFailures.markDown(this, peer, g.reason().describe(g.detail()));
-                    yield Delivery.ACCEPTED;
-                }
-                case Message.Heartbeat _, Message.Hello _ -> Delivery.ACCEPTED;
-                // enrolment belongs to the seed's TLS connection only; on a peer link it is a protocol violation
-                case io.nexar.internal.protocol.EnrolmentMessage e -> throw protocol(this, null, peer, "sent "
-                        + e.type() + " on a peer link: enrolment messages travel only on the seed's connection");
-                // collective traffic goes to the collective engine (see InboundRouter); nothing else is for us
-                default -> Delivery.ACCEPTED;
-            };
+            return MailboxArrivals.onData(s, peer, d);
         } finally {
-            lock.unlock();
+            s.lock.unlock();
         }
     }
 
     @Override
     public boolean deliverWaiting(int peer, Message message, long deadlineNanos) throws InterruptedException {
-        lock.lock();
-        try {
-            while (onMessage(peer, message) == Delivery.FULL) {
-                long left = deadlineNanos - System.nanoTime();
-                if (left <= 0) {
-                    return false;
-                }
-                changed.awaitNanos(left);
+        for (;;) {
+            long epoch = store.room().epoch(); // before the attempt: room freed after it is not missed
+            if (onMessage(peer, message) != Delivery.FULL) {
+                return true;
             }
-            return true;
-        } finally {
-            lock.unlock();
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            store.room().await(epoch, left);
         }
     }
 
@@ -292,12 +296,7 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
      */
     @Override
     public void forgetDown(int peer) {
-        lock.lock();
-        try {
-            downPeers.remove(peer);
-        } finally {
-            lock.unlock();
-        }
+        downPeers.remove(peer);
     }
 
     /**
@@ -332,12 +331,7 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
      * @return the number of messages that no receive has taken yet
      */
     public long storedMessages() {
-        lock.lock();
-        try {
-            return store.storedMessages();
-        } finally {
-            lock.unlock();
-        }
+        return store.storedMessages();
     }
 
     /**
@@ -347,22 +341,12 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
      * @return its messages held
      */
     public long storedMessagesFrom(int sender) {
-        lock.lock();
-        try {
-            return store.storedMessagesFrom(sender);
-        } finally {
-            lock.unlock();
-        }
+        return store.storedMessagesFrom(sender);
     }
 
     /** Bytes currently held in the unexpected store. */
     public long storedBytes() {
-        lock.lock();
-        try {
-            return store.storedBytes();
-        } finally {
-            lock.unlock();
-        }
+        return store.storedBytes();
     }
 
     /**
@@ -374,9 +358,5 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
     @Override
     public void failCommunicator(int communicator, String why) {
         MailboxFailures.failCommunicator(this, communicator, why);
-    }
-
-    PairState pair(int communicator, int src) {
-        return pairs.computeIfAbsent(new PairState.Key(communicator, src), k -> new PairState());
     }
 }

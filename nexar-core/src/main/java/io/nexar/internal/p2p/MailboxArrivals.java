@@ -18,52 +18,52 @@ import java.util.List;
  * receive completed with its message's last byte. {@link MailboxClaims} uses the same steps for a chunk claimed when
  * its header arrived.
  *
- * <p>Stateless: the mailbox owns every table these methods read and write, all guarded by its lock, under which
- * every method here runs.
+ * <p>Stateless: every method here works on one communicator's shard ({@link MailShard}) and runs under its lock; the
+ * mailbox's shared parts (the store's counts, the peers down) are thread-safe on their own.
  */
 final class MailboxArrivals {
     private MailboxArrivals() {
     }
 
     /** {@link Mailbox#onMessage} of a DATA chunk, under the lock. */
-    static Delivery onData(Mailbox mb, int peer, Message.Data d) {
-        if (mb.closed || mb.closedComms.containsKey(d.communicator())) {
+    static Delivery onData(MailShard s, int peer, Message.Data d) {
+        if (s.mailbox.closed || s.closed != null) {
             return Delivery.ACCEPTED; // dropped: nobody will ever receive it
         }
-        PairState pair = mb.pair(d.communicator(), peer);
+        PairState pair = s.pair(peer);
         long len = d.payload().byteSize();
         InboundMessage m = pair.active.get(d.messageSeq());
         boolean first = m == null;
         if (first) {
             if (d.messageSeq() < pair.contiguous || pair.ahead.contains(d.messageSeq())) {
-                throw protocol(mb, d, peer, "sent message " + d.messageSeq() + " of comm " + d.communicator()
+                throw protocol(s.mailbox, d, peer, "sent message " + d.messageSeq() + " of comm " + d.communicator()
                         + " again (or a chunk after its end)");
             }
             if (d.offset() != 0) {
-                throw protocol(mb, d, peer, "started message " + d.messageSeq() + " at offset " + d.offset());
+                throw protocol(s.mailbox, d, peer, "started message " + d.messageSeq() + " at offset " + d.offset());
             }
-            if (!mb.store.admitsFirst(peer, len) && !neededNow(mb, pair, d, peer)) {
-                mb.store.refused(peer, len, 1);
+            if (!s.mailbox.store.admitsFirst(peer, len) && !neededNow(s, pair, d, peer)) {
+                s.mailbox.store.refused(peer, len, 1);
                 return Delivery.FULL;
             }
             m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
         } else {
             if (d.totalBytes() != m.totalBytes || d.tag() != m.tag) {
-                throw protocol(mb, d, peer, "changed the size or tag of message " + m.seq + " mid-way");
+                throw protocol(s.mailbox, d, peer, "changed the size or tag of message " + m.seq + " mid-way");
             }
-            if (m.boundTo == null && !m.discard && len > 0 && !mb.store.admitsMore(peer, len)) {
-                mb.store.refused(peer, len, 0);
+            if (m.boundTo == null && !m.discard && len > 0 && !s.mailbox.store.admitsMore(peer, len)) {
+                s.mailbox.store.refused(peer, len, 0);
                 return Delivery.FULL;
             }
         }
         if (d.offset() < 0 || d.offset() > m.totalBytes - len || m.receivedBytes + len > m.totalBytes) {
-            throw protocol(mb, d, peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message "
+            throw protocol(s.mailbox, d, peer, "sent bytes [" + d.offset() + ", " + (d.offset() + len) + ") of message "
                     + m.seq + " of " + m.totalBytes + " bytes");
         }
         if (first) {
-            started(mb, pair, m, d.communicator()); // matched first: a posted receive takes the bytes straight away
+            started(s, pair, m, d.communicator()); // matched first: a posted receive takes the bytes straight away
         }
-        accept(mb, m, d.offset(), d.payload());
+        accept(s, m, d.offset(), d.payload());
         finishIfComplete(pair, m);
         return Delivery.ACCEPTED;
     }
@@ -72,20 +72,20 @@ final class MailboxArrivals {
      * Keeps {@code m}, whose first chunk arrived, and matches it (and the messages after it that had arrived early)
      * if it became matchable: a posted receive that matches it is bound to it now.
      */
-    private static void started(Mailbox mb, PairState pair, InboundMessage m, int communicator) {
+    private static void started(MailShard s, PairState pair, InboundMessage m, int communicator) {
         pair.active.put(m.seq, m);
-        mb.matcher.keep(communicator, m);
-        mb.store.count(m); // released when a receive takes it or its communicator closes
-        arrived(mb, pair, m, communicator);
+        s.matcher.keep(communicator, m);
+        s.mailbox.store.count(m); // released when a receive takes it or its communicator closes
+        arrived(s, pair, m, communicator);
     }
 
     /**
-     * {@link #started(Mailbox, PairState, InboundMessage, int)} for the first chunk {@code d} from {@code peer},
+     * {@link #started(MailShard, PairState, InboundMessage, int)} for the first chunk {@code d} from {@code peer},
      * checked by the caller: the new message.
      */
-    static InboundMessage started(Mailbox mb, PairState pair, int peer, Message.Data d) {
+    static InboundMessage started(MailShard s, PairState pair, int peer, Message.Data d) {
         var m = new InboundMessage(peer, d.messageSeq(), d.tag(), d.totalBytes());
-        started(mb, pair, m, d.communicator());
+        started(s, pair, m, d.communicator());
         return m;
     }
 
@@ -96,22 +96,22 @@ final class MailboxArrivals {
      * messages arrive in order and are not being received is refused (before, every in-order message was "the oldest
      * missing one" and the store grew without bound).
      */
-    private static boolean neededNow(Mailbox mb, PairState pair, Message.Data d, int peer) {
+    private static boolean neededNow(MailShard s, PairState pair, Message.Data d, int peer) {
         if (d.messageSeq() != pair.contiguous) {
             return false;
         }
         if (!pair.ahead.isEmpty()) {
             return true;
         }
-        for (int[] probe : mb.probes) {
+        for (int[] probe : s.probes) {
             if (probe[0] == d.communicator() && (probe[1] == PendingReceive.ANY || probe[1] == peer)) {
                 return true;
             }
         }
-        return mb.matcher.awaits(d.communicator(), peer);
+        return s.matcher.awaits(d.communicator(), peer);
     }
 
-    private static void accept(Mailbox mb, InboundMessage m, long offset, MemorySegment payload) {
+    private static void accept(MailShard s, InboundMessage m, long offset, MemorySegment payload) {
         long len = payload.byteSize();
         m.receivedBytes += len;
         if (m.discard || len == 0) {
@@ -122,7 +122,7 @@ final class MailboxArrivals {
         } else {
             m.stored.add(new InboundMessage.StoredChunk(offset, payload.toArray(
                     java.lang.foreign.ValueLayout.JAVA_BYTE)));
-            mb.store.addBytes(m, len);
+            s.mailbox.store.addBytes(m, len);
         }
     }
 
@@ -130,7 +130,7 @@ final class MailboxArrivals {
      * Records the arrival of a message's first chunk; the messages that became matchable (it, and those after it
      * that had arrived early) are matched in their sender's order.
      */
-    private static void arrived(Mailbox mb, PairState pair, InboundMessage m, int communicator) {
+    private static void arrived(MailShard s, PairState pair, InboundMessage m, int communicator) {
         if (m.seq != pair.contiguous) {
             pair.ahead.add(m.seq);
             return;
@@ -147,20 +147,20 @@ final class MailboxArrivals {
         }
         for (InboundMessage n : now) {
             if (n.boundTo == null && !n.discard) {
-                PendingReceive r = mb.matcher.matchable(communicator, n);
+                PendingReceive r = s.matcher.matchable(communicator, n);
                 if (r != null) {
-                    bind(mb, r, n, pair);
+                    bind(s, r, n, pair);
                 }
             }
         }
-        if (!mb.probes.isEmpty()) {
-            mb.changed.signalAll();
+        if (!s.probes.isEmpty()) {
+            s.changed.signalAll();
         }
     }
 
     /** Binds {@code r} to {@code m}, which it takes: copies what is stored, or fails it on a size mismatch. */
-    static void bind(Mailbox mb, PendingReceive r, InboundMessage m, PairState pair) {
-        mb.store.release(m);
+    static void bind(MailShard s, PendingReceive r, InboundMessage m, PairState pair) {
+        s.mailbox.store.release(m);
         if (m.totalBytes > r.buffer.byteSize()) {
             m.discard = true;
             m.stored.clear();
@@ -176,9 +176,9 @@ final class MailboxArrivals {
         m.boundTo = r;
         r.bound = m;
         finishIfComplete(pair, m);
-        String down = mb.downPeers.get(m.src);
+        String down = s.mailbox.downPeers.get(m.src);
         if (down != null && !m.complete()) {
-            MailboxFailures.abandon(mb, r);
+            MailboxFailures.abandon(s, r);
             r.result.completeExceptionally(r.peerFailed(m.src, down));
         }
     }

@@ -18,7 +18,7 @@ import java.util.List;
  *   payload read (lock not held) ──▶ release: counted; the receive completes with its message's last byte
  * </pre>
  *
- * <p>Stateless: the mailbox owns every table these methods read and write, guarded by its lock; a receive keeps its
+ * <p>Stateless: every method works on one communicator's shard ({@link MailShard}), under its lock; a receive keeps its
  * live claims ({@link PendingReceive#claims}). The chunk's bytes count as received when it is claimed, so every check
  * of the whole-frame path (offsets and sizes, repeated sequence numbers, size mismatch, closed communicator, peer
  * down) holds for the chunks after it; a chunk that would fail one is never claimed and fails it on that path.
@@ -29,20 +29,23 @@ final class MailboxClaims {
 
     /** {@link Mailbox#claim}. */
     static PayloadSink claim(Mailbox mb, int peer, Message.Data h, long len) {
-        mb.lock.lock();
+        MailShard s = mb.shards.get(h.communicator());
+        if (s == null) {
+            return null; // no receive of it was ever posted here: nothing can take it now
+        }
+        s.lock.lock();
         try {
-            if (mb.closed || mb.closedComms.containsKey(h.communicator()) || mb.downPeers.containsKey(peer)) {
+            if (mb.closed || s.closed != null || mb.downPeers.containsKey(peer)) {
                 return null;
             }
-            var key = new PairState.Key(h.communicator(), peer);
-            PairState pair = mb.pairs.get(key);
+            PairState pair = s.pairs.get(peer);
             InboundMessage m = pair == null ? null : pair.active.get(h.messageSeq());
             if (m == null) {
-                if (!bindsNow(mb, pair, peer, h)) {
+                if (!bindsNow(s, pair, peer, h)) {
                     return null;
                 }
-                pair = mb.pair(h.communicator(), peer);
-                m = MailboxArrivals.started(mb, pair, peer, h); // matched at once: bound to the receive bindsNow found
+                pair = s.pair(peer);
+                m = MailboxArrivals.started(s, pair, peer, h); // matched at once: bound to the receive bindsNow found
             }
             if (m.boundTo == null || h.totalBytes() != m.totalBytes || h.tag() != m.tag
                     || h.offset() > m.totalBytes - len || m.receivedBytes + len > m.totalBytes) {
@@ -51,14 +54,14 @@ final class MailboxClaims {
             m.receivedBytes += len;
             m.pendingBytes += len;
             PendingReceive r = m.boundTo;
-            var c = new ReceiveClaim(mb, key, m, r, h.offset(), len);
+            var c = new ReceiveClaim(s, peer, m, r, h.offset(), len);
             if (r.claims == null) {
                 r.claims = new ArrayList<>(2);
             }
             r.claims.add(c);
             return c;
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
     }
 
@@ -67,11 +70,11 @@ final class MailboxClaims {
      * pair's next message (which thus becomes matchable) and a posted receive takes it, with room for all of it
      * (otherwise the whole-frame path fails that receive with a size mismatch).
      */
-    private static boolean bindsNow(Mailbox mb, PairState pair, int peer, Message.Data h) {
+    private static boolean bindsNow(MailShard s, PairState pair, int peer, Message.Data h) {
         if (h.messageSeq() != (pair == null ? 0 : pair.contiguous) || h.offset() != 0) {
             return false;
         }
-        PendingReceive r = mb.matcher.firstPosted(h.communicator(), peer, h.tag());
+        PendingReceive r = s.matcher.firstPosted(h.communicator(), peer, h.tag());
         return r != null && h.totalBytes() <= r.buffer.byteSize();
     }
 
@@ -81,25 +84,25 @@ final class MailboxClaims {
      * with its message's last byte. A claim whose lane failed leaves its message incomplete (the peer is reported
      * down, which fails the receive).
      */
-    static void release(Mailbox mb, ReceiveClaim c, boolean payloadEnded) {
-        mb.lock.lock();
+    static void release(MailShard s, ReceiveClaim c, boolean payloadEnded) {
+        s.lock.lock();
         try {
             c.settle(payloadEnded);
             List<ReceiveClaim> live = c.receive.claims;
             if (live != null && live.remove(c)) {
-                mb.changed.signalAll(); // a receive ending early may wait for this claim
+                s.changed.signalAll(); // a receive ending early may wait for this claim
             }
             if (!payloadEnded) {
                 return;
             }
             InboundMessage m = c.message;
             m.pendingBytes -= c.len;
-            PairState pair = mb.pairs.get(c.pair);
+            PairState pair = s.pairs.get(c.src);
             if (pair != null && pair.active.get(m.seq) == m) {
                 MailboxArrivals.finishIfComplete(pair, m); // completes the receive, or forgets a discarded message
             }
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
     }
 
@@ -107,14 +110,14 @@ final class MailboxClaims {
      * Under the lock, for a receive that ends early and was detached from its message (so no new claim is made for
      * it): stops its claims and waits (lock released) until none writes into its buffer. Set its outcome only after.
      */
-    static void stop(Mailbox mb, PendingReceive r) {
+    static void stop(MailShard s, PendingReceive r) {
         List<ReceiveClaim> live = r.claims;
         if (live == null) {
             return;
         }
         live.removeIf(PayloadClaim::cancel); // idle: stopped at once; a writing one releases itself after its piece
         while (!live.isEmpty()) {
-            mb.changed.awaitUninterruptibly();
+            s.changed.awaitUninterruptibly();
         }
     }
 }

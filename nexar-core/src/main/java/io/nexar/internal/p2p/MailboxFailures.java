@@ -9,17 +9,20 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 
 /**
  * How a {@link Mailbox}'s receives fail or end other than by completing: cancelled, a peer down (or gone with a
  * goodbye), a process-wide abort, a communicator abandoned or closed, the mailbox closed; and the check that refuses
  * new receives once one of these happened.
  *
- * <p>Stateless: the mailbox owns every table these methods read and write (its pair table, its {@link Matcher}, the
- * peers down, the closed communicators, its {@link UnexpectedStore}, why it was closed or aborted), all guarded by the
- * mailbox's lock. The methods named after a public method of the mailbox take that lock; the others run under it,
- * called by the mailbox. None runs for a chunk of a message that is received: that is {@link MailboxArrivals}.
+ * <p>Stateless: the mailbox owns every table these methods read and write (each communicator's {@link MailShard}, with
+ * its pairs and {@link Matcher}, guarded by the shard's lock; the peers down, its {@link UnexpectedStore}, why it was
+ * closed or aborted, thread-safe on their own). The methods named after a public method of the mailbox publish a
+ * process-wide fact first, then visit the shards, each under its lock; the others run under the lock of the shard
+ * concerned. None runs for a chunk of a message that is received: that is {@link MailboxArrivals}.
  */
 final class MailboxFailures {
     private MailboxFailures() {
@@ -38,16 +41,16 @@ final class MailboxFailures {
     }
 
     /**
-     * Refuses a new receive or probe if the mailbox or {@code communicator} is closed, or every receive was aborted.
-     * Under the lock.
+     * Refuses a new receive or probe if the mailbox or the shard's communicator is closed, or every receive was
+     * aborted. Under the shard's lock: a receive is checked and registered in one hold of it.
      */
-    static void refuseIfClosed(Mailbox mb, int communicator, ErrorContext context) {
+    static void refuseIfClosed(MailShard s, ErrorContext context) {
+        Mailbox mb = s.mailbox;
         if (mb.closed) {
             throw new CommunicatorClosedException(context, "failed: " + mb.closedReason);
         }
-        String gone = mb.closedComms.get(communicator);
-        if (gone != null) {
-            throw new CommunicatorClosedException(context, "failed: " + gone);
+        if (s.closed != null) {
+            throw new CommunicatorClosedException(context, "failed: " + s.closed);
         }
         if (mb.abortedDetail != null) { // the communicator's own check may have run just before the abort
             throw new PeerFailedException(context, mb.abortedDetail);
@@ -55,35 +58,36 @@ final class MailboxFailures {
     }
 
     /** {@link Mailbox#cancel}. */
-    static boolean cancel(Mailbox mb, PendingReceive r) {
-        mb.lock.lock();
+    static boolean cancel(PendingReceive r) {
+        MailShard s = r.shard;
+        s.lock.lock();
         try {
             if (r.result.isDone()) {
                 return false;
             }
-            abandon(mb, r);
+            abandon(s, r);
             return r.result.completeExceptionally(new OperationCancelledException(r.context, "was cancelled"));
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
     }
 
     /**
      * Detaches a receive that will not complete: unposts it, or drops the rest of the message it was bound to; then
      * stops the chunks being written into its buffer, waiting (lock released) for a piece being written. Under the
-     * lock; set the receive's outcome after it.
+     * shard's lock; set the receive's outcome after it.
      */
-    static void abandon(Mailbox mb, PendingReceive r) {
+    static void abandon(MailShard s, PendingReceive r) {
         InboundMessage m = r.bound;
         if (m == null) {
-            mb.matcher.unpost(r);
+            s.matcher.unpost(r);
         } else {
             detach(r, m);
             if (m.complete()) {
-                mb.pair(r.communicator, m.src).active.remove(m.seq);
+                s.pair(m.src).active.remove(m.seq);
             }
         }
-        MailboxClaims.stop(mb, r); // also when another thread detached it and waits: neither returns before
+        MailboxClaims.stop(s, r); // also when another thread detached it and waits: neither returns before
     }
 
     /** Unbinds {@code r} from {@code m}, whose remaining bytes are dropped. Under the lock. */
@@ -95,60 +99,50 @@ final class MailboxFailures {
 
     /**
      * Ends receives bound to messages (detached from them already, so no chunk is claimed for them any more): stops
-     * the chunks being written into each one's buffer, then completes it with {@code error}. Under the lock, which is
-     * released while a piece being written ends: the caller must not iterate the mailbox's tables across this call.
+     * the chunks being written into each one's buffer, then completes it with {@code error}. Under the shard's lock,
+     * which is released while a piece being written ends: the caller must not iterate the shard's tables across this
+     * call.
      */
-    private static void endBound(Mailbox mb, List<PendingReceive> ended,
+    private static void endBound(MailShard s, List<PendingReceive> ended,
                                  Function<PendingReceive, ? extends RuntimeException> error) {
         for (PendingReceive r : ended) {
-            MailboxClaims.stop(mb, r);
+            MailboxClaims.stop(s, r);
             r.result.completeExceptionally(error.apply(r));
         }
     }
 
-    /** {@link Mailbox#onPeerDown}. */
+    /**
+     * {@link Mailbox#onPeerDown}, and a GOODBYE taken in order: records {@code peer} down (the first reason wins) and
+     * fails the receives from it.
+     */
     static void peerDown(Mailbox mb, int peer, String why) {
-        mb.lock.lock();
-        try {
-            markDown(mb, peer, why);
-        } finally {
-            mb.lock.unlock();
-        }
-    }
-
-    /** Records {@code peer} down (the first reason wins) and fails the receives from it. Under the lock. */
-    static void markDown(Mailbox mb, int peer, String why) {
-        if (mb.downPeers.putIfAbsent(peer, why) != null) {
+        if (mb.downPeers.putIfAbsent(peer, why) != null) { // published before the shards are visited
             return;
         }
-        failReceives(mb, (comm, src) -> src == peer, r -> r.peerFailed(peer, why));
+        eachShard(mb, s -> failReceives(s, src -> src == peer, r -> r.peerFailed(peer, why)));
     }
 
     /** {@link Mailbox#abortAll}. */
     static void abortAll(Mailbox mb, String why) {
-        mb.lock.lock();
-        try {
-            String detail = "cannot complete: " + why;
-            mb.abortedDetail = detail;
-            failReceives(mb, (comm, src) -> true, r -> new PeerFailedException(r.context, detail));
-        } finally {
-            mb.lock.unlock();
-        }
+        String detail = "cannot complete: " + why;
+        mb.abortedDetail = detail; // published before the shards are visited
+        eachShard(mb, s -> failReceives(s, src -> true, r -> new PeerFailedException(r.context, detail)));
     }
 
     /** {@link Mailbox#close}. */
     static void close(Mailbox mb, String reason) {
-        mb.lock.lock();
-        try {
+        synchronized (mb.shards) { // once
             if (mb.closed) {
                 return;
             }
-            mb.closed = true;
             mb.closedReason = reason;
-            mb.matcher.forEachPosted(r -> r.result.completeExceptionally(
+            mb.closed = true; // published (after its reason) before the shards are visited
+        }
+        eachShard(mb, s -> {
+            s.matcher.forEachPosted(r -> r.result.completeExceptionally(
                     new CommunicatorClosedException(r.context, "failed: " + reason)));
             List<PendingReceive> ended = new ArrayList<>();
-            for (PairState p : mb.pairs.values()) {
+            for (PairState p : s.pairs.values()) {
                 for (InboundMessage m : p.active.values()) {
                     if (m.boundTo != null) {
                         ended.add(m.boundTo);
@@ -156,78 +150,86 @@ final class MailboxFailures {
                     }
                 }
             }
-            mb.matcher.clear();
-            mb.pairs.clear();
-            mb.store.clear();
-            mb.changed.signalAll();
-            endBound(mb, ended, r -> new CommunicatorClosedException(r.context, "failed: " + reason));
-        } finally {
-            mb.lock.unlock();
-        }
+            s.matcher.clear();
+            s.pairs.clear();
+            s.changed.signalAll();
+            endBound(s, ended, r -> new CommunicatorClosedException(r.context, "failed: " + reason));
+        });
+        mb.store.clear(); // after every shard: whatever a shard counted before it saw the close is gone with it
+        mb.store.freed();
     }
 
     /** {@link Mailbox#closeCommunicator}. */
     static void closeCommunicator(Mailbox mb, int communicator, String reason) {
-        mb.lock.lock();
+        MailShard s = mb.shards.getOrCreate(communicator);
+        s.lock.lock();
         try {
-            if (mb.closed || mb.closedComms.putIfAbsent(communicator, reason) != null) {
+            if (mb.closed || s.closed != null) {
                 return;
             }
-            mb.matcher.unpostIf(r -> r.communicator == communicator, r -> r.result.completeExceptionally(
+            s.closed = reason;
+            s.matcher.unpostIf(r -> true, r -> r.result.completeExceptionally(
                     new CommunicatorClosedException(r.context, "failed: " + reason)));
             List<PendingReceive> ended = new ArrayList<>();
-            for (var it = mb.pairs.entrySet().iterator(); it.hasNext(); ) {
-                var p = it.next();
-                if (p.getKey().communicator() != communicator) {
-                    continue;
-                }
-                for (InboundMessage m : p.getValue().active.values()) {
+            for (PairState p : s.pairs.values()) {
+                for (InboundMessage m : p.active.values()) {
                     if (m.boundTo != null) {
                         ended.add(m.boundTo);
                         detach(m.boundTo, m);
                     }
                     mb.store.release(m);
                 }
-                it.remove();
             }
-            mb.matcher.dropUnmatched(communicator);
-            mb.changed.signalAll();
-            endBound(mb, ended, r -> new CommunicatorClosedException(r.context, "failed: " + reason));
+            s.pairs.clear();
+            s.matcher.dropUnmatched(communicator);
+            s.changed.signalAll();
+            endBound(s, ended, r -> new CommunicatorClosedException(r.context, "failed: " + reason));
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
+        mb.store.freed();
     }
 
     /** {@link Mailbox#failCommunicator}. */
     static void failCommunicator(Mailbox mb, int communicator, String why) {
-        mb.lock.lock();
-        try {
-            failReceives(mb, (comm, src) -> comm == communicator,
-                    r -> new PeerFailedException(r.context, "cannot complete: " + why));
-        } finally {
-            mb.lock.unlock();
+        MailShard s = mb.shards.get(communicator);
+        if (s == null) {
+            return; // nothing of it was ever received or posted here
         }
+        s.lock.lock();
+        try {
+            failReceives(s, src -> true, r -> new PeerFailedException(r.context, "cannot complete: " + why));
+        } finally {
+            s.lock.unlock();
+        }
+        mb.store.freed();
     }
 
-    /** Selects receives by (communicator, world source rank). */
-    @FunctionalInterface
-    private interface ReceiveFilter {
-        boolean test(int communicator, int src);
+    /** Runs {@code body} on every shard that exists now, each under its lock; then wakes refused senders. */
+    private static void eachShard(Mailbox mb, Consumer<MailShard> body) {
+        for (MailShard s : mb.shards.all()) {
+            s.lock.lock();
+            try {
+                body.accept(s);
+            } finally {
+                s.lock.unlock();
+            }
+        }
+        mb.store.freed(); // a refused sender's message may be dropped now
     }
 
     /**
-     * Fails the pending receives that {@code sources} accepts with {@code error}: those still
-     * waiting to be matched, and those bound to a message that is not complete (the rest of that message is
-     * dropped, never written into the caller's buffer). Under the lock.
+     * Fails the pending receives of shard {@code s} whose world source {@code sources} accepts with {@code error}:
+     * those still waiting to be matched, and those bound to a message that is not complete (the rest of that message
+     * is dropped, never written into the caller's buffer). Under the shard's lock.
      */
-    private static void failReceives(Mailbox mb, ReceiveFilter sources,
+    private static void failReceives(MailShard s, IntPredicate sources,
                                      Function<PendingReceive, ? extends RuntimeException> error) {
         // a receive from any source is not failed by one source's loss: another member (or this rank) may still send
-        mb.matcher.unpostIf(r -> sources.test(r.communicator, r.worldSrc),
-                r -> r.result.completeExceptionally(error.apply(r)));
+        s.matcher.unpostIf(r -> sources.test(r.worldSrc), r -> r.result.completeExceptionally(error.apply(r)));
         List<PendingReceive> ended = null;
-        for (var p : mb.pairs.entrySet()) {
-            if (!sources.test(p.getKey().communicator(), p.getKey().src())) {
+        for (var p : s.pairs.entrySet()) {
+            if (!sources.test(p.getKey())) {
                 continue;
             }
             for (InboundMessage m : p.getValue().active.values()) {
@@ -240,9 +242,9 @@ final class MailboxFailures {
                 }
             }
         }
-        mb.changed.signalAll();
+        s.changed.signalAll();
         if (ended != null) {
-            endBound(mb, ended, error);
+            endBound(s, ended, error);
         }
     }
 }

@@ -21,9 +21,9 @@ import java.util.concurrent.TimeoutException;
  * with its hang report and the lines of hang reports, {@link Mailbox#describe}), a receive's expiry at its deadline,
  * and probes for a message without taking it ({@link Mailbox#probe}, {@link Mailbox#iprobe}).
  *
- * <p>Stateless: the mailbox owns every table these methods read and write (its {@link Matcher}, the blocking probes,
- * the peers down, how receives poll the transport and where they report hangs), guarded by the mailbox's lock. Each
- * method takes that lock itself, only around what it reads or writes: never while polling the transport, and it waits
+ * <p>Stateless: the mailbox owns every table these methods read and write (each communicator's shard with its
+ * {@link Matcher} and blocking probes, guarded by the shard's lock; the peers down, how receives poll the transport
+ * and where they report hangs, thread-safe). Each method takes the lock of the shard concerned itself, only around what it reads or writes: never while polling the transport, and it waits
  * for a receive's result without it. The arrival path (chunks matched and copied) is {@link MailboxArrivals}.
  */
 final class MailboxWaits {
@@ -32,12 +32,13 @@ final class MailboxWaits {
 
     /** {@link Mailbox#iprobe}. */
     static Status iprobe(Mailbox mb, int communicator, int worldSrc, int tag, int[] members, ErrorContext context) {
-        mb.lock.lock();
+        MailShard s = mb.shards.getOrCreate(communicator);
+        s.lock.lock();
         try {
-            MailboxFailures.refuseIfClosed(mb, communicator, context);
-            return statusOf(mb.matcher.peek(communicator, worldSrc, tag), members);
+            MailboxFailures.refuseIfClosed(s, context);
+            return statusOf(s.matcher.peek(communicator, worldSrc, tag), members);
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
     }
 
@@ -50,27 +51,28 @@ final class MailboxWaits {
                         ErrorContext context) {
         String what = worldSrc == PendingReceive.ANY ? "any rank" : "rank " + context.peer();
         int[] waiting = {communicator, worldSrc};
-        mb.lock.lock();
+        MailShard s = mb.shards.getOrCreate(communicator);
+        s.lock.lock();
         try {
-            mb.probes.add(waiting);
-            mb.changed.signalAll(); // a sender refused for lack of room may be taken now
+            s.probes.add(waiting);
+            mb.store.freed(); // a sender refused for lack of room may be taken now
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
         try {
             mb.progress.pollUntil(Lane.P2P, () -> {
-                mb.lock.lock();
+                s.lock.lock();
                 try {
-                    return mb.matcher.peek(communicator, worldSrc, tag) != null;
+                    return s.matcher.peek(communicator, worldSrc, tag) != null;
                 } finally {
-                    mb.lock.unlock();
+                    s.lock.unlock();
                 }
             }, deadline.deadlineNanos(), worldSrc);
-            mb.lock.lock();
+            s.lock.lock();
             try {
                 while (true) {
-                    MailboxFailures.refuseIfClosed(mb, communicator, context);
-                    InboundMessage m = mb.matcher.peek(communicator, worldSrc, tag);
+                    MailboxFailures.refuseIfClosed(s, context);
+                    InboundMessage m = s.matcher.peek(communicator, worldSrc, tag);
                     if (m != null) {
                         return statusOf(m, members);
                     }
@@ -82,20 +84,20 @@ final class MailboxWaits {
                     if (left <= 0) {
                         throw new OperationTimeoutException(context, deadline.timeout(), what);
                     }
-                    mb.changed.awaitNanos(left);
+                    s.changed.awaitNanos(left);
                 }
             } finally {
-                mb.lock.unlock();
+                s.lock.unlock();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new OperationCancelledException(context, "was interrupted while waiting for " + what);
         } finally {
-            mb.lock.lock();
+            s.lock.lock();
             try {
-                mb.probes.remove(waiting);
+                s.probes.remove(waiting);
             } finally {
-                mb.lock.unlock();
+                s.lock.unlock();
             }
         }
     }
@@ -105,18 +107,19 @@ final class MailboxWaits {
         if (r.result.isDone() || !deadline.expired()) {
             return;
         }
-        mb.lock.lock();
+        MailShard s = r.shard;
+        s.lock.lock();
         try {
             if (!r.result.isDone()) {
                 String got = r.bound == null ? ""
                         : " (received " + r.bound.receivedBytes + " of " + r.bound.totalBytes + " bytes)";
-                MailboxFailures.abandon(mb, r);
+                MailboxFailures.abandon(s, r);
                 String report = r.hangReport;
                 r.result.completeExceptionally(new OperationTimeoutException(r.context, deadline.timeout(),
                         r.source() + got + (report == null ? "" : "; " + report)));
             }
         } finally {
-            mb.lock.unlock();
+            s.lock.unlock();
         }
     }
 
@@ -138,15 +141,16 @@ final class MailboxWaits {
             expire(mb, r, deadline);
             return await(mb, r, deadline, null);
         } catch (InterruptedException e) {
-            mb.lock.lock();
+            MailShard s = r.shard;
+            s.lock.lock();
             try {
                 if (!r.result.isDone()) {
-                    MailboxFailures.abandon(mb, r);
+                    MailboxFailures.abandon(s, r);
                     r.result.completeExceptionally(new OperationCancelledException(r.context,
                             "was interrupted while waiting for " + r.source()));
                 }
             } finally {
-                mb.lock.unlock();
+                s.lock.unlock();
             }
             Thread.currentThread().interrupt();
             return Futures.join(r.result); // the OperationCancelledException itself, not a CompletionException
@@ -157,12 +161,14 @@ final class MailboxWaits {
 
     /** {@link Mailbox#describe}. */
     static void describe(Mailbox mb, List<String> lines, Set<Integer> waitingFor) {
-        mb.lock.lock();
-        try {
-            long now = System.nanoTime();
-            mb.matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor)));
-        } finally {
-            mb.lock.unlock();
+        long now = System.nanoTime();
+        for (MailShard s : mb.shards.all()) {
+            s.lock.lock();
+            try {
+                s.matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor)));
+            } finally {
+                s.lock.unlock();
+            }
         }
     }
 
@@ -186,11 +192,11 @@ final class MailboxWaits {
         } catch (TimeoutException e) {
             var waiting = new TreeSet<Integer>();
             String doing;
-            mb.lock.lock();
+            r.shard.lock.lock();
             try {
                 doing = r.describe(System.nanoTime(), waiting);
             } finally {
-                mb.lock.unlock();
+                r.shard.lock.unlock();
             }
             int[] awaited = r.worldSrc == PendingReceive.ANY ? new int[0] : new int[] {r.worldSrc};
             h.stalled(doing, awaited, "", report -> r.hangReport = report);

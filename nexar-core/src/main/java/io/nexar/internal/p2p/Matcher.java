@@ -11,8 +11,8 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * MPI's matching rules over the posted receives and the unmatched messages of one {@link Mailbox}, wildcards
- * included. Guarded by the mailbox's lock.
+ * MPI's matching rules over the posted receives and the unmatched messages of one communicator's shard of a
+ * {@link Mailbox} ({@link MailShard}), wildcards included. Guarded by the shard's lock.
  *
  * <pre>
  *   posted receives:  by channel (comm, src, tag), FIFO      + wildcard receives (ANY source or tag), in post order

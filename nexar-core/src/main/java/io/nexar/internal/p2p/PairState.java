@@ -8,8 +8,8 @@ import java.util.TreeSet;
  * Arrival bookkeeping of one (communicator, sender) pair of a {@link Mailbox}: how far its messages have started to
  * arrive contiguously, which later ones arrived early, and the messages still arriving or still unmatched.
  *
- * <p>Owned by its mailbox, which keeps one per {@link Key} in its pair table; every field is read and written only
- * under the mailbox's lock.
+ * <p>Owned by its communicator's shard ({@link MailShard}), which keeps one per sender's world rank; every field is
+ * read and written only under the shard's lock.
  */
 final class PairState {
     /** Every message with a lower sequence number has started to arrive. */
@@ -19,7 +19,4 @@ final class PairState {
     /** Messages still arriving or still unmatched, by sequence number. */
     final Map<Long, InboundMessage> active = new HashMap<>();
 
-    /** The key of a pair: a communicator and a sender's world rank. */
-    record Key(int communicator, int src) {
-    }
 }

@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A posted receive: what it matches (a source world rank and a tag, either of which may be {@link #ANY}), the user's
- * buffer and the future completed with the {@link Status} of the message received. Guarded by the owning
- * {@link Mailbox}'s lock; once {@link #result} is done, neither the mailbox nor a transport touches {@link #buffer}
+ * buffer and the future completed with the {@link Status} of the message received. Guarded by the lock of its
+ * communicator's shard ({@link #shard}); once {@link #result} is done, neither the mailbox nor a transport touches {@link #buffer}
  * again (a receive that ends early first stops its {@link #claims}). Handed out by
  * {@link Mailbox#post} so that its poster can await, poll or cancel it later.
  */
@@ -20,6 +20,8 @@ public final class PendingReceive {
     /** A wildcard source or tag (world ranks and tags are never negative). */
     public static final int ANY = -1;
 
+    /** Its communicator's shard of the mailbox, whose lock guards this receive. */
+    final MailShard shard;
     final ErrorContext context;
     final int communicator;
     /** World rank of the source, or {@link #ANY} (the context's peer is the source in the communicator's numbering). */
@@ -40,10 +42,11 @@ public final class PendingReceive {
     /** Chunks being written into {@link #buffer} by a transport ({@link ReceiveClaim}); null before the first. */
     List<ReceiveClaim> claims;
 
-    PendingReceive(ErrorContext context, int communicator, int worldSrc, int tag, int[] members,
+    PendingReceive(MailShard shard, ErrorContext context, int worldSrc, int tag, int[] members,
                    MemorySegment buffer) {
+        this.shard = shard;
         this.context = context;
-        this.communicator = communicator;
+        this.communicator = shard.id;
         this.worldSrc = worldSrc;
         this.tag = tag;
         this.members = members;
@@ -84,7 +87,7 @@ public final class PendingReceive {
 
     /**
      * For a hang report, for example {@code recv from rank 1 tag 31 on communicator 0 for 10.0 s}; adds the world
-     * rank it waits for to {@code waitingFor}. Under the mailbox's lock.
+     * rank it waits for to {@code waitingFor}. Under its shard's lock.
      */
     String describe(long now, Set<Integer> waitingFor) {
         if (worldSrc != ANY) {

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * A large chunk of a point-to-point message, claimed when its header arrived ({@link Mailbox#claim}) and written by
  * the transport straight into the bound receive's buffer at the chunk's offset as the rest of its frame is read: the
- * chunk passes through no frame buffer and is not copied after it arrived, and the mailbox's lock is not held while
+ * chunk passes through no frame buffer and is not copied after it arrived, and its shard's lock is not held while
  * its bytes are written. Its bytes count as received at the claim (so a chunk over the same bytes, or past the end,
  * fails the mailbox's checks as before) and the receive completes once every claimed payload was read to its end.
  *
@@ -17,9 +17,10 @@ import java.lang.foreign.MemorySegment;
  * The states are {@link PayloadClaim}'s, shared with the collective engine's claims.
  */
 final class ReceiveClaim extends PayloadClaim {
-    private final Mailbox mailbox;
-    /** The pair the message belongs to (its state may be gone by the end: communicator or mailbox closed). */
-    final PairState.Key pair;
+    /** The shard of the message's communicator, whose lock guards it. */
+    private final MailShard shard;
+    /** The sender's world rank: its pair's state may be gone by the end (communicator or mailbox closed). */
+    final int src;
     final InboundMessage message;
     final PendingReceive receive;
     /** Where the chunk starts in the message (and in the receive's buffer). */
@@ -28,10 +29,9 @@ final class ReceiveClaim extends PayloadClaim {
     final long len;
     private final MemorySegment direct;
 
-    ReceiveClaim(Mailbox mailbox, PairState.Key pair, InboundMessage message, PendingReceive receive, long at,
-                 long len) {
-        this.mailbox = mailbox;
-        this.pair = pair;
+    ReceiveClaim(MailShard shard, int src, InboundMessage message, PendingReceive receive, long at, long len) {
+        this.shard = shard;
+        this.src = src;
         this.message = message;
         this.receive = receive;
         this.at = at;
@@ -56,6 +56,6 @@ final class ReceiveClaim extends PayloadClaim {
 
     @Override
     protected void release(boolean payloadEnded) {
-        MailboxClaims.release(mailbox, this, payloadEnded);
+        MailboxClaims.release(shard, this, payloadEnded);
     }
 }

@@ -218,13 +218,14 @@ class MailboxClaimTest {
         assertThat(other.claim(2, header(5, 1, 200, 0), 200)).isNull();
     }
 
-    /** True once a thread waits on the mailbox's condition (the canceller, for the piece being written). */
+    /** True once a thread waits on the condition of communicator 0's shard (the canceller, for the piece written). */
     private boolean waitingForAPiece() {
-        mailbox.lock.lock();
+        MailShard s = mailbox.shards.get(0);
+        s.lock.lock();
         try {
-            return mailbox.lock.hasWaiters(mailbox.changed);
+            return s.lock.hasWaiters(s.changed);
         } finally {
-            mailbox.lock.unlock();
+            s.lock.unlock();
         }
     }
 }

@@ -55,6 +55,56 @@ class MailboxTest {
     }
 
     @Test
+    void aCommunicatorWhoseLockIsHeldDelaysNoOtherCommunicatorsReceives() throws Exception {
+        mailbox.onMessage(1, new Message.Data(3, 0, 0, 1, 0, MemorySegment.ofArray(new byte[] {7}))); // communicator 3
+        MailShard three = mailbox.shards.get(3);
+        var held = new java.util.concurrent.CountDownLatch(1);
+        var release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> { // a receiver or reader busy in communicator 3
+            three.lock.lock();
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                three.lock.unlock();
+            }
+        });
+        try {
+            assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+            var got = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                mailbox.onMessage(1, data(2, 0, 1, 0, (byte) 9)); // communicator 0
+                var b = new byte[1];
+                receive(2, b);
+                return b[0];
+            });
+            assertThat(got.get(5, TimeUnit.SECONDS)).isEqualTo((byte) 9);
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+        var b = new byte[1];
+        mailbox.receiveFrom(3, 1, 0, MemorySegment.ofArray(b), Deadline.after(Duration.ofSeconds(5)),
+                ErrorContext.p2p(Operation.RECV, 0, 2, 0, 0, 1));
+        assertThat(b[0]).isEqualTo((byte) 7);
+    }
+
+    @Test
+    void aPeerDownFailsTheReceivesFromItInEveryCommunicator() {
+        PendingReceive zero = mailbox.post(0, 1, 4, null, MemorySegment.ofArray(new byte[1]),
+                ErrorContext.p2p(Operation.RECV, 0, 2, 0, 4, 1));
+        PendingReceive three = mailbox.post(3, 1, 4, null, MemorySegment.ofArray(new byte[1]),
+                ErrorContext.p2p(Operation.RECV, 0, 2, 0, 4, 1));
+        mailbox.onPeerDown(1, "failed (test)", null);
+        assertThat(zero.result().isCompletedExceptionally()).isTrue();
+        assertThat(three.result().isCompletedExceptionally()).isTrue();
+        assertThatThrownBy(() -> mailbox.post(5, 1, 4, null, MemorySegment.ofArray(new byte[1]),
+                ErrorContext.p2p(Operation.RECV, 0, 2, 0, 4, 1)).result().join())
+                .as("a communicator created after the peer went down").hasCauseInstanceOf(PeerFailedException.class);
+    }
+
+    @Test
     void shouldRefuseChunksBeyondTheBoundButTakeTheOldestMissingMessageThatOthersWaitFor() {
         assertThat(mailbox.onMessage(1, data(0, 0, 250, 0, new byte[250]))).isEqualTo(Delivery.ACCEPTED);
         // Message 2 overtook message 1 (another lane) and fits: it waits for message 1.
