@@ -124,29 +124,12 @@ class CollectiveEngineTest {
         OpState sub = post(SUB);
         open(world);
         open(sub);
-        var held = new java.util.concurrent.CountDownLatch(1);
-        var release = new java.util.concurrent.CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> { // another thread delivering to SUB, or driving it
-            sub.lock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                sub.lock.unlock();
-            }
-        });
-        try {
-            assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+        try (var busy = io.nexar.internal.util.HeldLock.holding(sub.lock)) { // SUB's deliverer or driver, busy
             assertThat(sub.lock).as("the shards have a lock each").isNotSameAs(world.lock);
             var delivered = CompletableFuture.supplyAsync(() -> engine.onMessage(1, chunk(0, 0, 7)));
             assertThat(delivered.get(5, TimeUnit.SECONDS)).isEqualTo(Delivery.ACCEPTED);
             assertThat(roundDone(world)).isTrue();
             assertThat(output(world)).isEqualTo(filled(7));
-        } finally {
-            release.countDown();
-            holder.join();
         }
         engine.onMessage(2, chunk(SUB.id(), 0, 5));
         assertThat(roundDone(sub)).isTrue();

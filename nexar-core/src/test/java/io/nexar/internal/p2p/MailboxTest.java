@@ -58,21 +58,7 @@ class MailboxTest {
     void aCommunicatorWhoseLockIsHeldDelaysNoOtherCommunicatorsReceives() throws Exception {
         mailbox.onMessage(1, new Message.Data(3, 0, 0, 1, 0, MemorySegment.ofArray(new byte[] {7}))); // communicator 3
         MailShard three = mailbox.shards.get(3);
-        var held = new java.util.concurrent.CountDownLatch(1);
-        var release = new java.util.concurrent.CountDownLatch(1);
-        Thread holder = Thread.ofPlatform().start(() -> { // a receiver or reader busy in communicator 3
-            three.lock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                three.lock.unlock();
-            }
-        });
-        try {
-            assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+        try (var busy = io.nexar.internal.util.HeldLock.holding(three.lock)) { // communicator 3's receiver, busy
             var got = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 mailbox.onMessage(1, data(2, 0, 1, 0, (byte) 9)); // communicator 0
                 var b = new byte[1];
@@ -80,9 +66,6 @@ class MailboxTest {
                 return b[0];
             });
             assertThat(got.get(5, TimeUnit.SECONDS)).isEqualTo((byte) 9);
-        } finally {
-            release.countDown();
-            holder.join();
         }
         var b = new byte[1];
         mailbox.receiveFrom(3, 1, 0, MemorySegment.ofArray(b), Deadline.after(Duration.ofSeconds(5)),
