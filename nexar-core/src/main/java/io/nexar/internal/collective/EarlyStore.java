@@ -185,6 +185,9 @@ final class EarlyStore {
 
     /** Keeps {@code l}, a list of chunks that nothing refers to any more, for {@link #newList}; clears it. */
     void recycleList(List<StoredChunk> l) {
+        if (!(l instanceof ArrayList<StoredChunk>)) {
+            return; // an operation's empty later list (List.of()): nothing to keep, no lock
+        }
         lock.lock();
         try {
             if (l instanceof ArrayList<StoredChunk> a && freeLists < lists.length) {

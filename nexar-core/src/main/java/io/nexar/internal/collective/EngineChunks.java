@@ -113,6 +113,9 @@ final class EngineChunks {
      * each against its fingerprint (a probe is only checked: it has no round and no bytes). Under its shard's lock.
      */
     static void adoptEarly(CollectiveEngine e, OpState op) {
+        if (e.store.isEmpty()) { // the usual case: no store lock (see EarlyStore#isEmpty)
+            return;
+        }
         List<StoredChunk> stored = e.store.takeEarly(op.group.id(), op.seq);
         if (stored == null) {
             return;

@@ -1,5 +1,6 @@
 package io.nexar.internal.util;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -14,26 +15,29 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class RoomSignal {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private long epoch;
+    private final AtomicLong epoch = new AtomicLong();
+    /** Senders in {@link #await}; {@link #freed} takes the lock only when there are some. */
+    private volatile int waiting;
 
     /** The number of {@link #freed} calls so far: read before an attempt to deliver, passed to {@link #await}. */
     public long epoch() {
-        lock.lock();
-        try {
-            return epoch;
-        } finally {
-            lock.unlock();
-        }
+        return epoch.get();
     }
 
-    /** Room may have been freed: every waiting sender tries again. */
+    /**
+     * Room may have been freed: every waiting sender tries again. Costs no lock when nobody waits (every receive post
+     * calls this): a sender counts itself waiting before it reads the epoch and this method counts the epoch
+     * before it reads that count, so at least one of the two sees the other.
+     */
     public void freed() {
-        lock.lock();
-        try {
-            epoch++;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
+        epoch.incrementAndGet();
+        if (waiting > 0) {
+            lock.lock();
+            try {
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -45,10 +49,12 @@ public final class RoomSignal {
     public void await(long seen, long nanos) throws InterruptedException {
         lock.lock();
         try {
-            if (epoch == seen && nanos > 0) {
+            waiting++; // under the lock: only waiters write it
+            if (epoch.get() == seen && nanos > 0) {
                 changed.awaitNanos(nanos);
             }
         } finally {
+            waiting--;
             lock.unlock();
         }
     }
