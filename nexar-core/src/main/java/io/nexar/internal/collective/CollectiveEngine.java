@@ -54,8 +54,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>The engine owns all its tables; stateless helpers work on them under the shards' locks: {@link EngineFailures}
  * (how operations fail other than by completing), {@link EngineReports} (what it tells people and peers) and {@link
- * EngineChunks} (where an arriving chunk goes, and the chunks an operation or round finds waiting when it is posted or
- * opened). Post, open and the rest of the inbound side stay here.
+ * EngineChunks} (which shard an arriving message goes to, where a chunk goes in it, and the chunks an operation or
+ * round finds waiting when it is posted or opened). Post, open, end and the driver's wait stay here.
  */
 public final class CollectiveEngine implements io.nexar.internal.transport.ReceiveSide {
     // Package-private for the Engine* helpers. The per-communicator tables are in each CommState, under its lock.
@@ -277,39 +277,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
 
     /** Handles a Collective or CollectiveAbort message from world rank {@code peer}. */
     public Delivery onMessage(int peer, Message message) {
-        int comm;
-        if (message instanceof Message.Collective c) {
-            comm = c.communicator();
-        } else if (message instanceof Message.CollectiveAbort a) {
-            comm = a.communicator();
-        } else {
-            return Delivery.ACCEPTED;
-        }
-        CommState cs = comms.get(comm);
-        if (cs == null) {
-            synchronized (comms) { // no shard yet: ordered against its creation (see ShardTable)
-                cs = comms.get(comm);
-                if (cs == null) {
-                    return closedReason != null ? Delivery.ACCEPTED : EngineChunks.beforeComm(this, peer, message);
-                }
-            }
-        }
-        cs.lock.lock();
-        try {
-            if (closedReason != null) { // read under the shard's lock: close visits the shards after setting it
-                return Delivery.ACCEPTED;
-            }
-            return switch (message) {
-                case Message.Collective c -> EngineChunks.onChunk(this, cs, peer, c);
-                case Message.CollectiveAbort a -> {
-                    EngineFailures.onAbort(this, cs, peer, a);
-                    yield Delivery.ACCEPTED;
-                }
-                default -> Delivery.ACCEPTED;
-            };
-        } finally {
-            cs.lock.unlock();
-        }
+        return EngineChunks.route(this, peer, message);
     }
 
     /**
@@ -318,29 +286,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
      * reports whatever is wrong with it.
      */
     public io.nexar.internal.transport.PayloadSink claim(int peer, Message.Collective header, long payloadBytes) {
-        CommState cs = comms.get(header.communicator());
-        if (cs == null) {
-            return null;
-        }
-        cs.lock.lock();
-        try {
-            OpState op = closedReason != null ? null : cs.active.get(header.communicator(), header.opSeq());
-            if (op == null || op.failure != null) {
-                return null;
-            }
-            int src = op.group.local(peer);
-            Slot slot = src < 0 || op.fingerprint.compare(header, src) != null ? null
-                    : OpWrites.claimSlot(op, src, header, payloadBytes);
-            if (slot == null) {
-                return null;
-            }
-            deferrals.taken(peer);
-            var claim = new ChunkClaim(this, op, slot, header.step(), header.offset(), payloadBytes);
-            op.addClaim(claim);
-            return claim;
-        } finally {
-            cs.lock.unlock();
-        }
+        return EngineChunks.claim(this, peer, header, payloadBytes);
     }
 
     /** A claim's reader is done with it: commits its bytes ({@code commit}, unless cancelled) and releases it. */

@@ -9,12 +9,81 @@ import java.util.List;
  * Where a {@link CollectiveEngine}'s arriving chunk goes: into its open round's slot, a later round's slot ahead of
  * time, its operation's later list, the early store, or back to its transport's buffer for a while.
  *
- * <p>Stateless: every method works on the engine's tables and runs under the lock of the chunk's communicator shard
- * ({@link CommState}), except {@link #beforeComm} (under the {@link io.nexar.internal.util.ShardTable}'s monitor) and {@link #deliverWaiting}
- * (which takes neither while it waits).
+ * <p>Stateless: every method works on the engine's tables. {@link #route} and {@link #claim} find the message's
+ * communicator shard ({@link CommState}) and take its lock; {@link #beforeComm} runs under the shard table's monitor
+ * (a communicator with no shard yet); {@link #deliverWaiting} waits for room holding neither; every other method runs
+ * under the lock of the shard concerned.
  */
 final class EngineChunks {
     private EngineChunks() {
+    }
+
+    /**
+     * {@link CollectiveEngine#onMessage}: finds the message's communicator shard and handles it under its lock, or keeps
+     * it (under the shard table's monitor) for a communicator with no shard yet.
+     */
+    static Delivery route(CollectiveEngine e, int peer, Message message) {
+        int comm;
+        if (message instanceof Message.Collective c) {
+            comm = c.communicator();
+        } else if (message instanceof Message.CollectiveAbort a) {
+            comm = a.communicator();
+        } else {
+            return Delivery.ACCEPTED;
+        }
+        CommState cs = e.comms.get(comm);
+        if (cs == null) {
+            synchronized (e.comms) { // no shard yet: ordered against its creation (see ShardTable)
+                cs = e.comms.get(comm);
+                if (cs == null) {
+                    return e.closedReason != null ? Delivery.ACCEPTED : beforeComm(e, peer, message);
+                }
+            }
+        }
+        cs.lock.lock();
+        try {
+            if (e.closedReason != null) { // read under the shard's lock: close visits the shards after setting it
+                return Delivery.ACCEPTED;
+            }
+            return switch (message) {
+                case Message.Collective c -> onChunk(e, cs, peer, c);
+                case Message.CollectiveAbort a -> {
+                    EngineFailures.onAbort(e, cs, peer, a);
+                    yield Delivery.ACCEPTED;
+                }
+                default -> Delivery.ACCEPTED;
+            };
+        } finally {
+            cs.lock.unlock();
+        }
+    }
+
+    /** {@link CollectiveEngine#claim}, under the shard's lock. */
+    static io.nexar.internal.transport.PayloadSink claim(CollectiveEngine e, int peer, Message.Collective header,
+                                                         long payloadBytes) {
+        CommState cs = e.comms.get(header.communicator());
+        if (cs == null) {
+            return null;
+        }
+        cs.lock.lock();
+        try {
+            OpState op = e.closedReason != null ? null : cs.active.get(header.communicator(), header.opSeq());
+            if (op == null || op.failure != null) {
+                return null;
+            }
+            int src = op.group.local(peer);
+            Slot slot = src < 0 || op.fingerprint.compare(header, src) != null ? null
+                    : OpWrites.claimSlot(op, src, header, payloadBytes);
+            if (slot == null) {
+                return null;
+            }
+            e.deferrals.taken(peer);
+            var claim = new ChunkClaim(e, op, slot, header.step(), header.offset(), payloadBytes);
+            op.addClaim(claim);
+            return claim;
+        } finally {
+            cs.lock.unlock();
+        }
     }
 
     /** Handles chunk {@code c} from world rank {@code peer} of communicator {@code cs}. Under its lock. */
