@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Small allReduces on one communicator while every rank also drives a second communicator (a {@code dup()} of the
+ * Small allReduces (or sendRecvs) on one communicator while every rank also drives a second communicator (a {@code dup()} of the
  * world) from a thread of its own, on a {@link LocalCluster}: what a program that runs two communicators at once (a
  * data-parallel step beside a metrics or control communicator) pays, which is where the collective engine's lock per
  * communicator (docs/architecture.md, "Toward one receive side per communicator") matters. With {@code busy=false}
@@ -43,15 +43,23 @@ public class TwoCommunicatorsBenchmark {
     @Param({"2"})
     public int ranks;
 
-    /** Whether the second communicator runs allReduces of its own meanwhile. */
+    /** Whether the second communicator runs calls of its own meanwhile. */
     @Param({"false", "true"})
     public boolean busy;
+
+    /**
+     * The call on both communicators: an 8-byte {@code allreduce} (the collective engine's shards), or a
+     * {@code sendrecv} of 8 bytes with the other rank of 2 (the mailbox's shards).
+     */
+    @Param({"allreduce", "sendrecv"})
+    public String op;
 
     private static final long COUNT = 2; // 8 bytes of F32
 
     private LocalCluster cluster;
     private final Arena arena = Arena.ofShared();
     private MemorySegment data;
+    private MemorySegment received;
     private final List<Thread> loops = new ArrayList<>();
     /** Calls rank 0's second communicator completed, and when the loops started: printed at the end. */
     private final java.util.concurrent.atomic.LongAdder secondCalls = new java.util.concurrent.atomic.LongAdder();
@@ -62,6 +70,7 @@ public class TwoCommunicatorsBenchmark {
     public void setUp() {
         cluster = LocalCluster.start(ranks, NexarConfig.defaults());
         data = arena.allocate(COUNT * 4, 64);
+        received = arena.allocate(COUNT * 4, 64);
         var dups = new ArrayList<CompletableFuture<Communicator>>();
         for (int r = 0; r < ranks; r++) {
             Communicator world = cluster.communicator(r);
@@ -85,8 +94,9 @@ public class TwoCommunicatorsBenchmark {
         MemorySegment own = arena.allocate(COUNT * 4, 64);
         loops.add(Thread.ofPlatform().daemon().name(name).start(() -> {
             try {
+                MemorySegment in = arena.allocate(COUNT * 4, 64);
                 while (true) {
-                    c.allReduce(own, DataType.F32, COUNT, ReduceOp.SUM);
+                    call(c, own, in);
                     calls.increment();
                 }
             } catch (CommunicatorClosedException e) {
@@ -112,9 +122,18 @@ public class TwoCommunicatorsBenchmark {
         arena.close();
     }
 
-    /** One 8-byte allReduce over the world communicator, seen from rank 0. */
+    /** One call ({@link #op}) on the world communicator, seen from rank 0. */
     @Benchmark
-    public void allReduce() {
-        cluster.communicator(0).allReduce(data, DataType.F32, COUNT, ReduceOp.SUM);
+    public void call() {
+        call(cluster.communicator(0), data, received);
+    }
+
+    private void call(Communicator c, MemorySegment out, MemorySegment in) {
+        if (op.equals("sendrecv")) {
+            int other = (c.rank() + 1) % c.worldSize();
+            c.sendRecv(other, 7, out, other, 7, in);
+        } else {
+            c.allReduce(out, DataType.F32, COUNT, ReduceOp.SUM);
+        }
     }
 }
