@@ -13,6 +13,9 @@
 # Ends with: netns: P passed, F failed
 set -u
 cd "$(dirname "$0")/../.."
+. scripts/find-jdk25.sh # ./mvnw needs a JDK 25: JAVA_HOME if it is one, else the newest in the system JVM folder
+JAVA_HOME=$(find_jdk25) || exit 1
+export JAVA_HOME
 
 rounds=${1:-1}
 seed=${2:-$(date +%s)}
