@@ -62,7 +62,7 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
     final EarlyStore store;
     /** Large early chunks left in their transport's buffer until their operation or round can take them. */
     final Deferrals deferrals = new Deferrals();
-    final ShardTable<CommState> comms = new ShardTable<>(cs -> cs.id, CommState::new);
+    final ShardTable<CommState> comms = new ShardTable<>(cs -> cs.id, cs -> cs.lock, CommState::new);
     /** World ranks down, with why (first reason wins). */
     final Map<Integer, String> down = new ConcurrentHashMap<>();
     /** Communicator ids used on this process, the world's 0 included; never reused (state is keyed by id). */

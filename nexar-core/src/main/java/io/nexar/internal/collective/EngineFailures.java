@@ -81,7 +81,7 @@ final class EngineFailures {
         boolean polite = GoodbyeReason.isPoliteLeave(why);
         // after a polite leave the others may not need the leaver and would wait for this rank: tell them (a
         // failure is seen by every member on its own)
-        eachShard(e, cs -> cs.active.failEach(op -> {
+        e.comms.forEachLocked(cs -> cs.active.failEach(op -> {
             int r = op.group.local(peer);
             return r >= 0 && (!polite || OpPeers.stillNeeds(op, r))
                     ? new PeerFailedException(op.context().withPeer(r), "cannot complete: rank " + r + " " + why)
@@ -93,7 +93,7 @@ final class EngineFailures {
     /** {@link CollectiveEngine#abortAll}. */
     static void abortAll(CollectiveEngine e, int peer, String why) {
         e.aborted = new CollectiveEngine.Aborted(peer, why); // published before the shards are visited
-        eachShard(e, cs -> cs.active.failEach(op -> new PeerFailedException(
+        e.comms.forEachLocked(cs -> cs.active.failEach(op -> new PeerFailedException(
                 op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)), "cannot complete: " + why), true));
         e.store.freed();
     }
@@ -130,8 +130,8 @@ final class EngineFailures {
             }
             e.closedReason = reason; // published before the shards are visited
         }
-        eachShard(e, cs -> cs.active.failEach(op -> new CommunicatorClosedException(op.context(), "failed: " + reason),
-                true));
+        e.comms.forEachLocked(cs -> cs.active.failEach(op -> new CommunicatorClosedException(op.context(),
+                "failed: " + reason), true));
         synchronized (e.comms) { // after every shard: a chunk held before it saw closedReason is dropped here
             e.store.close();
         }
@@ -148,13 +148,6 @@ final class EngineFailures {
             return op.failure;
         } finally {
             op.lock.unlock();
-        }
-    }
-
-    /** Runs {@code body} on every shard that exists now, each under its lock. */
-    private static void eachShard(CollectiveEngine e, java.util.function.Consumer<CommState> body) {
-        for (CommState cs : e.comms.all()) {
-            locked(cs, () -> body.accept(cs));
         }
     }
 

@@ -35,25 +35,20 @@ final class EngineReports {
     static void describe(CollectiveEngine e, List<String> lines, Set<Integer> waitingFor) {
         long now = System.nanoTime();
         var idles = new ArrayList<String>(); // after every operation in progress
-        for (CommState cs : e.comms.all()) {
-            cs.lock.lock();
-            try {
-                boolean busy = false;
-                for (int i = 0; i < cs.active.capacity(); i++) {
-                    OpState op = cs.active.at(i);
-                    if (op != null) {
-                        busy = true;
-                        lines.add(doing(op, now, waitingFor));
-                    }
+        e.comms.forEachLocked(cs -> {
+            boolean busy = false;
+            for (int i = 0; i < cs.active.capacity(); i++) {
+                OpState op = cs.active.at(i);
+                if (op != null) {
+                    busy = true;
+                    lines.add(doing(op, now, waitingFor));
                 }
-                String idle = busy ? null : cs.idle(cs.id, now);
-                if (idle != null) {
-                    idles.add(idle);
-                }
-            } finally {
-                cs.lock.unlock();
             }
-        }
+            String idle = busy ? null : cs.idle(cs.id, now);
+            if (idle != null) {
+                idles.add(idle);
+            }
+        });
         lines.addAll(idles);
     }
 
@@ -98,18 +93,12 @@ final class EngineReports {
 
     /** Adds the flight recorder of every communicator: a heading each, then a line per operation, oldest first. */
     static void describeRecent(CollectiveEngine engine, List<String> lines) {
-        for (CommState cs : engine.comms.all()) {
-            String block;
-            cs.lock.lock();
-            try {
-                block = recent(cs, cs.id, FlightRecorder.SIZE, "");
-            } finally {
-                cs.lock.unlock();
-            }
+        engine.comms.forEachLocked(cs -> {
+            String block = recent(cs, cs.id, FlightRecorder.SIZE, "");
             if (!block.isEmpty()) {
                 lines.add(block);
             }
-        }
+        });
     }
 
     /**

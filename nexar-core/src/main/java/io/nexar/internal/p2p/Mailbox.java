@@ -78,7 +78,8 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
     // Package-private for the Mailbox* helpers. The per-communicator tables are in each MailShard, under its lock.
     /** Where a receive that waits longer than {@code hang.report.after} reports; null for none. */
     volatile HangReports hangs;
-    final ShardTable<MailShard> shards = new ShardTable<>(s -> s.id, id -> new MailShard(this, id));
+    final ShardTable<MailShard> shards = new ShardTable<>(s -> s.id, s -> s.lock,
+            id -> new MailShard(this, id));
     /** World ranks down, with why (first reason wins); published before the shards are visited. */
     final Map<Integer, String> downPeers = new ConcurrentHashMap<>();
     /** The accounting of unmatched messages: bytes, records and each sender's share, with their bounds. */

@@ -9,7 +9,6 @@ import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 
@@ -119,14 +118,17 @@ final class MailboxFailures {
         if (mb.downPeers.putIfAbsent(peer, why) != null) { // published before the shards are visited
             return;
         }
-        eachShard(mb, s -> failReceives(s, src -> src == peer, r -> r.peerFailed(peer, why)));
+        mb.shards.forEachLocked(s -> failReceives(s, src -> src == peer, r -> r.peerFailed(peer, why)));
+        mb.store.freed(); // a refused sender's message may be dropped now
     }
 
     /** {@link Mailbox#abortAll}. */
     static void abortAll(Mailbox mb, String why) {
         String detail = "cannot complete: " + why;
         mb.abortedDetail = detail; // published before the shards are visited
-        eachShard(mb, s -> failReceives(s, src -> true, r -> new PeerFailedException(r.context, detail)));
+        mb.shards.forEachLocked(s -> failReceives(s, src -> true, r -> new PeerFailedException(r.context,
+                detail)));
+        mb.store.freed(); // a refused sender's message may be dropped now
     }
 
     /** {@link Mailbox#close}. */
@@ -138,7 +140,7 @@ final class MailboxFailures {
             mb.closedReason = reason;
             mb.closed = true; // published (after its reason) before the shards are visited
         }
-        eachShard(mb, s -> {
+        mb.shards.forEachLocked(s -> {
             s.matcher.forEachPosted(r -> r.result.completeExceptionally(
                     new CommunicatorClosedException(r.context, "failed: " + reason)));
             List<PendingReceive> ended = new ArrayList<>();
@@ -203,19 +205,6 @@ final class MailboxFailures {
             s.lock.unlock();
         }
         mb.store.freed();
-    }
-
-    /** Runs {@code body} on every shard that exists now, each under its lock; then wakes refused senders. */
-    private static void eachShard(Mailbox mb, Consumer<MailShard> body) {
-        for (MailShard s : mb.shards.all()) {
-            s.lock.lock();
-            try {
-                body.accept(s);
-            } finally {
-                s.lock.unlock();
-            }
-        }
-        mb.store.freed(); // a refused sender's message may be dropped now
     }
 
     /**

@@ -162,14 +162,7 @@ final class MailboxWaits {
     /** {@link Mailbox#describe}. */
     static void describe(Mailbox mb, List<String> lines, Set<Integer> waitingFor) {
         long now = System.nanoTime();
-        for (MailShard s : mb.shards.all()) {
-            s.lock.lock();
-            try {
-                s.matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor)));
-            } finally {
-                s.lock.unlock();
-            }
-        }
+        mb.shards.forEachLocked(s -> s.matcher.forEachPosted(r -> lines.add(r.describe(now, waitingFor))));
     }
 
     /**

@@ -3,6 +3,9 @@ package io.nexar.internal.util;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.ToIntFunction;
 
@@ -19,6 +22,7 @@ import java.util.function.ToIntFunction;
  */
 public final class ShardTable<T> {
     private final ToIntFunction<T> idOf;
+    private final Function<T, Lock> lockOf;
     private final IntFunction<T> create;
     /** Slots (power-of-two length), at most half full; null for an empty one. */
     private volatile Object[] slots = new Object[16];
@@ -26,10 +30,12 @@ public final class ShardTable<T> {
 
     /**
      * @param idOf the communicator id of a shard
+     * @param lockOf the lock that guards a shard
      * @param create makes the shard of a communicator id
      */
-    public ShardTable(ToIntFunction<T> idOf, IntFunction<T> create) {
+    public ShardTable(ToIntFunction<T> idOf, Function<T, Lock> lockOf, IntFunction<T> create) {
         this.idOf = idOf;
+        this.lockOf = lockOf;
         this.create = create;
     }
 
@@ -86,6 +92,22 @@ public final class ShardTable<T> {
         }
         list.sort(Comparator.comparingInt(idOf));
         return list;
+    }
+
+    /**
+     * Runs {@code body} on every shard of {@link #all}, by id, each under its lock: how a process-wide fact published
+     * before this call (a peer down, an abort, a close) reaches every shard, and how reports read them.
+     */
+    public void forEachLocked(Consumer<T> body) {
+        for (T s : all()) {
+            Lock lock = lockOf.apply(s);
+            lock.lock();
+            try {
+                body.accept(s);
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     private void insert(Object[] t, T s) {
