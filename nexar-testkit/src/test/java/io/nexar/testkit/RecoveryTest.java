@@ -246,6 +246,41 @@ class RecoveryTest {
         }
     }
 
+    /**
+     * The end of a job under automatic recovery: every rank runs the same allReduces and closes its communicator as
+     * soon as its own last one returns, without waiting for the others. A rank that finishes first leaves politely
+     * while the others may still be inside that last operation; they have (or will get) everything they need from it,
+     * so none of them may fail. With 3 ranks and 64 KiB (halving-doubling with a folded rank), rank 1 finishes first and
+     * rank 2 last: it only waits for rank 0's result while ranks 0 and 1 leave, and the world's recovery (rebuild
+     * without rank 1, or no quorum once both left) runs while the last operations finish. With 5 ranks four leave
+     * around the last one; with 4, two may leave while two still wait for each other (no quorum for them either).
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} ranks")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {3, 4, 5})
+    void shouldLetTheLastOperationsFinishWhenRanksCloseOneAfterAnotherUnderAutomatic(int size) {
+        long sum = (long) size * (size + 1) / 2;
+        for (int run = 0; run < 10; run++) {
+            try (var cluster = LocalCluster.start(size, config(RecoveryPolicy.AUTOMATIC), RUN)) {
+                Map<Integer, String> results = cluster.onEachRank(c -> {
+                    long[] x = new long[8192];
+                    for (int i = 0; i < 5; i++) {
+                        java.util.Arrays.fill(x, c.rank() + 1);
+                        try {
+                            c.allReduce(x, ReduceOp.SUM);
+                        } catch (PeerFailedException e) {
+                            return "failed at " + i + ": " + e.getMessage();
+                        }
+                        assertThat(x).containsOnly(sum);
+                    }
+                    c.close(); // at once: the others may still be inside the last allReduce
+                    return "done";
+                });
+
+                assertThat(results.values()).as("run %d: %s", run, results).hasSize(size).containsOnly("done");
+            }
+        }
+    }
+
     @Test
     void shouldFailEverySurvivorWhenTooFewRanksWouldRemain() {
         var config = config(RecoveryPolicy.AUTOMATIC).toBuilder().worldMinSize(4).build();

@@ -79,9 +79,10 @@ final class AgreementOutcomes {
             m.state.rebuilt(next, generation); // before the exclusions below report their peers down: not in it
             m.worldRebuilt.accept(decision);
             forgetStaleCutOffs(); // before the next recovery below suspects them
-            // an operation posted on the old world before the failure was known waits for members that will now
-            // post on the new one (after a polite leave it may not even need the leaver): it ends here
-            m.router.failCommunicator(old.id(), "the world communicator was rebuilt without world ranks "
+            // an operation posted on the old world before the failure was known ends here if it still needs a
+            // failed rank; one that needs only survivors runs on (after a polite leave, the last operations of a job
+            // finish): each survivor tells the others the first operation it will not post on the old world
+            m.router.retireCommunicator(old, failed, "the world communicator was rebuilt without world ranks "
                     + Arrays.toString(failed) + " (recovery " + generation + ")");
         }
         for (int w : failed) {
@@ -125,7 +126,15 @@ final class AgreementOutcomes {
                     + " on world rank {}: {}", a.communicator(), m.transport.rank(), why);
         }
         if (a.communicator() == m.state.world().id() && m.state.exclude(why)) {
-            m.router.abortAll(-1, why);
+            if (othersLeft) {
+                // the end of a job: what this rank's last operations still need from the ranks that left has
+                // arrived, so they finish; every communicator takes no new operation
+                for (Group g : java.util.List.copyOf(m.groups.values())) {
+                    m.router.retireCommunicator(g, a.failed(), why);
+                }
+            } else {
+                m.router.abortAll(-1, why);
+            }
         }
         result.completeExceptionally(new RecoveryFailure(why));
         m.emit(new MembershipEvent.Excluded(a.communicator(), why));

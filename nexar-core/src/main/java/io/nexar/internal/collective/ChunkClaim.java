@@ -8,7 +8,9 @@ import java.lang.foreign.MemorySegment;
  * A large chunk of an operation's receive, claimed when its header arrived and written piece by piece as the rest of
  * its frame is read ({@link CollectiveEngine#claim}): straight into the slot's target for a plain receive, reduced
  * into it from the reader's small buffer for a reducing one. The bytes were counted as received at the claim (so a
- * duplicate fails the schedule check as before) and are committed, completing the slot, at {@link #complete()}.
+ * duplicate fails the schedule check as before) and are committed, completing the slot, at {@link #complete()}; a
+ * claim abandoned mid-payload counts them out again (they will not come, and {@link OpPeers#stillNeeds} must see the
+ * receive still waiting for its sender).
  *
  * <p>While a claim is live the operation counts it as a writer, so {@link CollectiveEngine#end} cannot return while a
  * piece is being written. Ending an operation {@link #cancel cancels} its claims: an idle claim at once, one that is
@@ -61,8 +63,11 @@ final class ChunkClaim extends PayloadClaim {
      * its bytes if {@code commit} and nothing cancelled it. True if the caller must release the claim now.
      */
     boolean finish(boolean commit) {
+        boolean live = !ended();
         if (settle(commit)) {
             OpWrites.commit(op, slot, step, len);
+        } else if (live) { // abandoned (its lane failed mid-payload): those bytes will not come, the slot waits again
+            slot.receivedBytes -= len;
         }
         return ended() && !released;
     }

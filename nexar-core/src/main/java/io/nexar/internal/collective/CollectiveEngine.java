@@ -339,15 +339,14 @@ public final class CollectiveEngine implements io.nexar.internal.transport.Recei
     }
 
     /**
-     * Fails the pending operations of {@code comm}, which its members abandoned (an automatic recovery rebuilt it
-     * under a new id): a member that has not posted an operation yet never will, so nobody may wait for it. Every
-     * member does this on its own decision, so no abort is sent.
-     *
-     * @param why completes "cannot complete: ..."
+     * Retires communicator {@code group} here after an automatic recovery replaced it, or found no quorum after the
+     * others left (see {@link Retirements}): no new operation of it; those that still need one of {@code failedWorld}
+     * (world ranks that failed or left) fail and tell the others; the rest run to their end; every other member is told
+     * the first operation this rank will not post. Idempotent. Any thread but a shard's lock holder.
      */
     @Override
-    public void failCommunicator(int comm, String why) {
-        EngineFailures.failCommunicator(this, comm, why);
+    public void retire(Group group, int[] failedWorld, String why) {
+        Retirements.retire(this, group, failedWorld, why);
     }
 
     /**

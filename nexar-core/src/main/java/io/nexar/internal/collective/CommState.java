@@ -5,6 +5,7 @@ import io.nexar.CollectiveMismatchException.Field;
 import io.nexar.CommunicatorClosedException;
 import io.nexar.ErrorContext;
 import io.nexar.NexarException;
+import io.nexar.PeerFailedException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -66,6 +67,17 @@ final class CommState {
     Field brokenField;
     /** Why the communicator was closed here, or null. */
     String closed;
+    /**
+     * Why this rank retired the communicator ({@link Retirements}), or null: no operation of it is posted here any
+     * more; those posted before run to their end.
+     */
+    String retired;
+    /**
+     * Members that retired the communicator, by world rank: the notice of each ({@link
+     * io.nexar.internal.protocol.AbortReason#RETIRED}, naming the first sequence number it will not post); null until
+     * the first notice.
+     */
+    java.util.Map<Integer, io.nexar.internal.protocol.Message.CollectiveAbort> retiredFrom;
 
     /** Marks the collectives broken by a mismatch at {@code seq}; true the first time only. */
     boolean markBroken(long seq, Field field) {
@@ -79,7 +91,7 @@ final class CommState {
 
     /** True if an operation cannot run here ({@link #refusal} is not null). */
     boolean refuses(String processClosed) {
-        return processClosed != null || closed != null || broken != null;
+        return processClosed != null || closed != null || broken != null || retired != null;
     }
 
     /** The failure of an operation that cannot run here, or null. */
@@ -88,7 +100,10 @@ final class CommState {
             return new CommunicatorClosedException(context, "failed: " + (processClosed != null ? processClosed
                     : closed));
         }
-        return broken == null ? null : brokenError(context);
+        if (broken != null) {
+            return brokenError(context);
+        }
+        return retired == null ? null : new PeerFailedException(context, "cannot run: " + retired);
     }
 
     /** The failure of an operation posted after the collectives broke. */

@@ -27,8 +27,9 @@ final class EngineFailures {
     }
 
     /**
-     * What fails an operation being posted before it runs: its communicator refusing it (closed or broken), the
-     * engine's abort, and an abort for it that arrived before it was posted. Under its shard's lock.
+     * What fails an operation being posted before it runs: its communicator refusing it (closed, broken or retired),
+     * the engine's abort, a member that retired the communicator before it ({@link Retirements}), and an abort for it
+     * that arrived before it was posted. Under its shard's lock.
      */
     static void failAtPost(CollectiveEngine e, OpState op, CommState cs) {
         NexarException refusal = cs.refuses(e.closedReason) ? cs.refusal(op.context(), e.closedReason)
@@ -41,9 +42,14 @@ final class EngineFailures {
             op.fail(new PeerFailedException(op.context().withPeer(a.peer() < 0 ? -1 : group.local(a.peer())),
                     "cannot complete: " + a.why()), true);
         }
+        if (cs.retiredFrom != null && op.failure == null) {
+            Retirements.failIfRetired(cs, op);
+        }
         OpKey key = e.store.hasAborts() ? new OpKey(group.id(), op.seq) : null; // no abort held: no key to allocate
         Message.CollectiveAbort abort = key == null ? null : e.store.takeAbort(key);
-        if (abort != null) {
+        if (abort != null && abort.reason() == AbortReason.RETIRED) { // held: the shard did not exist yet
+            Retirements.onNotice(cs, e.store.abortSender(key), abort);
+        } else if (abort != null) {
             applyAbort(e, op, e.store.abortSender(key), abort);
         }
     }
@@ -95,17 +101,6 @@ final class EngineFailures {
         e.aborted = new CollectiveEngine.Aborted(peer, why); // published before the shards are visited
         e.comms.forEachLocked(cs -> cs.active.failEach(op -> new PeerFailedException(
                 op.context().withPeer(peer < 0 ? -1 : op.group.local(peer)), "cannot complete: " + why), true));
-        e.store.freed();
-    }
-
-    /** {@link CollectiveEngine#failCommunicator}. */
-    static void failCommunicator(CollectiveEngine e, int comm, String why) {
-        CommState cs = e.comms.get(comm);
-        if (cs == null) {
-            return; // no operation of it was ever posted here
-        }
-        locked(cs, () -> cs.active.failEach(op -> new PeerFailedException(op.context(), "cannot complete: " + why),
-                true));
         e.store.freed();
     }
 
@@ -165,6 +160,10 @@ final class EngineFailures {
      * a mismatch elsewhere, or is kept for an operation not posted yet. Under its shard's lock.
      */
     static void onAbort(CollectiveEngine e, CommState cs, int peer, Message.CollectiveAbort a) {
+        if (a.reason() == AbortReason.RETIRED) {
+            Retirements.onNotice(cs, peer, a);
+            return;
+        }
         OpState op = cs.active.get(a.communicator(), a.opSeq());
         if (op != null) {
             applyAbort(e, op, peer, a);

@@ -18,12 +18,14 @@ final class OpPeers {
     /**
      * Whether operation {@code op} still waits for something from communicator rank {@code r}: a receive of the open
      * round that is not complete, or a receive of a later round whose bytes have not all arrived (arrived ones wait
-     * in {@link OpState#later}). A rank that left politely sent everything first, so an operation that does not still
-     * need it can finish without it.
+     * in {@link OpState#later}); a receive whose bytes have all arrived is not waiting any more, even while the thread
+     * that claimed the last chunk is still copying it in. A rank that left politely sent everything first, so an
+     * operation that does not still need it can finish without it.
      */
     static boolean stillNeeds(OpState op, int r) {
         Slot open = op.slots.get(r);
-        if (op.round >= 0 && open != null && !open.done) {
+        // bytes claimed by chunks that arrived are being written by the thread that claimed them: not needed again
+        if (op.round >= 0 && open != null && !open.done && open.receivedBytes < open.expectedBytes) {
             return true;
         }
         int w = op.type.byteSize();
@@ -52,6 +54,17 @@ final class OpPeers {
         return false;
     }
 
+    /** Whether operation {@code op} still needs one of the world ranks {@code worldRanks} ({@link #stillNeeds}). */
+    static boolean stillNeedsAny(OpState op, int[] worldRanks) {
+        for (int w : worldRanks) {
+            int r = op.group.local(w);
+            if (r >= 0 && r != op.group.rank() && stillNeeds(op, r)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The failure of operation {@code op} aborted by communicator rank {@code src}. */
     static NexarException abortedBy(OpState op, int src, Message.CollectiveAbort a) {
         if (a.reason() == AbortReason.MISMATCH) {
@@ -59,6 +72,10 @@ final class OpPeers {
             return new CollectiveMismatchException(op.context().withPeer(src),
                     f == null ? CollectiveMismatchException.Field.SCHEDULE : f,
                     "was aborted by rank " + src + ": " + a.detail());
+        }
+        if (a.reason() == AbortReason.RETIRED) {
+            return new PeerFailedException(op.context().withPeer(src), "cannot complete: rank " + src
+                    + " will not take part: " + a.detail());
         }
         int culprit = a.culprit() < 0 ? -1 : op.group.local(a.culprit());
         if (culprit >= 0 && culprit != src && culprit != op.group.rank()) { // the cause, not the cascade

@@ -351,13 +351,13 @@ public final class Mailbox implements InboundHandler, io.nexar.internal.transpor
     }
 
     /**
-     * Fails the pending receives of {@code communicator}, which its members abandoned (an automatic recovery rebuilt
-     * it under a new id); its later messages are never matched.
+     * Fails the pending receives of {@code group}'s communicator, which its members abandoned (an automatic recovery
+     * rebuilt it under a new id); its later messages are never matched.
      *
      * @param why completes "cannot complete: ..."
      */
     @Override
-    public void failCommunicator(int communicator, String why) {
-        MailboxFailures.failCommunicator(this, communicator, why);
+    public void retire(io.nexar.internal.collective.Group group, int[] failedWorld, String why) {
+        MailboxFailures.failCommunicator(this, group.id(), why);
     }
 }

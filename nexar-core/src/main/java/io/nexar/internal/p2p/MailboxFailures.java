@@ -192,7 +192,7 @@ final class MailboxFailures {
         mb.store.freed();
     }
 
-    /** {@link Mailbox#failCommunicator}. */
+    /** {@link Mailbox#retire}: fails the pending receives and probes of {@code communicator}. */
     static void failCommunicator(Mailbox mb, int communicator, String why) {
         MailShard s = mb.shards.get(communicator);
         if (s == null) {

@@ -72,7 +72,7 @@ import java.nio.ByteOrder;
 public final class WireFormat {
 
     /** The protocol version this node speaks; a Hello with any other version is refused. */
-    public static final int VERSION = 5;
+    public static final int VERSION = 6;
 
     /**
      * The first four body bytes of every Hello: the ASCII characters {@code N X A R} in wire order, which is

@@ -167,10 +167,10 @@ public final class RpcEngine implements io.nexar.internal.transport.ReceiveSide 
 
     /** Fails the calls on a communicator its members abandoned. */
     @Override
-    public void failCommunicator(int comm, String why) {
+    public void retire(io.nexar.internal.collective.Group group, int[] failedWorld, String why) {
         PendingCalls c = calls;
         if (c != null) {
-            c.failCommunicator(comm, why);
+            c.failCommunicator(group.id(), why);
         }
     }
 

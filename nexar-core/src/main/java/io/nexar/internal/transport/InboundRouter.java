@@ -122,10 +122,15 @@ public final class InboundRouter implements InboundHandler {
         }
     }
 
-    /** Fails the pending receives and collectives of a communicator its members abandoned (automatic recovery). */
-    public void failCommunicator(int comm, String why) {
+    /**
+     * Retires communicator {@code group} (automatic recovery; see {@link CollectiveEngine#retire}): its collectives
+     * that can still finish run on, the others fail; its pending receives and calls fail.
+     *
+     * @param failedWorld the world ranks that failed or left
+     */
+    public void retireCommunicator(io.nexar.internal.collective.Group group, int[] failedWorld, String why) {
         for (ReceiveSide side : sides) {
-            side.failCommunicator(comm, why);
+            side.retire(group, failedWorld, why);
         }
     }
 

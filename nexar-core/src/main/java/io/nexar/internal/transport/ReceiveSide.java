@@ -36,12 +36,15 @@ public interface ReceiveSide {
     void abortAll(int peer, String why);
 
     /**
-     * Fails what is pending on communicator {@code comm}, which its members abandoned (automatic recovery).
+     * Retires communicator {@code group}, which an automatic recovery replaced (or which cannot go on: no quorum after
+     * the others left): fails what is pending on it, but for collectives that can still finish (see
+     * {@code CollectiveEngine#retire}).
      *
-     * @param comm the communicator id
+     * @param group the communicator's group
+     * @param failedWorld the world ranks that failed or left
      * @param why completes "cannot complete: ..."
      */
-    void failCommunicator(int comm, String why);
+    void retire(io.nexar.internal.collective.Group group, int[] failedWorld, String why);
 
     /**
      * Fails everything pending and refuses what comes later. Idempotent.

@@ -132,6 +132,55 @@ class ChunkClaimTest {
         engine.end(op); // returns: no writer left
     }
 
+    /** Posts and opens rank 0's broadcast of 32 bytes from rank 1 into {@code target}: one plain receive. */
+    private OpState broadcastInto(MemorySegment target) {
+        var spec = new OpSpec(Operation.BROADCAST, DataType.U8, null, 32, 1, null, null, false);
+        Schedule schedule = new BinomialBroadcast().plan(0, 2, spec);
+        var bfp = new Fingerprint(Operation.BROADCAST, DataType.U8, null, 1, 32);
+        OpState op = engine.post(WORLD, bfp, schedule, DataType.U8, null,
+                new MemorySegment[] {target, target, MemorySegment.NULL});
+        engine.open(op, 0, schedule.rounds().get(0));
+        return op;
+    }
+
+    private PayloadSink claimBroadcast(OpState op) {
+        var bfp = op.fingerprint;
+        return engine.claim(1, new Message.Collective(0, op.seq, 0, bfp.operationCode(), bfp.typeCode(),
+                bfp.opCode(), 1, 32, 32, 0, MemorySegment.NULL), 32);
+    }
+
+    @Test
+    void aPoliteLeaveDoesNotFailAReceiveWhoseLastBytesAreBeingWritten() {
+        OpState op = broadcastInto(java.lang.foreign.Arena.ofAuto().allocate(32));
+        PayloadSink sink = claimBroadcast(op);
+        assertThat(sink.begin()).isTrue();
+
+        // every byte rank 1 sent arrived before it left: the reader is still copying them in
+        engine.onPeerDown(1, "left (it closed its communicator)", null);
+        assertThat(engine.failure(op)).isNull();
+        sink.direct().fill((byte) 7);
+        sink.pause();
+        sink.complete();
+
+        assertThat(op.getAsBoolean()).isTrue();
+        assertThat(engine.failure(op)).isNull();
+        engine.end(op);
+    }
+
+    @Test
+    void aClaimAbandonedMidPayloadLeavesItsReceiveWaitingForTheSender() {
+        OpState op = broadcastInto(java.lang.foreign.Arena.ofAuto().allocate(32));
+        PayloadSink sink = claimBroadcast(op);
+        assertThat(sink.begin()).isTrue();
+        sink.pause();
+        sink.abandon(); // the lane ended mid-payload: those bytes will not come
+
+        engine.onPeerDown(1, "left (it closed its communicator)", null);
+
+        assertThat(engine.failure(op)).hasMessageContaining("cannot complete: rank 1 left");
+        engine.end(op);
+    }
+
     @Test
     void aPlainReceiveIsWrittenStraightIntoItsTarget() {
         var spec = new OpSpec(Operation.BROADCAST, DataType.U8, null, 32, 1, null, null, false);

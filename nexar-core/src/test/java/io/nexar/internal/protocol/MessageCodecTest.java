@@ -376,7 +376,7 @@ class MessageCodecTest {
                 corrupt("hello", 4, new int[] {0x2a}, "decode (peer 3) unknown message type 0x2a from rank 3"),
                 corrupt("heartbeat", 4, new int[] {0xff}, "unknown message type 0xff from rank 3"),
                 corrupt("hello", 10, new int[] {7},
-                        "unsupported protocol version 7 from rank 3 (this node speaks 5)"),
+                        "unsupported protocol version 7 from rank 3 (this node speaks 6)"),
                 corrupt("hello", 6, new int[] {'M'}, "bad magic 0x5241584d in HELLO from rank 3"),
                 corrupt("hello", 5, new int[] {0x01}, "HELLO from rank 3 has flags 0x01, expected 0x00"),
                 corrupt("data", 5, new int[] {0x80}, "DATA from rank 3 has flags 0x80"),
@@ -421,9 +421,9 @@ class MessageCodecTest {
     void aFutureHelloWithALongerBodyIsAVersionMismatch() {
         byte[] hello = Arrays.copyOf(fixture("hello").bytes(), 40);
         hello[0] = 36;
-        hello[10] = 6;
+        hello[10] = 7;
         assertThatThrownBy(() -> decode(hello)).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("unsupported protocol version 6 from rank 3 (this node speaks 5)");
+                .hasMessageContaining("unsupported protocol version 7 from rank 3 (this node speaks 6)");
     }
 
     @Test
