@@ -26,7 +26,11 @@ final class MailShard {
     final Condition changed = lock.newCondition();
     final Map<Integer, PairState> pairs = new HashMap<>();
     final Matcher matcher = new Matcher();
-    /** Blocking probes waiting, as (communicator, world source or ANY): their senders may exceed the store bound. */
+    /**
+     * Blocking probes waiting, each a one-element array holding its world source or ANY (every probe of a shard is of
+     * its communicator; the array gives each probe its own identity for removal): their senders may exceed the store
+     * bound.
+     */
     final List<int[]> probes = new ArrayList<>();
     /** Why the communicator was closed here (a sub-communicator), or null. */
     String closed;

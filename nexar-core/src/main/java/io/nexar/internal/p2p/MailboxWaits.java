@@ -50,7 +50,7 @@ final class MailboxWaits {
     static Status probe(Mailbox mb, int communicator, int worldSrc, int tag, int[] members, Deadline deadline,
                         ErrorContext context) {
         String what = worldSrc == PendingReceive.ANY ? "any rank" : "rank " + context.peer();
-        int[] waiting = {communicator, worldSrc};
+        int[] waiting = {worldSrc}; // its own array: removed by identity, as another probe may wait for the same rank
         MailShard s = mb.shards.getOrCreate(communicator);
         s.lock.lock();
         try {
