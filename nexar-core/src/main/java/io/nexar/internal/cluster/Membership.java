@@ -3,15 +3,12 @@ package io.nexar.internal.cluster;
 import io.nexar.ErrorContext;
 import io.nexar.MembershipEvent;
 import io.nexar.NexarConfig;
-import io.nexar.NexarException;
-import io.nexar.Operation;
 import io.nexar.RecoveryPolicy;
 import io.nexar.internal.collective.CollectiveEngine;
 import io.nexar.internal.collective.Group;
 import io.nexar.internal.protocol.GoodbyeReason;
 import io.nexar.internal.protocol.Message;
 import io.nexar.internal.transport.InboundRouter;
-import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
 import io.nexar.internal.util.Deadline;
 import io.nexar.internal.util.LogContext;
@@ -42,8 +39,6 @@ import org.slf4j.event.Level;
  */
 public final class Membership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
-    /** How long one agreement message may wait for room on the control lane. */
-    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
 
     // package-private where AgreementOutcomes (what a settled agreement does) uses it too
     final Transport transport;
@@ -59,10 +54,7 @@ public final class Membership implements AutoCloseable {
     final Map<Integer, String> down = new LinkedHashMap<>();
     final Map<Integer, Group> groups = new HashMap<>();
     private final Map<Integer, Integer> generations = new HashMap<>();
-    private final Map<Integer, Agreement> agreements = new HashMap<>();
-    private final Map<Integer, CompletableFuture<Decision>> results = new HashMap<>();
-    private final EarlyAgreements early = new EarlyAgreements();
-    private final AgreementOutcomes outcomes = new AgreementOutcomes(this);
+    private final RunningAgreements agreements = new RunningAgreements(this);
 
     // ---- read by any thread
     final ProcessState state;
@@ -190,7 +182,7 @@ public final class Membership implements AutoCloseable {
 
     /** An agreement message from world rank {@code from}. Any thread, never blocks. */
     public void onAgree(int from, Message.Agree m) {
-        run(() -> handleAgree(from, m));
+        run(() -> agreements.onMessage(from, m));
     }
 
     /**
@@ -201,7 +193,7 @@ public final class Membership implements AutoCloseable {
      */
     public Decision shrink(Group g, ErrorContext context) {
         var future = new CompletableFuture<CompletableFuture<Decision>>();
-        run(() -> future.complete(start(g)));
+        run(() -> future.complete(agreements.start(g)));
         return await(future.thenCompose(f -> f), Deadline.after(recoveryTimeout), context, g.id());
     }
 
@@ -243,7 +235,7 @@ public final class Membership implements AutoCloseable {
                     continue;
                 }
                 if (policy == RecoveryPolicy.AUTOMATIC) {
-                    start(next);
+                    agreements.start(next);
                     break;
                 } else if (policy == RecoveryPolicy.ABORT && !GoodbyeReason.isPoliteLeave(d.getValue())) {
                     abort(d.getKey(), d.getValue());
@@ -301,9 +293,12 @@ public final class Membership implements AutoCloseable {
     void register(Group g, int generation) {
         groups.putIfAbsent(g.id(), g);
         generations.putIfAbsent(g.id(), generation);
-        for (EarlyAgreements.Held h : early.release(g.id())) {
-            handleAgree(h.from(), h.message());
-        }
+        agreements.known(g.id());
+    }
+
+    /** The generation of communicator {@code comm} (rebuilds and growths of it so far); 0 if unknown. */
+    int generationOf(int comm) {
+        return generations.getOrDefault(comm, 0);
     }
 
     /**
@@ -311,7 +306,7 @@ public final class Membership implements AutoCloseable {
      * bridged the hole): they are no longer suspected. Any thread.
      */
     public void reachableAgain() {
-        run(() -> outcomes.forgetStaleCutOffs());
+        run(() -> agreements.outcomes().forgetStaleCutOffs());
     }
 
     private void handleDown(int peer, String why) {
@@ -330,75 +325,14 @@ public final class Membership implements AutoCloseable {
         }
         Group world = state.world();
         if (policy == RecoveryPolicy.AUTOMATIC && world.local(peer) >= 0 && state.aborted() == null) {
-            start(world);
+            agreements.start(world);
         }
-        for (Agreement a : List.copyOf(agreements.values())) {
-            if (a.outcome() == Agreement.Outcome.RUNNING) {
-                a.suspect(peer);
-                settle(a);
-            }
-        }
-    }
-
-    private void handleAgree(int from, Message.Agree m) {
-        if (state.aborted() != null && policy != RecoveryPolicy.ABORT) {
-            return; // excluded, or no quorum: this process takes no further part
-        }
-        Agreement a = agreements.get(m.communicator());
-        if (a == null) {
-            Group g = groups.get(m.communicator());
-            if (g == null) {
-                if (!early.hold(from, m)) {
-                    LOG.warn("rank {}: dropped an agreement message for unknown communicator {}", transport.rank(),
-                            m.communicator());
-                }
-                return;
-            }
-            start(g);
-            a = agreements.get(m.communicator());
-        }
-        a.onMessage(from, m);
-        settle(a);
+        agreements.suspect(peer);
     }
 
     /** Starts the agreement on {@code g} if it is not running yet; its decision's future. */
     CompletableFuture<Decision> start(Group g) {
-        CompletableFuture<Decision> result = results.get(g.id());
-        if (result != null) {
-            return result;
-        }
-        boolean isWorld = g.id() == state.world().id() && policy == RecoveryPolicy.AUTOMATIC;
-        result = isWorld ? state.startRecovery() : new CompletableFuture<>();
-        results.put(g.id(), result);
-        var a = new Agreement(g.id(), generations.getOrDefault(g.id(), 0), transport.rank(), g.worldRanks());
-        agreements.put(g.id(), a);
-        for (int peer : down.keySet()) {
-            a.suspect(peer);
-        }
-        a.start();
-        settle(a);
-        return result;
-    }
-
-    /** Sends what {@code a} has to say and acts on its outcome. */
-    private void settle(Agreement a) {
-        for (Agreement.Send s : a.drainOutbox()) {
-            if (down.containsKey(s.to()) && s.message().kind() != io.nexar.internal.protocol.AgreeKind.DECIDE) {
-                continue;
-            }
-            try {
-                transport.send(s.to(), Lane.CONTROL, s.message(), Deadline.after(SEND_TIMEOUT),
-                        context(Operation.RECOVERY, a.communicator()).withPeer(s.to()));
-            } catch (NexarException e) {
-                LOG.debug("rank {}: agreement message to rank {} not sent: {}", transport.rank(), s.to(),
-                        e.getMessage());
-            }
-        }
-        CompletableFuture<Decision> result = results.get(a.communicator());
-        if (result == null || result.isDone()) {
-            return;
-        }
-        outcomes.settled(a, result);
+        return agreements.start(g);
     }
 
     void emit(MembershipEvent event) {
@@ -408,15 +342,8 @@ public final class Membership implements AutoCloseable {
     private Decision await(CompletableFuture<Decision> f, Deadline deadline, ErrorContext context, int comm) {
         return DecisionWait.await(f, deadline, context, () -> {
             var waiting = new CompletableFuture<List<Integer>>();
-            run(() -> {
-                Agreement a = agreements.get(comm);
-                waiting.complete(a == null ? List.of() : a.waitingFor());
-            });
+            run(() -> waiting.complete(agreements.waitingFor(comm)));
             return waiting.completeOnTimeout(List.of(), 1, TimeUnit.SECONDS).join();
         });
-    }
-
-    private ErrorContext context(Operation op, int comm) {
-        return new ErrorContext(op, transport.rank(), transport.worldSize(), comm, -1, -1, -1);
     }
 }
