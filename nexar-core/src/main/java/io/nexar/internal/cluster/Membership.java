@@ -40,7 +40,7 @@ import org.slf4j.event.Level;
 public final class Membership implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Membership.class);
 
-    // package-private where AgreementOutcomes (what a settled agreement does) uses it too
+    // package-private where RunningAgreements and AgreementOutcomes (what a settled agreement does) use it too
     final Transport transport;
     final InboundRouter router;
     final CollectiveEngine engine;
