@@ -135,6 +135,9 @@ final class EngineChunks {
                 EngineFailures.lateChunk(e, cs, peer, c);
                 return Delivery.ACCEPTED; // late chunk of an operation that ended here: drop it
             }
+            if (cs.retired != null) {
+                return Delivery.ACCEPTED; // of an operation this rank will never post (Retirements): drop it
+            }
             return early(e, peer, c);
         }
         if (op.failure != null) {

@@ -19,7 +19,8 @@ import java.util.HashMap;
  * every message from the leaver has arrived; the recovery that the leave starts must not fail those operations.
  *
  * <p>Retiring communicator C on this rank ({@link #retire}): C accepts no new operation here (a post fails with a
- * {@link PeerFailedException}, which a communicator following the world announces as the rebuild); its operations
+ * {@link PeerFailedException}, which a communicator following the world announces as the rebuild), and what arrives
+ * or was kept for operations of C not posted here is dropped; its operations
  * that still need a member that failed or left fail now, telling the others (an abort each); the others run on to
  * their end; and every other live member gets a notice ({@link AbortReason#RETIRED}) naming the first sequence number
  * this rank will never post. A member that receives it ({@link #onNotice}) fails its operations of C from that number
@@ -52,6 +53,9 @@ final class Retirements {
             from = cs.nextSeq;
             cs.active.failEach(op -> OpPeers.stillNeedsAny(op, failedWorld)
                     ? new PeerFailedException(op.context(), "cannot complete: " + why) : null, false);
+            // what is kept for operations not posted here never will be taken: freed now, and later ones dropped
+            // (EngineChunks), so they hold no room that live communicators' senders wait for
+            e.store.dropCommunicator(group.id());
         } finally {
             cs.lock.unlock();
         }

@@ -81,6 +81,22 @@ class RetirementsTest {
     }
 
     @Test
+    void chunksOfOperationsARetiredCommunicatorWillNeverPostAreDropped() {
+        var fp = new Fingerprint(Operation.BROADCAST, DataType.U8, null, 2, BYTES);
+        var early = new Message.Collective(WORLD.id(), 0, 0, fp.operationCode(), fp.typeCode(), fp.opCode(), 2,
+                BYTES, BYTES, 0, MemorySegment.ofArray(new byte[BYTES]));
+        engine.onMessage(2, early); // kept for operation 0, not posted here yet
+        assertThat(engine.storedBytes()).isEqualTo(BYTES);
+
+        engine.retire(WORLD, new int[] {1}, "rebuilt");
+        assertThat(engine.storedBytes()).as("freed: it will never be taken").isZero();
+        var later = new Message.Collective(WORLD.id(), 1, 0, fp.operationCode(), fp.typeCode(), fp.opCode(), 2,
+                BYTES, BYTES, 0, MemorySegment.ofArray(new byte[BYTES]));
+        assertThat(engine.onMessage(2, later)).isEqualTo(io.nexar.internal.transport.InboundHandler.Delivery.ACCEPTED);
+        assertThat(engine.storedBytes()).as("dropped, not kept").isZero();
+    }
+
+    @Test
     void aMembersNoticeFailsTheOperationsItWillNotPostAndSparesTheEarlierOnes() {
         OpState posted = broadcastFrom(1);
         OpState notPostedThere = broadcastFrom(1);
