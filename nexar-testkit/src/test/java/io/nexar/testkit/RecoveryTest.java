@@ -258,23 +258,9 @@ class RecoveryTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "{0} ranks")
     @org.junit.jupiter.params.provider.ValueSource(ints = {3, 4, 5})
     void shouldLetTheLastOperationsFinishWhenRanksCloseOneAfterAnotherUnderAutomatic(int size) {
-        long sum = (long) size * (size + 1) / 2;
         for (int run = 0; run < 10; run++) {
             try (var cluster = LocalCluster.start(size, config(RecoveryPolicy.AUTOMATIC), RUN)) {
-                Map<Integer, String> results = cluster.onEachRank(c -> {
-                    long[] x = new long[8192];
-                    for (int i = 0; i < 5; i++) {
-                        java.util.Arrays.fill(x, c.rank() + 1);
-                        try {
-                            c.allReduce(x, ReduceOp.SUM);
-                        } catch (PeerFailedException e) {
-                            return "failed at " + i + ": " + e.getMessage();
-                        }
-                        assertThat(x).containsOnly(sum);
-                    }
-                    c.close(); // at once: the others may still be inside the last allReduce
-                    return "done";
-                });
+                Map<Integer, String> results = cluster.onEachRank(c -> EndOfJob.allReducesThenClose(c, 5));
 
                 assertThat(results.values()).as("run %d: %s", run, results).hasSize(size).containsOnly("done");
             }

@@ -3,12 +3,10 @@ package io.nexar.transport.quic;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.nexar.NexarConfig;
-import io.nexar.PeerFailedException;
 import io.nexar.RecoveryPolicy;
-import io.nexar.ReduceOp;
+import io.nexar.testkit.EndOfJob;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -32,25 +30,11 @@ class QuicEndOfJobTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "{0} ranks")
     @org.junit.jupiter.params.provider.ValueSource(ints = {3, 5})
     void shouldLetEveryRankFinishItsLastAllReduceWhenTheOthersCloseAtOnce(int size) throws Exception {
-        long sum = (long) size * (size + 1) / 2;
         var config = NexarConfig.builder().ignoreEnvironment().recoveryPolicy(RecoveryPolicy.AUTOMATIC)
                 .collectiveTimeout(Duration.ofSeconds(30)).build();
         for (int run = 0; run < RUNS; run++) {
             try (var cluster = QuicTestCluster.start(size, config, InetAddress.getLoopbackAddress())) {
-                Map<Integer, String> results = cluster.onEachRank(c -> {
-                    long[] x = new long[8192];
-                    for (int i = 0; i < 5; i++) {
-                        Arrays.fill(x, c.rank() + 1);
-                        try {
-                            c.allReduce(x, ReduceOp.SUM);
-                        } catch (PeerFailedException e) {
-                            return "failed at " + i + ": " + e.getMessage();
-                        }
-                        assertThat(x).containsOnly(sum);
-                    }
-                    c.close(); // at once: the others may still be inside the last allReduce
-                    return "done";
-                });
+                Map<Integer, String> results = cluster.onEachRank(c -> EndOfJob.allReducesThenClose(c, 5));
 
                 assertThat(results.values()).as("run %d: %s", run, results).hasSize(size).containsOnly("done");
             }
