@@ -21,6 +21,8 @@ public final class EndOfJob {
      * Runs {@code calls} allReduces (sum of {@code rank + 1} over the ranks, every element checked), then closes
      * {@code c} at once.
      *
+     * @param c this rank's communicator
+     * @param calls how many allReduces to run before closing
      * @return {@code "done"}, or which call failed and how (the communicator is then left open)
      * @throws AssertionError if a result is wrong
      */
