@@ -125,8 +125,12 @@ final class AgreementOutcomes {
             LOG.atLevel(othersLeft ? Level.DEBUG : Level.WARN).log("recovery: communicator {} could not be rebuilt"
                     + " on world rank {}: {}", a.communicator(), m.transport.rank(), why);
         }
+        // no quorum only because ranks left: none of them was seen failing here (the others' proposals may name a
+        // rank whose goodbye this rank has not read yet)
+        boolean onlyLeaves = a.outcome() == Agreement.Outcome.NO_QUORUM && Arrays.stream(a.failed())
+                .noneMatch(w -> m.down.containsKey(w) && !GoodbyeReason.isPoliteLeave(m.down.get(w)));
         if (a.communicator() == m.state.world().id() && m.state.exclude(why)) {
-            if (othersLeft) {
+            if (onlyLeaves) {
                 // the end of a job: what this rank's last operations still need from the ranks that left has
                 // arrived, so they finish; every communicator takes no new operation
                 for (Group g : java.util.List.copyOf(m.groups.values())) {
