@@ -47,10 +47,8 @@ final class EngineFailures {
         }
         OpKey key = e.store.hasAborts() ? new OpKey(group.id(), op.seq) : null; // no abort held: no key to allocate
         Message.CollectiveAbort abort = key == null ? null : e.store.takeAbort(key);
-        if (abort != null && abort.reason() == AbortReason.RETIRED) { // held: the shard did not exist yet
-            Retirements.onNotice(cs, e.store.abortSender(key), abort);
-        } else if (abort != null) {
-            applyAbort(e, op, e.store.abortSender(key), abort);
+        if (abort != null) { // as if it arrived now: op is registered, so it finds op (a RETIRED one, its shard)
+            onAbort(e, cs, e.store.abortSender(key), abort);
         }
     }
 

@@ -6,10 +6,7 @@ import io.nexar.Operation;
 import io.nexar.PeerFailedException;
 import io.nexar.internal.protocol.AbortReason;
 import io.nexar.internal.protocol.Message;
-import io.nexar.internal.transport.Lane;
 import io.nexar.internal.transport.Transport;
-import io.nexar.internal.util.Deadline;
-import java.time.Duration;
 import java.util.HashMap;
 
 /**
@@ -31,9 +28,6 @@ import java.util.HashMap;
  * thread sends (never the membership thread that retires, nor a thread holding a shard's lock).
  */
 final class Retirements {
-    /** How long each notice may wait for room on its lane. */
-    private static final Duration NOTICE_TIMEOUT = Duration.ofSeconds(1);
-
     private Retirements() {
     }
 
@@ -67,25 +61,13 @@ final class Retirements {
     }
 
     private static void sendNotices(Transport t, Group group, int[] failedWorld, long from, String why) {
-        String detail = "it posts no operation of this communicator from #" + from + " on (" + why + ")";
-        if (detail.length() > 300) {
-            detail = detail.substring(0, 300);
-        }
-        var notice = new Message.CollectiveAbort(group.id(), from, AbortReason.RETIRED, 0, -1, detail);
+        var notice = new Message.CollectiveAbort(group.id(), from, AbortReason.RETIRED, 0, -1,
+                ScheduleExecutor.abortDetail("it posts no operation of this communicator from #" + from + " on ("
+                        + why + ")"));
         var context = new ErrorContext(Operation.RECOVERY, group.rank(), group.size(), group.id(), -1, -1, -1);
-        Thread.ofVirtual().name("nexar-retire-" + group.id()).start(() -> {
-            Deadline d = Deadline.after(NOTICE_TIMEOUT);
-            for (int r = 0; r < group.size(); r++) {
-                if (r == group.rank() || contains(failedWorld, group.world(r))) {
-                    continue;
-                }
-                try {
-                    t.send(group.world(r), Lane.COLLECTIVE, notice, d, context.withPeer(r));
-                } catch (NexarException ignored) {
-                    // that rank is gone too: its operations end by its failure, not by this notice
-                }
-            }
-        });
+        // the failed and departed ranks are not told: their operations end by their own failure or departure
+        Thread.ofVirtual().name("nexar-retire-" + group.id()).start(() ->
+                ScheduleExecutor.sendToMembers(t, group, notice, context, w -> contains(failedWorld, w)));
     }
 
     /**

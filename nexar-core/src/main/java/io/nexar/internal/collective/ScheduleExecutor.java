@@ -219,18 +219,28 @@ public final class ScheduleExecutor {
     static void abortPeers(Transport transport, Group group, long seq, ErrorContext context, NexarException failure) {
         boolean mismatch = failure instanceof CollectiveMismatchException;
         int field = failure instanceof CollectiveMismatchException m ? m.field().code() : 0;
-        String detail = failure.getMessage();
-        if (detail.length() > 300) {
-            detail = detail.substring(0, 300);
-        }
         // a rank that failed (or left) is named to every member, so that none blames this rank instead
         int culprit = failure instanceof PeerFailedException pf && pf.peer().isPresent()
                 && pf.peer().getAsInt() < group.size() ? group.world(pf.peer().getAsInt()) : -1;
         var abort = new Message.CollectiveAbort(group.id(), seq, mismatch ? AbortReason.MISMATCH
-                : AbortReason.FAILED, field, culprit, detail);
+                : AbortReason.FAILED, field, culprit, abortDetail(failure.getMessage()));
+        sendToMembers(transport, group, abort, context, w -> false);
+    }
+
+    /** {@code detail} cut to the at most 300 characters a COLLECTIVE_ABORT carries. */
+    static String abortDetail(String detail) {
+        return detail.length() > 300 ? detail.substring(0, 300) : detail;
+    }
+
+    /**
+     * Best effort: sends {@code abort} to every member of {@code group} but this rank and the world ranks
+     * {@code skipWorld} names, each send waiting at most {@link #ABORT_TIMEOUT} in all for room.
+     */
+    static void sendToMembers(Transport transport, Group group, Message.CollectiveAbort abort, ErrorContext context,
+                              java.util.function.IntPredicate skipWorld) {
         Deadline d = Deadline.after(ABORT_TIMEOUT);
         for (int r = 0; r < group.size(); r++) {
-            if (r != group.rank()) {
+            if (r != group.rank() && !skipWorld.test(group.world(r))) {
                 try {
                     transport.send(group.world(r), Lane.COLLECTIVE, abort, d, context.withPeer(r));
                 } catch (NexarException ignored) {
