@@ -126,6 +126,10 @@ class RecoveryTest {
 
             assertThat(results.get(0)).startsWith("size 2 rank 0");
             assertThat(results.get(1)).startsWith("size 2 rank 1");
+            // listeners run on the membership thread, which emits a rebuild's event just after the survivors may go
+            // on: the callers can return before rank 0's listener got the second one
+            Await.until(() -> events.stream().filter(e -> e instanceof MembershipEvent.Rebuilt).count() >= 2,
+                    Duration.ofSeconds(10), "rank 0's listener got both Rebuilt events");
             var rebuilt = events.stream().filter(e -> e instanceof MembershipEvent.Rebuilt)
                     .map(e -> (MembershipEvent.Rebuilt) e).toList();
             assertThat(rebuilt).hasSize(2);
