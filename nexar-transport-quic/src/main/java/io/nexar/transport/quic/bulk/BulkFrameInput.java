@@ -160,6 +160,14 @@ final class BulkFrameInput {
         stream.abandon();
     }
 
+    /**
+     * Between frames, and the socket's last read found it drained ({@link BulkSocket#drainedAtLastRead}): a poll that
+     * delivered a frame can stop without another read, which would almost surely find nothing.
+     */
+    boolean idleAfterFrame() {
+        return betweenFrames() && socket.drainedAtLastRead();
+    }
+
     /** No byte of a frame is in: the last frame ended and the next one's length prefix has not begun. */
     private boolean betweenFrames() {
         return frameSize < 0 && prefix.position() == 0;

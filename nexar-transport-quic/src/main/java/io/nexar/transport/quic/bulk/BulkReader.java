@@ -294,6 +294,9 @@ final class BulkReader {
                 counts.count(Thread.currentThread() == readerThread, 1);
                 counts.countStreamed(); // holding the turn: one writer
                 delivered++;
+                if (input.idleAfterFrame()) {
+                    return delivered;
+                }
                 continue;
             }
             Message m = input.decode(peer());
@@ -303,6 +306,9 @@ final class BulkReader {
                 return delivered > 0 ? delivered : BLOCKED;
             }
             delivered++;
+            if (input.idleAfterFrame()) { // the read that would follow finds nothing: spare its system call
+                return delivered;
+            }
         }
         backlog = true;
         return delivered;

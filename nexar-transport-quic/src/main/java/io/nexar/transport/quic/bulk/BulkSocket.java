@@ -42,6 +42,8 @@ final class BulkSocket {
     /** TLS only: records read from the socket, not yet decrypted (direct for a native engine). */
     private final ByteBuffer in;
     private ByteBuffer spill;
+    /** The last socket read took less than it had room for: the socket had nothing more at that moment. */
+    private boolean drained;
     private final ByteBuffer[] scatter = new ByteBuffer[2];
 
     /**
@@ -235,13 +237,25 @@ final class BulkSocket {
     /** One non-blocking read into {@code in}: bytes read, 0 if none are there, -2 at the end of the stream. */
     private int readIn() throws IOException {
         in.compact();
+        int room = in.remaining();
         int n;
         try {
             n = channel.read(in);
         } finally {
             in.flip();
         }
+        drained = n >= 0 && n < room;
         return n < 0 ? -2 : n;
+    }
+
+    /**
+     * True if the last socket read took less than it had room for (so the socket had nothing more then) and nothing
+     * readable waits here (no plaintext left over, no whole TLS record): another read at once would almost surely
+     * find nothing. A poll that has just delivered a frame stops here instead of paying that read (one system call of
+     * the few a small collective makes per rank; docs/performance.md).
+     */
+    boolean drainedAtLastRead() {
+        return drained && !spill.hasRemaining() && (engine == null || !holdsWholeRecord(in));
     }
 
     /**
@@ -310,8 +324,11 @@ final class BulkSocket {
         spill.clear();
         scatter[0] = dst;
         scatter[1] = spill;
+        long room = dst.remaining() + (long) spill.remaining();
         try {
-            return channel.read(scatter);
+            long n = channel.read(scatter);
+            drained = n >= 0 && n < room;
+            return n;
         } finally {
             spill.flip();
         }

@@ -66,6 +66,42 @@ class LaneTlsTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"jdk", "boringssl", "plain"})
+    void shouldCallTheSocketDrainedOnlyWhenNothingReadableIsLeftHere(String engine) throws Exception {
+        assumeBoringSsl(engine);
+        boolean plain = engine.equals("plain");
+        var dialer = plain ? null : LaneTls.create(engine, QuicTestCluster.credentials(0));
+        var acceptor = plain ? null : LaneTls.create(engine, QuicTestCluster.credentials(1));
+        try (var pair = Pair.open(plain ? null : dialer.clientEngine("m1"), !plain && dialer.directBuffers(),
+                plain ? null : acceptor.serverEngine(), !plain && acceptor.directBuffers())) {
+            pair.handshake();
+            pair.server.goNonBlocking();
+            byte[] data = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+            pair.write(pair.client, data); // one TLS record (one TCP segment plain) of 16 bytes
+            ByteBuffer half = ByteBuffer.allocate(8);
+            readSome(pair.server, half); // what it returns counts the spill's bytes too (PayloadStream)
+            assertThat(half.position()).isEqualTo(8);
+            // the record's other half waits in the spill: a poll must not stop here
+            assertThat(pair.server.drainedAtLastRead()).isFalse();
+            ByteBuffer rest = ByteBuffer.allocate(8);
+            assertThat(pair.server.readAvailable(rest)).isEqualTo(8); // from the spill, no socket read
+            assertThat(rest.position()).isEqualTo(8);
+            assertThat(pair.server.drainedAtLastRead()).isTrue();
+            assertThat(half.array()).containsExactly(1, 2, 3, 4, 5, 6, 7, 8);
+            assertThat(rest.array()).containsExactly(9, 10, 11, 12, 13, 14, 15, 16);
+        }
+    }
+
+    /** readAvailable until it gives something, waiting for the socket between tries (the test's timeout bounds it). */
+    private static int readSome(BulkSocket socket, ByteBuffer dst) throws IOException {
+        int n;
+        while ((n = socket.readAvailable(dst)) == 0) {
+            socket.awaitReadable();
+        }
+        return n;
+    }
+
     @Test
     void shouldChooseTheEngineTheSettingNames() {
         assertThat(LaneTls.choose("jdk")).isEqualTo(LaneTls.Engine.JDK);
@@ -124,6 +160,14 @@ class LaneTlsTest {
             ByteBuffer hello = ByteBuffer.allocate(HELLO.length);
             assertThat(server.readFully(hello, true)).isTrue();
             assertThat(hello.array()).isEqualTo(HELLO);
+        }
+
+        /** Writes {@code data} from one end at once, in one piece (a blocking flush). */
+        void write(BulkSocket from, byte[] data) throws IOException {
+            BulkOutput output = from.output();
+            ByteBuffer out = output.newOutBuffer();
+            output.fill(new ByteBuffer[] {ByteBuffer.wrap(data)}, out);
+            output.flush(out);
         }
 
         /** Writes {@code data} from one end (another thread) and reads it whole at the other. */
