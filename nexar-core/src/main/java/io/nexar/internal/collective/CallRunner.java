@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongConsumer;
 
 /**
@@ -52,12 +53,17 @@ final class CallRunner {
      * are immutable; the plan depends only on the spec, this rank, the size and the configuration, all fixed here.
      */
     private final ConcurrentHashMap<OpSpec, Schedule> plans = new ConcurrentHashMap<>();
+    /** How many recent {@link #planned} calls are kept: a training step's few distinct calls. */
+    static final int RECENT_PLANS = 4;
     /**
-     * The last two {@link #planned} calls: a loop that alternates two calls (a training step's allreduce and its
-     * barrier, the bench's barrier between batches) finds both.
+     * The last {@link #RECENT_PLANS} distinct {@link #planned} calls, replaced in turn: a loop that repeats up to four
+     * calls (a training step's gradient and loss allreduces and its barrier; the bench's barrier and allreduce between
+     * batches) finds each here, with no spec built and no hash computed. Slots are read and written without a lock;
+     * a lost race only plans a call once more.
      */
-    private volatile Planned last;
-    private volatile Planned previous;
+    private final AtomicReferenceArray<Planned> recent = new AtomicReferenceArray<>(RECENT_PLANS);
+    /** The slot the next new plan takes (racy increments only pick another slot). */
+    private int nextRecent;
     /**
      * The state of this communicator's last blocking operation that ended well, reused by the next one
      * ({@link CollectiveEngine#post(Group, Fingerprint, Schedule, DataType, ReduceOp, MemorySegment[], OpState)});
@@ -89,22 +95,21 @@ final class CallRunner {
     }
 
     /**
-     * The plan of a call without count arrays: one of the last two calls' if the call is the same (a loop repeating
-     * one or two calls allocates no spec, fingerprint or schedule), else a new one from {@link #plan}.
+     * The plan of a call without count arrays: a recent call's if the call is the same (a loop repeating up to
+     * {@link #RECENT_PLANS} calls allocates no spec, fingerprint or schedule), else a new one from {@link #plan}.
      */
     Planned planned(Operation operation, DataType type, ReduceOp op, long count, int root, boolean inPlace) {
-        Planned p = last;
-        if (p != null && p.matches(operation, type, op, count, root, inPlace)) {
-            return p;
-        }
-        Planned q = previous;
-        if (q != null && q.matches(operation, type, op, count, root, inPlace)) {
-            return q;
+        for (int i = 0; i < RECENT_PLANS; i++) {
+            Planned p = recent.getAcquire(i);
+            if (p != null && p.matches(operation, type, op, count, root, inPlace)) {
+                return p;
+            }
         }
         var spec = new OpSpec(operation, type, op, count, root, null, null, inPlace);
-        previous = p;
-        q = new Planned(spec, new Fingerprint(operation, type, op, root, count), plan(spec));
-        last = q;
+        var q = new Planned(spec, new Fingerprint(operation, type, op, root, count), plan(spec));
+        int slot = nextRecent;
+        nextRecent = (slot + 1) % RECENT_PLANS;
+        recent.setRelease(slot, q);
         return q;
     }
 

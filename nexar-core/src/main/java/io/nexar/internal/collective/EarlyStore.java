@@ -92,8 +92,17 @@ final class EarlyStore {
     /** Lists of chunks kept for reuse at most. */
     static final int MAX_FREE_LISTS = 16;
 
-    /** An operation: (communicator, sequence number). */
+    /** An operation: (communicator, sequence number); equals and hashCode written out, as on the hot path of OpSpec. */
     record OpKey(int comm, long seq) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof OpKey k && comm == k.comm && seq == k.seq;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * comm + Long.hashCode(seq);
+        }
     }
 
     /**

@@ -32,4 +32,15 @@ public record Slice(Buf buf, long offset, long count) {
         }
         return new Slice(buf, offset + from, n);
     }
+
+    /** As a record's equals, written out: compared per received chunk ({@link Step.RecvReduce#accumulates}). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Slice s && buf == s.buf && offset == s.offset && count == s.count;
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * buf.hashCode() + Long.hashCode(offset)) + Long.hashCode(count);
+    }
 }
