@@ -62,9 +62,9 @@ public record OpSpec(Operation operation, DataType type, ReduceOp op, long count
     }
 
     /**
-     * As a record's equals (the arrays by identity), written out: every call looks its plan up by its spec, and the
-     * generated method's chain of method handles for eight components was not inlined (about 1% of a small
-     * collective's CPU in a profile, docs/performance.md).
+     * As a record's equals (the arrays by identity), written out: a call that is not one of its communicator's recent
+     * ones looks its schedule up by its spec, and the generated method's chain of method handles for eight components
+     * was not inlined (0.5-1% of a small collective's samples in a profile, docs/performance.md).
      */
     @Override
     public boolean equals(Object o) {

@@ -33,7 +33,7 @@ public record Slice(Buf buf, long offset, long count) {
         return new Slice(buf, offset + from, n);
     }
 
-    /** As a record's equals, written out: compared per received chunk ({@link Step.RecvReduce#accumulates}). */
+    /** As a record's equals, written out: compared per received chunk ({@code Step.RecvReduce.accumulates}). */
     @Override
     public boolean equals(Object o) {
         return o instanceof Slice s && buf == s.buf && offset == s.offset && count == s.count;
