@@ -128,7 +128,7 @@ final class AgreementOutcomes {
         // no quorum only because ranks left: none of them was seen failing here (the others' proposals may name a
         // rank whose goodbye this rank has not read yet)
         boolean onlyLeaves = a.outcome() == Agreement.Outcome.NO_QUORUM && Arrays.stream(a.failed())
-                .noneMatch(w -> m.down.containsKey(w) && !GoodbyeReason.isPoliteLeave(m.down.get(w)));
+                .mapToObj(m.down::get).noneMatch(seen -> seen != null && !GoodbyeReason.isPoliteLeave(seen));
         if (a.communicator() == m.state.world().id() && m.state.exclude(why)) {
             if (onlyLeaves) {
                 // the end of a job: what this rank's last operations still need from the ranks that left has

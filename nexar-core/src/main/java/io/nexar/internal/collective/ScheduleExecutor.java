@@ -20,6 +20,7 @@ import io.nexar.internal.util.Segments;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * Runs one rank's {@link Schedule} against a {@link Transport}: the one executor of every collective.
@@ -237,7 +238,7 @@ public final class ScheduleExecutor {
      * {@code skipWorld} names, each send waiting at most {@link #ABORT_TIMEOUT} in all for room.
      */
     static void sendToMembers(Transport transport, Group group, Message.CollectiveAbort abort, ErrorContext context,
-                              java.util.function.IntPredicate skipWorld) {
+                              IntPredicate skipWorld) {
         Deadline d = Deadline.after(ABORT_TIMEOUT);
         for (int r = 0; r < group.size(); r++) {
             if (r != group.rank() && !skipWorld.test(group.world(r))) {

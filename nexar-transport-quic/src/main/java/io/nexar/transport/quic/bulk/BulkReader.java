@@ -293,17 +293,13 @@ final class BulkReader {
                 owner.link().noteReceived();
                 counts.count(Thread.currentThread() == readerThread, 1);
                 counts.countStreamed(); // holding the turn: one writer
-                delivered++;
-                if (input.idleAfterFrame()) {
-                    return delivered;
+            } else {
+                Message m = input.decode(peer());
+                owner.link().noteReceived(); // liveness is judged by what arrives, on every lane
+                if (deliver(m) == Delivery.FULL) {
+                    pending = m;
+                    return delivered > 0 ? delivered : BLOCKED;
                 }
-                continue;
-            }
-            Message m = input.decode(peer());
-            owner.link().noteReceived(); // liveness is judged by what arrives, on every lane
-            if (deliver(m) == Delivery.FULL) {
-                pending = m;
-                return delivered > 0 ? delivered : BLOCKED;
             }
             delivered++;
             if (input.idleAfterFrame()) { // the read that would follow finds nothing: spare its system call
